@@ -1,0 +1,325 @@
+/*
+ * urisan.h - defensive RFC 3986 URI parser and sanitiser.
+ *
+ * Conventions, stated once for the whole API:
+ *  - Every input is (pointer, length). The library never calls strlen on
+ *    it and never reads in[len]; an embedded NUL is just a byte. A pointer
+ *    may be NULL only when its length is 0.
+ *  - Results point into the caller's buffer as spans (offset, length).
+ *    A component that is absent has off == URISAN_ABSENT; an empty one
+ *    has len == 0 and a real offset.
+ *  - Nothing in the library allocates memory, recurses, or keeps state
+ *    between calls. Every entry point runs in time linear in its input.
+ *  - Functions that write text take (buf, cap), always set *needed to the
+ *    full size required (not counting any terminator; output is NOT
+ *    NUL-terminated), and return URISAN_E_NOSPACE when it does not fit.
+ *  - Error codes and flag bits are ABI: append only, never renumbered.
+ */
+#ifndef URISAN_H
+#define URISAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(URISAN_BUILDING) && defined(__GNUC__)
+#define URISAN_API __attribute__((visibility("default")))
+#else
+#define URISAN_API
+#endif
+
+#define URISAN_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+/* URISAN_STATUS(UPPER, lower, value, message) */
+#define URISAN_STATUS_LIST(X)                                                 \
+    X(OK,              ok,               0, "no error")                       \
+    X(NOSPACE,         nospace,          1, "output buffer too small")        \
+    X(TOO_LONG,        too_long,         2, "a length bound was hit")         \
+    X(BAD_SCHEME,      bad_scheme,       3, "invalid character in scheme")    \
+    X(MISSING_SCHEME,  missing_scheme,   4, "colon in first segment without a scheme") \
+    X(BAD_USERINFO,    bad_userinfo,     5, "invalid character in userinfo")  \
+    X(BAD_HOST,        bad_host,         6, "invalid character in host")      \
+    X(BAD_IPV6,        bad_ipv6,         7, "invalid IPv6 address")           \
+    X(BAD_IPVFUTURE,   bad_ipvfuture,    8, "invalid IPvFuture literal")      \
+    X(BAD_ZONE_ID,     bad_zone_id,      9, "invalid IPv6 zone id")           \
+    X(BAD_IP_LITERAL,  bad_ip_literal,  10, "invalid IP literal")             \
+    X(BAD_PORT,        bad_port,        11, "invalid character in port")      \
+    X(PORT_RANGE,      port_range,      12, "port above 65535")               \
+    X(HOST_LENGTH,     host_length,     13, "host name longer than 255 bytes")\
+    X(LABEL_LENGTH,    label_length,    14, "host label longer than 63 bytes")\
+    X(BAD_PATH,        bad_path,        15, "invalid character in path")      \
+    X(BAD_QUERY,       bad_query,       16, "invalid character in query")     \
+    X(BAD_FRAGMENT,    bad_fragment,    17, "invalid character in fragment")  \
+    X(BAD_ESCAPE,      bad_escape,      18, "percent not followed by two hex digits") \
+    X(BASE_NOT_ABSOLUTE, base_not_absolute, 19, "base is not an absolute URI") \
+    X(ABOVE_ROOT,      above_root,      20, "dot segments climb above the root") \
+    X(BAD_ARGUMENT,    bad_argument,    21, "invalid argument")               \
+    X(UNSAFE_OUTPUT,   unsafe_output,   22, "result would re-parse differently") \
+    X(BAD_POLICY,      bad_policy,      23, "invalid policy")                 \
+    X(TOO_MANY,        too_many,        24, "too many results")
+
+typedef enum {
+#define URISAN_X_(U, l, v, m) URISAN_E_##U = v,
+    URISAN_STATUS_LIST(URISAN_X_)
+#undef URISAN_X_
+    URISAN_STATUS_COUNT_
+} urisan_status;
+#define URISAN_OK URISAN_E_OK
+
+/* "too_long" etc.; "unknown" for a value outside the list. */
+URISAN_API const char *urisan_status_name(urisan_status s);
+/* One-line English message for the code. */
+URISAN_API const char *urisan_status_message(urisan_status s);
+
+typedef struct {
+    urisan_status code;
+    size_t offset;   /* byte offset in the input where it was detected */
+    unsigned input;  /* which input: 0 = the (first) URI, 1 = the second
+                        (the reference of resolve, b of equivalent) */
+} urisan_error;
+
+/* ------------------------------------------------------------------ */
+/* Limits (SPEC section 2)                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    size_t max_uri;       /* whole input, bytes            (8192) */
+    size_t max_scheme;    /* scheme, bytes                   (64) */
+    size_t max_userinfo;  /* userinfo, bytes               (1024) */
+    size_t max_host;      /* host, bytes                    (255) */
+    size_t max_label;     /* one reg-name label, bytes       (63) */
+    size_t max_segments;  /* path segments, a count        (1024) */
+} urisan_limits;
+
+/* No limit may be raised above this, whatever the caller asks. */
+#define URISAN_HARD_CEILING ((size_t)1 << 20)
+
+/* The defaults of SPEC section 2. */
+URISAN_API void urisan_limits_default(urisan_limits *lim);
+
+/* ------------------------------------------------------------------ */
+/* Parsing (SPEC section 2)                                            */
+/* ------------------------------------------------------------------ */
+
+#define URISAN_ABSENT ((size_t)-1)
+
+typedef struct {
+    size_t off, len; /* into the caller's input; off == URISAN_ABSENT: absent */
+} urisan_span;
+
+static inline int urisan_span_present(urisan_span s) { return s.off != URISAN_ABSENT; }
+
+typedef enum {
+    URISAN_HOST_NONE = 0,   /* no authority at all */
+    URISAN_HOST_EMPTY,      /* authority with an empty host ("file:///") */
+    URISAN_HOST_REG_NAME,
+    URISAN_HOST_IPV4,       /* strict dotted-decimal (RFC 3986 3.2.2) */
+    URISAN_HOST_IPV6,
+    URISAN_HOST_IPV6_ZONE,  /* IPv6 with an RFC 6874 zone id */
+    URISAN_HOST_IPVFUTURE,
+    URISAN_HOST_INVALID     /* bracketed text that is no valid literal, or a
+                               host with characters no host may have */
+} urisan_host_type;
+
+/* "reg-name", "ipv4", "ipv6", "ipv6-zone", "ipvfuture", "empty",
+   "invalid"; NULL for URISAN_HOST_NONE. */
+URISAN_API const char *urisan_host_type_name(urisan_host_type t);
+
+typedef struct {
+    /* The tolerant split (RFC 3986 Appendix B; SPEC section 2). */
+    urisan_span scheme, userinfo, host, port, path, query, fragment;
+    urisan_span zone;           /* zone id inside an IPv6 host (raw, after "%25") */
+    urisan_host_type host_type;
+    uint8_t ip[16];             /* IPV4: ip[0..3]; IPV6(+zone): all 16 bytes */
+    uint32_t port_value;        /* numeric port, or URISAN_NO_PORT when the port
+                                   is absent, empty, not all digits, or > 65535 */
+    size_t segments;            /* number of path segments */
+    int valid;                  /* 1: a valid RFC 3986 URI-reference */
+    urisan_error error;         /* first validation error (code OK when valid) */
+} urisan_uri;
+
+#define URISAN_NO_PORT UINT32_MAX
+
+/*
+ * Split and validate in[0..len). lim may be NULL (defaults).
+ * Returns URISAN_OK when the input is a valid URI-reference, otherwise
+ * the first error (also stored in out->error and *err when err != NULL).
+ * Except for URISAN_E_TOO_LONG and URISAN_E_BAD_ARGUMENT, out always holds
+ * the complete tolerant split. On URISAN_E_TOO_LONG every component is
+ * absent and nothing past the bound was read.
+ */
+URISAN_API urisan_status urisan_parse(const char *in, size_t len,
+                                      const urisan_limits *lim,
+                                      urisan_uri *out, urisan_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Risk flags (SPEC section 3)                                         */
+/* ------------------------------------------------------------------ */
+
+typedef uint64_t urisan_flags;
+
+typedef enum {
+#define URISAN_FLAG(U, l, bit) URISAN_FLAG_##U = bit,
+#include "urisan_flags.def"
+#undef URISAN_FLAG
+    URISAN_FLAG_COUNT_
+} urisan_flag;
+
+#define URISAN_F(name) ((urisan_flags)1 << URISAN_FLAG_##name)
+
+/* "escaped_crlf" etc.; NULL for a bit that names no flag. */
+URISAN_API const char *urisan_flag_name(urisan_flag f);
+/* Bit number of a flag name (exact, lower-case), or -1. */
+URISAN_API int urisan_flag_from_name(const char *name, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Policy (SPEC section 4)                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct urisan_policy urisan_policy;
+
+/* A policy lives in caller memory of urisan_policy_size() bytes, aligned
+   for any object type (malloc'd or max_align_t). */
+URISAN_API size_t urisan_policy_size(void);
+/* Fill *p with the built-in default policy. */
+URISAN_API void urisan_policy_init(urisan_policy *p);
+/*
+ * Apply a policy file's text on top of *p (call urisan_policy_init first).
+ * On a mistake returns URISAN_E_BAD_POLICY, sets *line (1-based) and
+ * *msg (static string), and leaves *p in an unspecified but safe state.
+ */
+URISAN_API urisan_status urisan_policy_parse(urisan_policy *p,
+                                             const char *text, size_t len,
+                                             size_t *line, const char **msg);
+URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p);
+
+typedef struct {
+    urisan_flags flags;
+    int ip_family;      /* 0: no address; 4 or 6 */
+    uint8_t ip[16];     /* the de-obfuscated address of the host */
+} urisan_report;
+
+/*
+ * Risk analysis of a parsed input (uri from urisan_parse of the same
+ * in/len). pol may be NULL (default policy: its dangerous-scheme list and
+ * port table).
+ */
+URISAN_API urisan_status urisan_analyze(const char *in, size_t len,
+                                        const urisan_uri *uri,
+                                        const urisan_policy *pol,
+                                        urisan_report *out);
+
+/* Text of the report's address ("127.0.0.1", "::1"); *needed always set. */
+URISAN_API urisan_status urisan_format_ip(const urisan_report *r,
+                                          char *buf, size_t cap,
+                                          size_t *needed);
+
+typedef enum {
+    URISAN_ALLOW = 0,
+    URISAN_FLAGGED = 1,
+    URISAN_DENY = 2
+} urisan_verdict;
+
+/* Reasons that are policy rules rather than flags. */
+#define URISAN_REASON_LIST(X)                   \
+    X(SCHEME_NOT_ALLOWED, scheme_not_allowed, 0) \
+    X(PORT_NOT_ALLOWED,   port_not_allowed,   1) \
+    X(HOST_DENIED,        host_denied,        2) \
+    X(HOST_NOT_ALLOWED,   host_not_allowed,   3)
+
+typedef enum {
+#define URISAN_X_(U, l, b) URISAN_REASON_##U = b,
+    URISAN_REASON_LIST(URISAN_X_)
+#undef URISAN_X_
+    URISAN_REASON_COUNT_
+} urisan_rule_reason;
+
+URISAN_API const char *urisan_rule_reason_name(urisan_rule_reason r);
+/* "allow", "flag", "deny" */
+URISAN_API const char *urisan_verdict_name(urisan_verdict v);
+
+typedef struct {
+    urisan_verdict verdict;
+    urisan_flags deny_flags;   /* flags that caused the deny */
+    urisan_flags flag_flags;   /* flags that were only reported */
+    unsigned rules;            /* bit set of urisan_rule_reason that denied */
+} urisan_decision;
+
+URISAN_API void urisan_decide(const char *in, size_t len,
+                              const urisan_uri *uri,
+                              const urisan_report *rep,
+                              const urisan_policy *pol,
+                              urisan_decision *out);
+
+/* parse + analyze + decide with the policy's limits (pol NULL: default). */
+URISAN_API urisan_status urisan_check(const char *in, size_t len,
+                                      const urisan_policy *pol,
+                                      urisan_uri *uri, urisan_report *rep,
+                                      urisan_decision *dec);
+
+/* ------------------------------------------------------------------ */
+/* Default ports                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Registered default port of a scheme (case-insensitive), or -1. */
+URISAN_API int urisan_default_port(const char *scheme, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Resolution, normalisation, equivalence (SPEC section 5)             */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    URISAN_ABOVE_ROOT_CLAMP = 0, /* RFC 3986: "/../g" -> "/g" */
+    URISAN_ABOVE_ROOT_KEEP,      /* RFC 2396: keep the excess ".." */
+    URISAN_ABOVE_ROOT_REJECT     /* URISAN_E_ABOVE_ROOT */
+} urisan_above_root;
+
+typedef struct {
+    int non_strict;                 /* seed draft 5.2: "http:g" is relative */
+    urisan_above_root above_root;
+    const urisan_limits *limits;    /* NULL: defaults */
+} urisan_resolve_opts;
+
+/*
+ * RFC 3986 5.2 resolution of ref against base (which must be an absolute
+ * URI). opt may be NULL (strict, clamp, default limits). *flags (may be
+ * NULL) receives DOT_SEGMENTS/DOT_ABOVE_ROOT as judged on the merged path.
+ */
+URISAN_API urisan_status urisan_resolve(const char *base, size_t blen,
+                                        const char *ref, size_t rlen,
+                                        const urisan_resolve_opts *opt,
+                                        char *buf, size_t cap, size_t *needed,
+                                        urisan_flags *flags,
+                                        urisan_error *err);
+
+/* RFC 3986 6.2.2 + 6.2.3 normal form. Idempotent. */
+URISAN_API urisan_status urisan_normalize(const char *in, size_t len,
+                                          const urisan_limits *lim,
+                                          char *buf, size_t cap,
+                                          size_t *needed, urisan_error *err);
+
+/*
+ * *equal = 1 when a and b are equal after normalisation. work is scratch
+ * space; *needed reports the size it must have (URISAN_E_NOSPACE).
+ */
+URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
+                                           const char *b, size_t blen,
+                                           const urisan_limits *lim,
+                                           char *work, size_t cap,
+                                           size_t *needed, int *equal,
+                                           urisan_error *err);
+
+/* @EXTRACT-API@ (SPEC section 6) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* URISAN_H */
