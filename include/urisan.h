@@ -124,8 +124,9 @@ typedef enum {
     URISAN_HOST_IPV6,
     URISAN_HOST_IPV6_ZONE,  /* IPv6 with an RFC 6874 zone id */
     URISAN_HOST_IPVFUTURE,
-    URISAN_HOST_INVALID     /* bracketed text that is no valid literal, or a
-                               host with characters no host may have */
+    URISAN_HOST_INVALID     /* a host starting with "[" that is no valid
+                               IP-literal (other bad hosts stay REG_NAME
+                               and make the URI invalid) */
 } urisan_host_type;
 
 /* "reg-name", "ipv4", "ipv6", "ipv6-zone", "ipvfuture", "empty",
