@@ -317,7 +317,81 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
                                            size_t *needed, int *equal,
                                            urisan_error *err);
 
-/* @EXTRACT-API@ (SPEC section 6) */
+/* ------------------------------------------------------------------ */
+/* Extraction from free text (SPEC section 6)                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * How a hit was written: bits of urisan_hit.form. The delimiting rules
+ * are those of the seed draft's Appendix E and F; doc/extract.md has the
+ * details and the heuristics.
+ */
+#define URISAN_HIT_ANGLE          (1u << 0) /* inside <...>: any scheme */
+#define URISAN_HIT_QUOTED         (1u << 1) /* inside "..." */
+#define URISAN_HIT_URL_PREFIX     (1u << 2) /* after "URL:" (Appendix E) */
+#define URISAN_HIT_WRAPPED        (1u << 3) /* <...> over lines: the line
+                                               breaks and the white space
+                                               around them are dropped, uri
+                                               is in scratch */
+#define URISAN_HIT_HYPHEN_BREAK   (1u << 4) /* a line of it ended right after
+                                               "-": the hyphen may be a
+                                               typesetter's (Appendix E) */
+#define URISAN_HIT_HYPHEN_DROPPED (1u << 5) /* the second reading of a
+                                               HYPHEN_BREAK hit: those
+                                               hyphens left out */
+#define URISAN_HIT_ABBREVIATED    (1u << 6) /* "www." form without a scheme
+                                               (Appendix F): uri is
+                                               "http://" + the text */
+#define URISAN_HIT_TRIMMED        (1u << 7) /* trailing punctuation or an
+                                               unbalanced closing bracket
+                                               was left out */
+
+typedef struct {
+    size_t off, len;          /* the URI as written in the text: delimiters,
+                                 "URL:" and left-out punctuation excluded;
+                                 a WRAPPED hit includes its line breaks */
+    const char *uri;          /* the URI a reader would open: text + off,
+                                 or in scratch (WRAPPED, ABBREVIATED) */
+    size_t uri_len;
+    unsigned form;            /* URISAN_HIT_* bits */
+    urisan_flags flags;       /* urisan_analyze of uri */
+    urisan_decision decision; /* urisan_decide of uri under the policy */
+} urisan_hit;
+
+/* Scratch that always holds the assembled text of one hit (and of its
+   HYPHEN_DROPPED twin) for a given max_uri. */
+#define URISAN_EXTRACT_SCRATCH(max_uri) (2 * ((size_t)(max_uri) + 8))
+
+/* URISAN_EXTRACT_SCRATCH of the policy's max_uri (pol NULL: default). */
+URISAN_API size_t urisan_extract_scratch_size(const urisan_policy *pol);
+
+/*
+ * Find URI references in text[start..len) (SPEC section 6) and store up to
+ * cap hits (cap >= 2: a HYPHEN_BREAK hit and its HYPHEN_DROPPED twin are
+ * stored together) in text order, with *count set to how many. Each hit
+ * is analysed and decided under pol (NULL: the default policy; its limits
+ * apply). scratch (scratch_cap bytes, may be NULL when 0) holds assembled
+ * URIs; hits point into it, so it must outlive them and not be reused
+ * before they are read.
+ *
+ * *next is where to continue. Returns
+ *   URISAN_OK           the text was scanned to the end (*next == len);
+ *   URISAN_E_TOO_MANY   hits or scratch were full: call again with
+ *                       start = *next for the rest; no hit is lost or
+ *                       repeated, and the results equal one big call;
+ *   URISAN_E_NOSPACE    not even the first hit fits in scratch_cap (which
+ *                       is below urisan_extract_scratch_size); *next is
+ *                       where that hit begins;
+ *   URISAN_E_BAD_ARGUMENT  start > len, cap < 2, or a NULL pointer.
+ * Linear time in len - start; nothing is read past len.
+ */
+URISAN_API urisan_status urisan_extract(const char *text, size_t len,
+                                        size_t start,
+                                        const urisan_policy *pol,
+                                        urisan_hit *hits, size_t cap,
+                                        size_t *count,
+                                        char *scratch, size_t scratch_cap,
+                                        size_t *next);
 
 #ifdef __cplusplus
 }
