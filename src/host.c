@@ -71,8 +71,7 @@ bool urisan_parse_ipv6(const char *s, size_t n, uint8_t out[16], size_t *errpos)
             }
             piece[np++] = (uint16_t)((v4[0] << 8) | v4[1]);
             piece[np++] = (uint16_t)((v4[2] << 8) | v4[3]);
-            i = n;
-            break;
+            break; /* the IPv4 part ran to the end */
         }
         if (i == start) {
             *errpos = i;

@@ -38,9 +38,10 @@ static void invalid(parser *p, urisan_status code, size_t off)
 
 /*
  * Check in[from..to) against a character class, allowing pct-encoded.
- * Reports the first offending byte as `code`, or a bad escape.
+ * Reports the first offending byte as `code`, or a bad escape; returns
+ * whether the range was clean (whatever error was recorded before).
  */
-static void check_chars(parser *p, size_t from, size_t to, uint32_t cls,
+static bool check_chars(parser *p, size_t from, size_t to, uint32_t cls,
                         urisan_status code)
 {
     const char *in = p->in;
@@ -55,11 +56,12 @@ static void check_chars(parser *p, size_t from, size_t to, uint32_t cls,
                 continue;
             }
             invalid(p, URISAN_E_BAD_ESCAPE, i);
-            return;
+            return false;
         }
         invalid(p, code, i);
-        return;
+        return false;
     }
+    return true;
 }
 
 /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )   (3.1) */
@@ -175,9 +177,7 @@ static void host_literal(parser *p, size_t hs, size_t he, bool closed)
         invalid(p, URISAN_E_BAD_ZONE_ID, zs);
         return;
     }
-    urisan_status before = u->error.code;
-    check_chars(p, zs, b, CC_UNRES, URISAN_E_BAD_ZONE_ID);
-    if (u->error.code != before)
+    if (!check_chars(p, zs, b, CC_UNRES, URISAN_E_BAD_ZONE_ID))
         return;
     u->zone = span(zs, b - zs);
     u->host_type = URISAN_HOST_IPV6_ZONE;
