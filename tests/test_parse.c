@@ -159,6 +159,11 @@ static const scase splits[] = {
     {"//[v7.x]", {NUL_, NUL_, "[v7.x]", NUL_, "", NUL_, NUL_}, URISAN_HOST_IPVFUTURE},
     {"//[fe80::a%25en1]:1", {NUL_, NUL_, "[fe80::a%25en1]", "1", "", NUL_, NUL_},
      URISAN_HOST_IPV6_ZONE},
+    /* the host type does not depend on an earlier, unrelated error */
+    {"1a://[fe80::a%25en1]", {"1a", NUL_, "[fe80::a%25en1]", NUL_, "", NUL_, NUL_},
+     URISAN_HOST_IPV6_ZONE},
+    {"1a://[fe80::a%25e n1]", {"1a", NUL_, "[fe80::a%25e n1]", NUL_, "", NUL_, NUL_},
+     URISAN_HOST_INVALID},
 };
 
 static void expect_span(const char *in, urisan_span s, const char *want, const char *what)
