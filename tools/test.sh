@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything and runs every test: unit (Check), command, fuzz
 # corpus replay, benchmark smoke and the Squid end-to-end suite.
-#   BUILDDIR=build  MESON_ARGS="..."  CC=clang  (all optional)
+#   BUILDDIR=build  MESON_ARGS="..."  TEST_ARGS="..."  CC=clang  (all optional)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
@@ -13,6 +13,6 @@ else
 fi
 meson compile -C "$builddir"
 status=0
-meson test -C "$builddir" --print-errorlogs --num-processes 2 || status=$?
+meson test -C "$builddir" --print-errorlogs --num-processes 2 ${TEST_ARGS:-} || status=$?
 python3 tools/test-summary.py "$builddir/meson-logs/testlog.json" || true
 exit $status
