@@ -28,6 +28,7 @@ enum {
     CC_AUTHEND = 1u << 15, /* "/" "?" "#": ends the authority (App. B) */
     CC_PATHEND = 1u << 16, /* "?" "#": ends the path (App. B) */
     CC_TABNL   = 1u << 17, /* TAB LF CR: removed by browsers anywhere */
+    CC_AUTHSTOP = 1u << 18, /* "@" ":" "/" "?" "#": the authority scan stops */
 };
 
 extern const uint32_t urisan_cc[256];
@@ -65,5 +66,55 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out);
 bool urisan_parse_ipv6(const char *s, size_t n, uint8_t out[16], size_t *errpos);
 /* Strict dotted-decimal IPv4address (RFC 3986 3.2.2) in s[0..n). */
 bool urisan_parse_ipv4_strict(const char *s, size_t n, uint8_t out[4]);
+
+/* ---- dot segments (dots.c): one linear RFC 3986 5.2.4 pass ---- */
+/* Mode: what happens to ".." that has nothing left to pop. */
+#define URISAN_DOTS_RFC     0u   /* 5.2.4 as written: dropped ("clamp") */
+#define URISAN_DOTS_KEEP    1u   /* RFC 2396 5.2 step 6g: kept in front */
+#define URISAN_DOTS_RELREF  2u   /* relative-path reference (4.2): kept,
+                                    "./" guards a first segment with ':' */
+#define URISAN_DOTS_MODE    3u
+/* Options, or'ed into the mode. */
+#define URISAN_DOTS_PCT2E   4u   /* "%2e"/"%2E" spells a dot (6.2.2.2) */
+#define URISAN_DOTS_NORMESC 8u   /* write escapes in normal form (6.2.2.1-2) */
+#define URISAN_DOTS_NOAUTH 16u   /* no authority: "//x" is written "/.//x" */
+
+typedef struct {
+    size_t len;         /* bytes of the result */
+    size_t above;       /* ".." segments that had nothing to pop */
+    size_t first_above; /* index (in a ++ b) of the first of them */
+    bool dots;          /* a complete "." or ".." segment was seen */
+    bool pct_dot;       /* one of them spelled with %2e (PCT2E only) */
+} urisan_dots_info;
+
+/* remove_dot_segments over the path a[0..alen) ++ b[0..blen) (the 5.2.3
+   merge without copying). Writes out[0..len) only when out != NULL and
+   len <= cap; info->len is always set. Linear time, no recursion. */
+void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
+                        unsigned mode, char *out, size_t cap,
+                        urisan_dots_info *info);
+/* Escape-normal form of in[0..n) (6.2.2.1, 6.2.2.2): upper-case hex,
+   escaped unreserved decoded; with lower != 0 ASCII letters are
+   lower-cased (reg-name). Returns the length; writes when out != NULL. */
+size_t urisan_norm_escapes(const char *in, size_t n, int lower, char *out);
+
+/* ---- resolve.c / normalize.c: the components they computed ---- */
+typedef struct {
+    urisan_span scheme, authority, path, query, fragment; /* into buf */
+} urisan_parts;
+
+/* urisan_resolve / urisan_normalize that also report, when parts !=
+   NULL and the result was written, where each component lies in buf (so
+   tests can check that the output re-parses to exactly these). */
+urisan_status urisan_resolve_ex(const char *base, size_t blen,
+                                const char *ref, size_t rlen,
+                                const urisan_resolve_opts *opt,
+                                char *buf, size_t cap, size_t *needed,
+                                urisan_flags *flags, urisan_error *err,
+                                urisan_parts *parts);
+urisan_status urisan_normalize_ex(const char *in, size_t len,
+                                  const urisan_limits *lim,
+                                  char *buf, size_t cap, size_t *needed,
+                                  urisan_error *err, urisan_parts *parts);
 
 #endif

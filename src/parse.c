@@ -9,6 +9,7 @@
  * hit stops the work at once with URISAN_E_TOO_LONG.
  */
 #include "internal.h"
+#include "scan.h"
 
 #include <string.h>
 
@@ -81,33 +82,53 @@ static void check_scheme(parser *p, size_t n)
 
 /*
  * reg-name = *( unreserved / pct-encoded / sub-delims )   (3.2.2)
- * Also types a strict dotted-decimal IPv4address, and applies the label
- * bound (raw bytes between dots). Returns false when a bound was hit.
+ * One pass checks the characters and the label bound (raw bytes between
+ * dots), then types a strict dotted-decimal IPv4address. Returns false
+ * when a bound was hit; a bound wins over any character error.
  */
 static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_code,
                          size_t *bound_off)
 {
     urisan_uri *u = p->out;
-    size_t label_start = hs;
+    const char *in = p->in;
     const size_t dns_label = 63, dns_host = 255;
-    for (size_t i = hs; i <= he; i++) {
-        if (i == he || p->in[i] == '.') {
+    size_t label_start = hs;
+    size_t bad = URISAN_ABSENT;
+    urisan_status bad_code = URISAN_OK;
+    for (size_t i = hs;; i++) {
+        if (i == he || in[i] == '.') {
             size_t llen = i - label_start;
             if (llen > p->lim.max_label) {
                 *bound_code = URISAN_E_TOO_LONG;
                 *bound_off = label_start + p->lim.max_label;
                 return false;
             }
-            if (llen > dns_label)
-                invalid(p, URISAN_E_LABEL_LENGTH, label_start + dns_label);
+            if (llen > dns_label && bad == URISAN_ABSENT) {
+                bad = label_start + dns_label;
+                bad_code = URISAN_E_LABEL_LENGTH;
+            }
+            if (i == he)
+                break;
             label_start = i + 1;
+            continue;
         }
+        unsigned char c = (unsigned char)in[i];
+        if (cc_is(c, CC_REG) || bad != URISAN_ABSENT)
+            continue;
+        if (c == '%' && is_escape_at(in, he, i)) {
+            i += 2;
+            continue;
+        }
+        bad = i;
+        bad_code = (c == '%') ? URISAN_E_BAD_ESCAPE : URISAN_E_BAD_HOST;
     }
-    if (he - hs > dns_host)
+    if (bad != URISAN_ABSENT)
+        invalid(p, bad_code, bad);
+    else if (he - hs > dns_host)
         invalid(p, URISAN_E_HOST_LENGTH, hs + dns_host);
 
-    check_chars(p, hs, he, CC_REG, URISAN_E_BAD_HOST);
-    if (urisan_parse_ipv4_strict(p->in + hs, he - hs, u->ip))
+    if (cc_is((unsigned char)in[hs], CC_DIGIT) &&
+        urisan_parse_ipv4_strict(in + hs, he - hs, u->ip))
         u->host_type = URISAN_HOST_IPV4;
     else
         u->host_type = URISAN_HOST_REG_NAME;
@@ -185,25 +206,20 @@ static void host_literal(parser *p, size_t hs, size_t he, bool closed)
 
 /*
  * authority = [ userinfo "@" ] host [ ":" port ]   (3.2)
- * as = first byte after "//", ae = end of the authority.
+ * as = first byte after "//", ae = end of the authority; last_at and
+ * last_colon (URISAN_ABSENT: none) were found by the caller's scan.
  * Returns false when a bound was hit (error in *bc and *bo).
  */
-static bool authority(parser *p, size_t as, size_t ae, urisan_status *bc, size_t *bo)
+static bool authority(parser *p, size_t as, size_t ae, size_t last_at, size_t last_colon,
+                      urisan_status *bc, size_t *bo)
 {
     urisan_uri *u = p->out;
     const char *in = p->in;
 
     /* Userinfo is what precedes the authority's last "@" (SPEC 2). */
     size_t hs = as;
-    const char *at = NULL;
-    for (size_t i = ae; i > as; i--) {
-        if (in[i - 1] == '@') {
-            at = in + i - 1;
-            break;
-        }
-    }
-    if (at) {
-        size_t ulen = (size_t)(at - in) - as;
+    if (last_at != URISAN_ABSENT) {
+        size_t ulen = last_at - as;
         if (ulen > p->lim.max_userinfo) {
             *bc = URISAN_E_TOO_LONG;
             *bo = as + p->lim.max_userinfo;
@@ -239,14 +255,9 @@ static bool authority(parser *p, size_t as, size_t ae, urisan_status *bc, size_t
             bracketed = true;
         }
     }
-    if (!bracketed) {
-        for (size_t i = ae; i > hs; i--) {
-            if (in[i - 1] == ':') {
-                he = i - 1;
-                ps = i;
-                break;
-            }
-        }
+    if (!bracketed && last_colon != URISAN_ABSENT && last_colon >= hs) {
+        he = last_colon; /* the port follows the last ":" */
+        ps = last_colon + 1;
     }
     if (he - hs > p->lim.max_host) {
         *bc = URISAN_E_TOO_LONG;
@@ -298,9 +309,11 @@ static bool authority(parser *p, size_t as, size_t ae, urisan_status *bc, size_t
     return true;
 }
 
-URISAN_API urisan_status urisan_parse(const char *in, size_t len,
-                                      const urisan_limits *lim_in,
-                                      urisan_uri *u, urisan_error *err)
+/* The full parser: every input, every error (urisan_parse tries the fast
+   path below first). */
+urisan_status urisan_parse_full(const char *in, size_t len,
+                                const urisan_limits *lim_in,
+                                urisan_uri *u, urisan_error *err)
 {
     parser p;
     urisan_status bc = URISAN_OK;
@@ -364,9 +377,19 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
     /* authority: (//([^/?#]*))? */
     if (i + 1 < len && in[i] == '/' && in[i + 1] == '/') {
         size_t as = i + 2, ae = as;
-        while (ae < len && !cc_is((unsigned char)in[ae], CC_AUTHEND))
-            ae++;
-        if (!authority(&p, as, ae, &bc, &bo))
+        size_t last_at = URISAN_ABSENT, last_colon = URISAN_ABSENT;
+        for (; ae < len; ae++) {
+            unsigned char c = (unsigned char)in[ae];
+            if (!cc_is(c, CC_AUTHSTOP))
+                continue;
+            if (c == '@')
+                last_at = ae;
+            else if (c == ':')
+                last_colon = ae;
+            else
+                break; /* "/" "?" "#" end the authority */
+        }
+        if (!authority(&p, as, ae, last_at, last_colon, &bc, &bo))
             goto bound;
         i = ae;
     }
@@ -447,4 +470,177 @@ bound:
     if (err)
         *err = u->error;
     return bc;
+}
+
+/*
+ * The fast path: a URI whose bytes outside unreserved / sub-delims are
+ * only the delimiters of a plain, valid URI. It looks at those "special"
+ * bytes only (scan.h finds them 16 at a time) and at the few short places
+ * where plain bytes still matter (scheme, port, a digit-led host). Anything
+ * else - every error, every bound, "%" in the authority, IP literals, hosts
+ * longer than a label - returns false and the full parser runs from
+ * scratch, so the result is the full parser's by construction
+ * (tests/test_scan.c checks the two agree).
+ */
+static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
+                        urisan_uri *u)
+{
+    urisan_limits lim;
+    urisan_limits_effective(lim_in, &lim);
+    if (len > lim.max_uri)
+        return false;
+
+    u->scheme = u->userinfo = u->host = u->port = absent;
+    u->path = u->query = u->fragment = u->zone = absent;
+    u->host_type = URISAN_HOST_NONE;
+    memset(u->ip, 0, sizeof u->ip);
+    u->port_value = URISAN_NO_PORT;
+    u->error.code = URISAN_OK;
+    u->error.offset = 0;
+    u->error.input = 0;
+
+    scan_cursor sc;
+    scan_init(&sc, in, len);
+    size_t i = 0;
+
+    /* scheme: the first special byte is the ":" (App. B) */
+    size_t j = scan_next(&sc, 0);
+    if (j < len && in[j] == ':') {
+        if (j == 0 || j > lim.max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
+            return false;
+        for (size_t k = 1; k < j; k++)
+            if (!cc_is((unsigned char)in[k], CC_SCHEME))
+                return false;
+        u->scheme = span(0, j);
+        i = j + 1;
+    } else if (j < len && !cc_is((unsigned char)in[j], CC_SCHEND)) {
+        return false;
+    }
+
+    /* authority: userinfo "@" and host ":" port with plain bytes only */
+    if (i + 1 < len && in[i] == '/' && in[i + 1] == '/') {
+        size_t as = i + 2, at = URISAN_ABSENT, colon = URISAN_ABSENT;
+        unsigned colons = 0;
+        for (j = scan_next(&sc, as); j < len; j = scan_next(&sc, j + 1)) {
+            char c = in[j];
+            if (c == ':') {
+                colon = j;
+                colons++;
+            } else if (c == '@' && at == URISAN_ABSENT) {
+                at = j;
+                colon = URISAN_ABSENT;
+                colons = 0;
+            } else if (c == '/' || c == '?' || c == '#') {
+                break;
+            } else {
+                return false;
+            }
+        }
+        size_t ae = j, hs = as;
+        if (colons > 1)
+            return false; /* a ":" in the host */
+        if (at != URISAN_ABSENT) {
+            if (at - as > lim.max_userinfo)
+                return false;
+            u->userinfo = span(as, at - as);
+            hs = at + 1;
+        }
+        size_t he = (colon != URISAN_ABSENT) ? colon : ae;
+        size_t hlen = he - hs;
+        /* No label can be longer than 63 (or the label bound) then. */
+        if (hlen > 63 || hlen > lim.max_host || hlen > lim.max_label)
+            return false;
+        u->host = span(hs, hlen);
+        if (hlen == 0)
+            u->host_type = URISAN_HOST_EMPTY;
+        else if (cc_is((unsigned char)in[hs], CC_DIGIT) &&
+                 urisan_parse_ipv4_strict(in + hs, hlen, u->ip))
+            u->host_type = URISAN_HOST_IPV4;
+        else
+            u->host_type = URISAN_HOST_REG_NAME; /* ip[] as host_regname leaves it */
+        if (colon != URISAN_ABSENT) {
+            /* port = *DIGIT   (3.2.3), at most 65535 */
+            uint32_t v = 0;
+            for (size_t k = colon + 1; k < ae; k++) {
+                unsigned char c = (unsigned char)in[k];
+                if (!cc_is(c, CC_DIGIT))
+                    return false;
+                v = v * 10 + (uint32_t)(c - '0');
+                if (v > 65535)
+                    return false;
+            }
+            u->port = span(colon + 1, ae - colon - 1);
+            if (ae > colon + 1)
+                u->port_value = v;
+        }
+        i = ae;
+    }
+
+    /* path: pchar and "/" */
+    size_t ps = i;
+    size_t segs = (i < len && in[i] != '/' && !cc_is((unsigned char)in[i], CC_PATHEND)) ? 1 : 0;
+    for (j = scan_next(&sc, i); j < len; j = scan_next(&sc, j + 1)) {
+        char c = in[j];
+        if (c == '/') {
+            if (++segs > lim.max_segments)
+                return false;
+        } else if (c == '?' || c == '#') {
+            break;
+        } else if (c == '%') {
+            if (!is_escape_at(in, len, j))
+                return false;
+        } else if (c != ':' && c != '@') {
+            return false;
+        }
+    }
+    if (segs > lim.max_segments)
+        return false;
+    u->path = span(ps, j - ps);
+    u->segments = segs;
+    i = j;
+
+    /* query and fragment: pchar / "/" / "?" */
+    if (i < len && in[i] == '?') {
+        size_t qs = i + 1;
+        for (j = scan_next(&sc, qs); j < len; j = scan_next(&sc, j + 1)) {
+            char c = in[j];
+            if (c == '#')
+                break;
+            if (c == '%') {
+                if (!is_escape_at(in, len, j))
+                    return false;
+            } else if (c != ':' && c != '@' && c != '/' && c != '?') {
+                return false;
+            }
+        }
+        u->query = span(qs, j - qs);
+        i = j;
+    }
+    if (i < len) { /* in[i] == '#' */
+        size_t fs = i + 1;
+        for (j = scan_next(&sc, fs); j < len; j = scan_next(&sc, j + 1)) {
+            char c = in[j];
+            if (c == '%') {
+                if (!is_escape_at(in, len, j))
+                    return false;
+            } else if (c != ':' && c != '@' && c != '/' && c != '?') {
+                return false;
+            }
+        }
+        u->fragment = span(fs, len - fs);
+    }
+    u->valid = 1;
+    return true;
+}
+
+URISAN_API urisan_status urisan_parse(const char *in, size_t len,
+                                      const urisan_limits *lim,
+                                      urisan_uri *u, urisan_error *err)
+{
+    if (u != NULL && (in != NULL || len == 0) && parse_plain(in, len, lim, u)) {
+        if (err)
+            *err = u->error;
+        return URISAN_OK;
+    }
+    return urisan_parse_full(in, len, lim, u, err);
 }
