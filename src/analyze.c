@@ -1,0 +1,735 @@
+/*
+ * analyze.c - risk analysis (SPEC 3): from a parsed input to the flag set
+ * and the de-obfuscated host address.
+ *
+ * Flags are facts about the string; the policy (policy.c) decides what to
+ * do about them. Every scan below is a single forward pass over one part of
+ * the input (a few look at most three bytes ahead), so the whole analysis
+ * is linear; nothing allocates and nothing recurses.
+ */
+#include "risk.h"
+
+#include <string.h>
+
+#define F(name) URISAN_F(name)
+
+/* A span from the parse that lies inside in[0..len); anything else (absent
+   or a span the caller forged) is treated as absent. */
+static bool span_ok(urisan_span s, size_t len)
+{
+    return s.off != URISAN_ABSENT && s.off <= len && s.len <= len - s.off;
+}
+
+static unsigned char esc_byte(const char *in, size_t i)
+{
+    return (unsigned char)(hexval((unsigned char)in[i + 1]) * 16 +
+                           hexval((unsigned char)in[i + 2]));
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole-input byte scan                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Overlong UTF-8 in consecutive escapes (SPEC 3 overlong_utf8): lead C0-C1
+ * + 1 continuation; E0 then 80-9F + 1 more; F0 then 80-8F + 2 more; the
+ * obsolete 5- and 6-byte forms F8 then 80-87 + 3, FC then 80-83 + 4. Lax
+ * decoders read %c0%ae as ".", %c0%af as "/", %c0%80 as NUL.
+ */
+typedef struct {
+    unsigned need;     /* continuation bytes still expected; 0: no lead */
+    unsigned first_hi; /* upper bound of the first continuation byte */
+    bool first;        /* the next byte is the first continuation */
+} overlong_state;
+
+static bool overlong_lead(overlong_state *o, unsigned char b)
+{
+    o->first = true;
+    switch (b) {
+    case 0xC0: case 0xC1: o->need = 1; o->first_hi = 0xBF; return true;
+    case 0xE0: o->need = 2; o->first_hi = 0x9F; return true;
+    case 0xF0: o->need = 3; o->first_hi = 0x8F; return true;
+    case 0xF8: o->need = 4; o->first_hi = 0x87; return true;
+    case 0xFC: o->need = 5; o->first_hi = 0x83; return true;
+    default: o->need = 0; return false;
+    }
+}
+
+/* Feed one escaped byte; true when an overlong sequence just completed. */
+static bool overlong_feed(overlong_state *o, unsigned char b)
+{
+    if (o->need > 0) {
+        unsigned hi = o->first ? o->first_hi : 0xBF;
+        if (b >= 0x80 && b <= hi) {
+            o->first = false;
+            if (--o->need == 0)
+                return true;
+            return false;
+        }
+        /* broken sequence: this byte may start a new one */
+    }
+    overlong_lead(o, b);
+    return false;
+}
+
+/*
+ * One pass over every byte: raw bytes (ctl_raw, whitespace, non_ascii,
+ * backslash), escapes (escaped_*, invalid_escape, overlong_utf8) and the
+ * once-decoded stream (double_encoding: a "%" HEX HEX that appears only
+ * after decoding, as in %252e, %2500, %%32%65).
+ */
+static urisan_flags scan_bytes(const char *in, size_t len)
+{
+    urisan_flags f = 0;
+    overlong_state ol = {0, 0, false};
+    /* last two bytes of the decoded stream: d2 before d1; 0x100 = none */
+    unsigned d2 = 0x100, d1 = 0x100;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        unsigned out;
+        if (c == '%' && is_escape_at(in, len, i)) {
+            unsigned char b = esc_byte(in, i);
+            if (b == 0x0D || b == 0x0A)
+                f |= F(ESCAPED_CRLF);
+            if (b == 0x00)
+                f |= F(ESCAPED_NUL);
+            if (cc_is(b, CC_CTL))
+                f |= F(ESCAPED_CTL);
+            if (overlong_feed(&ol, b))
+                f |= F(OVERLONG_UTF8);
+            out = b;
+            i += 2;
+        } else {
+            ol.need = 0; /* escapes must be consecutive; raw bytes do not count */
+            if (c == '%')
+                f |= F(INVALID_ESCAPE);
+            if (cc_is(c, CC_CTL))
+                f |= F(CTL_RAW);
+            if (cc_is(c, CC_WS))
+                f |= F(WHITESPACE);
+            if (cc_is(c, CC_HIGH))
+                f |= F(NON_ASCII);
+            if (c == '\\')
+                f |= F(BACKSLASH);
+            out = c;
+        }
+        /* A raw "%" HEX HEX is itself decoded, so any escape seen in the
+           decoded stream was made by the decoding: double encoding. */
+        if (d2 == '%' && d1 < 0x100 && cc_is((unsigned char)d1, CC_HEX) &&
+            cc_is((unsigned char)out, CC_HEX))
+            f |= F(DOUBLE_ENCODING);
+        d2 = d1;
+        d1 = out;
+    }
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Path: dot segments (SPEC 3; RFC 3986 5.2.4)                          */
+/* ------------------------------------------------------------------ */
+
+/* 0: not a dot segment; 1: "."; 2: "..". *enc set when a %2e was used.
+   Only %2e/%2E is decoded (SPEC 3: a server that decodes first sees it). */
+static int dot_segment(const char *in, size_t s, size_t e, bool *enc)
+{
+    int dots = 0;
+    bool used = false;
+    size_t j = s;
+    while (j < e && dots < 3) {
+        if (in[j] == '.') {
+            j++;
+        } else if (is_escape_at(in, e, j) && in[j + 1] == '2' && (in[j + 2] | 0x20) == 'e') {
+            used = true;
+            j += 3;
+        } else {
+            return 0;
+        }
+        dots++;
+    }
+    if (j != e || dots == 0 || dots > 2)
+        return 0;
+    *enc = used;
+    return dots;
+}
+
+/*
+ * Segments are separated by "/" only. dot_above_root: a path that starts
+ * with "/" has a root; RFC 3986 5.2.4 step 2C pops the last output segment
+ * for each ".."; a ".." with nothing left to pop climbs above the root. A
+ * depth counter judges that in one pass ("." keeps the depth, every other
+ * segment - empty ones too - pushes one).
+ */
+static urisan_flags scan_path(const char *in, urisan_span path)
+{
+    urisan_flags f = 0;
+    size_t s = path.off, end = path.off + path.len;
+    bool rooted = path.len > 0 && in[s] == '/';
+    size_t depth = 0;
+    if (rooted)
+        s++; /* the root itself is no segment */
+    for (;;) {
+        size_t e = s;
+        while (e < end && in[e] != '/')
+            e++;
+        bool enc = false;
+        int d = dot_segment(in, s, e, &enc);
+        if (d > 0) {
+            f |= F(DOT_SEGMENTS);
+            if (enc)
+                f |= F(ENCODED_DOT);
+        }
+        if (d == 2) {
+            if (depth == 0) {
+                if (rooted)
+                    f |= F(DOT_ABOVE_ROOT);
+            } else {
+                depth--;
+            }
+        } else if (d == 0) {
+            depth++;
+        }
+        if (e >= end)
+            break;
+        s = e + 1;
+    }
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host: addresses and IDN                                              */
+/* ------------------------------------------------------------------ */
+
+static void classify_v4(const uint8_t a[4], urisan_flags *f)
+{
+    /* loopback or unspecified: 127/8 (RFC 1122 3.2.1.3), 0/8 */
+    if (a[0] == 127 || a[0] == 0)
+        *f |= F(IP_LOOPBACK);
+    /* RFC 1918 and RFC 6598 shared address space (CGNAT) */
+    if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xF0) == 16) ||
+        (a[0] == 192 && a[1] == 168) || (a[0] == 100 && (a[1] & 0xC0) == 64))
+        *f |= F(IP_PRIVATE);
+    /* RFC 3927 link-local; cloud metadata is 169.254.169.254 */
+    if (a[0] == 169 && a[1] == 254)
+        *f |= F(IP_LINK_LOCAL);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
+static void classify_v6(const uint8_t a[16], urisan_flags *f)
+{
+    static const uint8_t nat64[12] = {0x00, 0x64, 0xff, 0x9b}; /* RFC 6052 2.1 */
+    /* IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96 (RFC 4291 2.5.5)
+       and NAT64 64:ff9b::/96 carry an IPv4 address: judge that one. :: and
+       ::1 fall in ::/96 as 0.0.0.0 and 0.0.0.1, both in 0/8. */
+    bool mapped = all_zero(a, 10) && a[10] == 0xff && a[11] == 0xff;
+    if (mapped || all_zero(a, 12) || memcmp(a, nat64, 12) == 0) {
+        classify_v4(a + 12, f);
+        return;
+    }
+    if ((a[0] & 0xFE) == 0xFC) /* fc00::/7 unique local, RFC 4193 */
+        *f |= F(IP_PRIVATE);
+    if (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) /* fe80::/10, RFC 4291 2.5.6 */
+        *f |= F(IP_LINK_LOCAL);
+}
+
+/* IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) (3.2.2) */
+static bool is_ipvfuture(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (n < 4 || (s[0] | 0x20) != 'v')
+        return false;
+    while (i < n && cc_is((unsigned char)s[i], CC_HEX))
+        i++;
+    if (i == 1 || i >= n || s[i] != '.' || i + 1 == n)
+        return false;
+    for (i++; i < n; i++)
+        if (!cc_is((unsigned char)s[i], CC_USER))
+            return false;
+    return true;
+}
+
+/*
+ * ip_literal, ip_obfuscated and the address classes (SPEC 3). Names such
+ * as "localhost" get no IP flag; only hosts that are addresses do.
+ */
+static urisan_flags host_address(const char *in, const urisan_uri *uri, urisan_span h,
+                                 urisan_report *out)
+{
+    urisan_flags f = 0;
+    const char *s = in + h.off;
+    size_t n = h.len;
+    if (n == 0)
+        return 0;
+    if (s[0] == '[') {
+        /* The literal runs to the first "]" (SPEC 2); the address is the
+           text before any "%" (the RFC 6874 zone delimiter): a zone the
+           strict grammar rejects ("%eth0") still names that address. */
+        size_t a = 1, b = 1;
+        while (b < n && s[b] != ']')
+            b++;
+        size_t pct = a;
+        while (pct < b && s[pct] != '%')
+            pct++;
+        size_t errpos = 0;
+        if (urisan_parse_ipv6(s + a, pct - a, out->ip, &errpos)) {
+            out->ip_family = 6;
+            f |= F(IP_LITERAL);
+            classify_v6(out->ip, &f);
+        } else {
+            memset(out->ip, 0, sizeof out->ip);
+            if (is_ipvfuture(s + a, b - a))
+                f |= F(IP_LITERAL);
+        }
+        return f;
+    }
+    if (uri->host_type == URISAN_HOST_IPV4 || urisan_parse_ipv4_strict(s, n, out->ip)) {
+        if (uri->host_type == URISAN_HOST_IPV4)
+            memcpy(out->ip, uri->ip, 4);
+        out->ip_family = 4;
+        f |= F(IP_LITERAL);
+    } else if (urisan_ipv4_deobfuscate(s, n, out->ip)) {
+        /* not dotted-decimal, yet browsers and inet_aton connect there */
+        out->ip_family = 4;
+        f |= F(IP_LITERAL) | F(IP_OBFUSCATED);
+    } else {
+        memset(out->ip, 0, sizeof out->ip);
+        return 0;
+    }
+    classify_v4(out->ip, &f);
+    return f;
+}
+
+/*
+ * idn: a label of the percent-decoded host starts with "xn--" (any case),
+ * or the host holds a byte >= 0x80, raw or percent-encoded.
+ */
+static urisan_flags host_idn(const char *s, size_t n)
+{
+    static const char ace[4] = {'x', 'n', '-', '-'}; /* RFC 5890 2.3.2.1 */
+    size_t pos = 0;     /* decoded bytes into the current label */
+    bool match = true;  /* the label so far is a prefix of "xn--" */
+    bool bracketed = n > 0 && s[0] == '[';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '%' && is_escape_at(s, n, i)) {
+            c = esc_byte(s, i);
+            i += 2;
+        }
+        if (c >= 0x80)
+            return F(IDN);
+        if (bracketed)
+            continue;
+        if (c == '.') {
+            pos = 0;
+            match = true;
+            continue;
+        }
+        if (match && pos < 4) {
+            if (lower_ascii(c) != (unsigned char)ace[pos])
+                match = false;
+            else if (pos == 3)
+                return F(IDN);
+        }
+        pos++;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheme                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * dangerous_scheme: the scheme as a browser reads it. WHATWG URL parsing
+ * first strips leading C0 controls and spaces and removes every TAB, LF
+ * and CR; then the scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+ * up to ":", compared without case ("java\tscript:", " JavaScript:").
+ */
+static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *pol)
+{
+    char name[POL_MAX_NAME];
+    size_t n = 0, i = 0;
+    while (i < len && (unsigned char)in[i] <= 0x20)
+        i++;
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (cc_is(c, CC_TABNL))
+            continue;
+        if (c == ':')
+            return n > 0 && urisan_policy_dangerous(pol, name, n);
+        if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
+            return false;
+        if (n == sizeof name)
+            return false; /* longer than any listed scheme */
+        name[n++] = (char)lower_ascii(c);
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* ambiguous_authority (SPEC 3)                                         */
+/* ------------------------------------------------------------------ */
+
+enum { SCH_NONE, SCH_SPECIAL, SCH_FILE, SCH_OTHER };
+
+static int scheme_kind(const char *in, urisan_span sch)
+{
+    if (sch.off == URISAN_ABSENT)
+        return SCH_NONE;
+    const char *s = in + sch.off;
+    size_t n = sch.len;
+    /* WHATWG "special schemes" other than file */
+    if (urisan_ieq(s, n, "http") || urisan_ieq(s, n, "https") || urisan_ieq(s, n, "ws") ||
+        urisan_ieq(s, n, "wss") || urisan_ieq(s, n, "ftp"))
+        return SCH_SPECIAL;
+    if (urisan_ieq(s, n, "file"))
+        return SCH_FILE;
+    return SCH_OTHER;
+}
+
+/*
+ * Could RFC 3986, WHATWG/browsers, curl, Python and Go disagree on the
+ * host? Judged on the raw input; every rule is one SPEC 3 bullet.
+ */
+static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_span host)
+{
+    int kind = scheme_kind(in, uri->scheme);
+    size_t r = kind == SCH_NONE ? 0 : uri->scheme.off + uri->scheme.len + 1;
+    if (r > len)
+        r = len;
+
+    /* the run of "/" and "\" right after "scheme:" (or at the start) */
+    size_t k = r, nslash = 0, nback = 0;
+    while (k < len && (in[k] == '/' || in[k] == '\\')) {
+        if (in[k] == '\\')
+            nback++;
+        k++;
+    }
+    size_t run = k - r;
+    size_t lead = 0; /* leading "/" only */
+    while (r + lead < len && in[r + lead] == '/')
+        lead++;
+    nslash = lead;
+
+    /* "http:\\a", "http:/\a", "\/\/a": browsers read "\" as "/" */
+    if (run >= 2 && nback > 0)
+        return true;
+    switch (kind) {
+    case SCH_SPECIAL:
+        /* http, https, ws, wss, ftp not followed by exactly "//":
+           browsers skip any number of slashes, RFC 3986 does not */
+        if (!(nslash == 2 && run == 2))
+            return true;
+        break;
+    case SCH_FILE:
+        /* "file:////host/share" is a UNC path on Windows (RFC 8089 E.3.2) */
+        if (nslash >= 4)
+            return true;
+        break;
+    case SCH_OTHER:
+        /* curl reads an authority after "x:/" and "x:///"; RFC 3986 and
+           WHATWG do not ("dict:///127.0.0.1:11211/", "mailto:/a@b") */
+        if (nslash == 1 || nslash >= 3)
+            return true;
+        break;
+    default:
+        /* a reference starting "///", "/\" or "\\" */
+        if (nslash >= 3)
+            return true;
+        break;
+    }
+
+    /* The authority of RFC 3986 Appendix B: after "//", up to / ? # */
+    if (nslash >= 2) {
+        size_t as = r + 2, ae = as, ats = 0;
+        for (; ae < len && !cc_is((unsigned char)in[ae], CC_AUTHEND); ae++) {
+            unsigned char c = (unsigned char)in[ae];
+            if (c == '@')
+                ats++;
+            /* "\" ends the authority for browsers; TAB/CR/LF are removed */
+            if (c == '\\' || cc_is(c, CC_TABNL))
+                return true;
+        }
+        if (ats > 1)
+            return true;
+        /* "http://a#@b", "http://a?@b/": an "@" after the "?" or "#" that
+           ends the authority, before the next "/", is a userinfo for
+           parsers that end the authority elsewhere */
+        if (ae < len && in[ae] != '/') {
+            for (size_t j = ae + 1; j < len && in[j] != '/'; j++)
+                if (in[j] == '@')
+                    return true;
+        }
+        if (kind == SCH_FILE) {
+            /* "file://C:/x", "file://c|/x": a drive letter, not a host */
+            if (ae - as == 2 && cc_is((unsigned char)in[as], CC_ALPHA) &&
+                (in[as + 1] == ':' || in[as + 1] == '|'))
+                return true;
+        }
+    }
+
+    if (host.off != URISAN_ABSENT && host.len > 0) {
+        const char *h = in + host.off;
+        if (h[0] != '[' && uri->host_type != URISAN_HOST_IPV4) {
+            /* any escape in a name: "%2f", "%23", "%00", "%67oogle.com" -
+               some parsers decode it, some refuse, some split on it */
+            for (size_t j = 0; j < host.len; j++)
+                if (is_escape_at(h, host.len, j))
+                    return true;
+        }
+        /* "file://localhost/" and "file://127.0.0.1/": local file or host? */
+        if (kind == SCH_FILE && (urisan_ieq(h, host.len, "localhost") ||
+                                 (host.len == 9 && memcmp(h, "127.0.0.1", 9) == 0)))
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports                                                                */
+/* ------------------------------------------------------------------ */
+
+static urisan_flags port_flags(const char *in, const urisan_uri *uri, const urisan_policy *pol)
+{
+    urisan_span p = uri->port;
+    if (p.off == URISAN_ABSENT || p.len == 0)
+        return 0; /* no port or "host:" - never flagged */
+    uint32_t v = 0;
+    for (size_t i = 0; i < p.len; i++) {
+        unsigned char c = (unsigned char)in[p.off + i];
+        if (!cc_is(c, CC_DIGIT))
+            return 0; /* not all digits: only invalid */
+        if (v <= 0xFFFFFF)
+            v = v * 10 + (uint32_t)(c - '0'); /* saturates well above 65535 */
+    }
+    int def = -1;
+    if (uri->scheme.off != URISAN_ABSENT)
+        def = urisan_policy_default_port(pol, in + uri->scheme.off, uri->scheme.len);
+    /* numeric compare: ":080" is 80 for http */
+    if (def >= 0 && v == (uint32_t)def)
+        return 0;
+    urisan_flags f = F(NONDEFAULT_PORT);
+    if (v <= 1023) /* well-known ports: cross-protocol space (RFC 3986 7.2) */
+        f |= F(RESERVED_PORT);
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* The entry point                                                      */
+/* ------------------------------------------------------------------ */
+
+static urisan_flags implications(urisan_flags f)
+{
+    if (f & F(PASSWORD))
+        f |= F(USERINFO);
+    if (f & F(RESERVED_PORT))
+        f |= F(NONDEFAULT_PORT);
+    if (f & (F(ESCAPED_CRLF) | F(ESCAPED_NUL)))
+        f |= F(ESCAPED_CTL);
+    if (f & F(IP_OBFUSCATED))
+        f |= F(IP_LITERAL);
+    if (f & (F(DOT_ABOVE_ROOT) | F(ENCODED_DOT)))
+        f |= F(DOT_SEGMENTS);
+    if (f & (F(NON_ASCII) | F(INVALID_ESCAPE) | F(BACKSLASH) | F(TOO_LONG)))
+        f |= F(INVALID);
+    return f;
+}
+
+URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan_uri *uri,
+                                        const urisan_policy *pol, urisan_report *out)
+{
+    if (out == NULL)
+        return URISAN_E_BAD_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (uri == NULL || (in == NULL && len != 0)) {
+        out->flags = F(INVALID);
+        return URISAN_E_BAD_ARGUMENT;
+    }
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
+    if (uri->error.code == URISAN_E_TOO_LONG) {
+        /* SPEC 3: analysis stops at the bound - exactly these two */
+        out->flags = F(TOO_LONG) | F(INVALID);
+        return URISAN_OK;
+    }
+    if (uri->error.code == URISAN_E_BAD_ARGUMENT) {
+        out->flags = F(INVALID);
+        return URISAN_OK;
+    }
+
+    urisan_flags f = 0;
+    if (!uri->valid)
+        f |= F(INVALID);
+    f |= scan_bytes(in, len);
+
+    urisan_uri u = *uri; /* spans checked against len */
+    urisan_span none = {URISAN_ABSENT, 0};
+    if (!span_ok(u.scheme, len)) u.scheme = none;
+    if (!span_ok(u.userinfo, len)) u.userinfo = none;
+    if (!span_ok(u.host, len)) u.host = none;
+    if (!span_ok(u.port, len)) u.port = none;
+    if (!span_ok(u.path, len)) u.path = none;
+
+    if (u.path.off != URISAN_ABSENT)
+        f |= scan_path(in, u.path);
+
+    /* userinfo: what precedes the authority's last "@" (SPEC 2); an empty
+       one counts. password: a ":" in it, even with nothing after. */
+    if (u.userinfo.off != URISAN_ABSENT) {
+        f |= F(USERINFO);
+        if (memchr(in + u.userinfo.off, ':', u.userinfo.len) != NULL)
+            f |= F(PASSWORD);
+    }
+
+    f |= port_flags(in, &u, pol);
+
+    /* encoded_slash: %2f or %5c in the authority or the path, where a
+       decoding server or proxy would see a separator */
+    {
+        size_t as = URISAN_ABSENT, ae = 0;
+        if (u.host.off != URISAN_ABSENT) {
+            as = u.userinfo.off != URISAN_ABSENT ? u.userinfo.off : u.host.off;
+            ae = u.host.off + u.host.len;
+            if (u.port.off != URISAN_ABSENT)
+                ae = u.port.off + u.port.len;
+        }
+        for (int part = 0; part < 2; part++) {
+            size_t s = part == 0 ? as : u.path.off;
+            size_t e = part == 0 ? ae : u.path.off + u.path.len;
+            if (s == URISAN_ABSENT)
+                continue;
+            for (size_t i = s; i + 2 < e; i++) {
+                if (in[i] == '%' && (((in[i + 1] == '2') && (in[i + 2] | 0x20) == 'f') ||
+                                     ((in[i + 1] == '5') && (in[i + 2] | 0x20) == 'c')))
+                    f |= F(ENCODED_SLASH);
+            }
+        }
+    }
+
+    if (u.host.off != URISAN_ABSENT && u.host.len > 0) {
+        f |= host_address(in, &u, u.host, out);
+        f |= host_idn(in + u.host.off, u.host.len);
+    }
+
+    if (scheme_dangerous(in, len, pol))
+        f |= F(DANGEROUS_SCHEME);
+    if (ambiguous(in, len, &u, u.host))
+        f |= F(AMBIGUOUS_AUTHORITY);
+
+    out->flags = implications(f);
+    return URISAN_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address text                                                         */
+/* ------------------------------------------------------------------ */
+
+static size_t put_dec(char *t, unsigned v)
+{
+    size_t n = 0;
+    if (v >= 100)
+        t[n++] = (char)('0' + v / 100);
+    if (v >= 10)
+        t[n++] = (char)('0' + v / 10 % 10);
+    t[n++] = (char)('0' + v % 10);
+    return n;
+}
+
+static size_t put_v4(char *t, const uint8_t a[4])
+{
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        if (i > 0)
+            t[n++] = '.';
+        n += put_dec(t + n, a[i]);
+    }
+    return n;
+}
+
+/*
+ * RFC 5952 section 4: lower-case hex, no leading zeros, the longest run
+ * (first on a tie) of two or more zero groups as "::". Section 5: an
+ * IPv4-mapped (::ffff:0:0/96) or IPv4-compatible (::/96, from the second
+ * group of its last 32 bits on) address ends in dotted decimal - the same
+ * text inet_ntop(3) writes.
+ */
+static size_t put_v6(char *t, const uint8_t a[16])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+    int best = -1, bestlen = 0;
+    for (int i = 0; i < 8;) {
+        if (w[i] != 0) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < 8 && w[j] == 0)
+            j++;
+        if (j - i > bestlen) {
+            best = i;
+            bestlen = j - i;
+        }
+        i = j;
+    }
+    if (bestlen < 2)
+        best = -1;
+    size_t n = 0;
+    for (int i = 0; i < 8; i++) {
+        if (best >= 0 && i >= best && i < best + bestlen) {
+            if (i == best)
+                t[n++] = ':';
+            continue;
+        }
+        if (i != 0)
+            t[n++] = ':';
+        if (i == 6 && best == 0 && (bestlen == 6 || (bestlen == 5 && w[5] == 0xffff))) {
+            n += put_v4(t + n, a + 12);
+            return n;
+        }
+        bool started = false;
+        for (int sh = 12; sh >= 0; sh -= 4) {
+            unsigned d = (w[i] >> sh) & 0xF;
+            if (d != 0 || started || sh == 0) {
+                t[n++] = hex[d];
+                started = true;
+            }
+        }
+    }
+    if (best >= 0 && best + bestlen == 8)
+        t[n++] = ':';
+    return n;
+}
+
+URISAN_API urisan_status urisan_format_ip(const urisan_report *r, char *buf, size_t cap,
+                                          size_t *needed)
+{
+    char tmp[48]; /* 39 for the longest IPv6 text, 45 with dotted decimal */
+    size_t n = 0;
+    if (r == NULL || needed == NULL) {
+        if (needed)
+            *needed = 0;
+        return URISAN_E_BAD_ARGUMENT;
+    }
+    if (r->ip_family == 4)
+        n = put_v4(tmp, r->ip);
+    else if (r->ip_family == 6)
+        n = put_v6(tmp, r->ip);
+    else {
+        *needed = 0;
+        return URISAN_E_BAD_ARGUMENT; /* no address */
+    }
+    *needed = n;
+    if (n > cap || (buf == NULL && n > 0))
+        return URISAN_E_NOSPACE;
+    memcpy(buf, tmp, n);
+    return URISAN_OK;
+}
