@@ -1,0 +1,130 @@
+/*
+ * cli.h - internal API of the `urisan` command (src/cli/).
+ *
+ * A subcommand is `int cmd_NAME(int argc, char **argv)`: argv[0] is the
+ * subcommand's name, the return value is the exit status. main.c holds the
+ * dispatch table and every usage text. The helpers below keep all
+ * subcommands alike: same option syntax, same error lines, same JSON.
+ */
+#ifndef URISAN_CLI_H
+#define URISAN_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "urisan.h"
+#include "json.h"
+#include "lines.h"
+
+/* Exit statuses (SPEC section 7). */
+#define CLI_EXIT_OK    0   /* nothing denied / all inputs handled */
+#define CLI_EXIT_FAIL  1   /* something denied, not equivalent, an input failed */
+#define CLI_EXIT_USAGE 2   /* usage or I/O error */
+
+/* Bounds of the command's growable buffers (STYLE.md: they carry a max). */
+#define CLI_JSON_MAX    ((size_t)64 << 20)   /* one JSON line */
+#define CLI_RESULT_MAX  ((size_t)16 << 20)   /* one resolve/normalize result */
+#define CLI_FILE_MAX    ((size_t)64 << 20)   /* a policy file, an extract input */
+
+/* Subcommands. cmd_extract and cmd_squid_acl live in cmd_extract.c and
+   cmd_squid.c; the build leaves them out (and main says "not built") when
+   the files are absent. */
+int cmd_check(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
+int cmd_normalize(int argc, char **argv);
+int cmd_equivalent(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
+int cmd_squid_acl(int argc, char **argv);
+
+/* ---- usage and errors (main.c) ---- */
+
+/* Usage of cmd (NULL: the whole command) on fp. */
+void cli_usage(FILE *fp, const char *cmd);
+/* "urisan: CMD: MESSAGE" then the usage of cmd on stderr; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "urisan: CMD: MESSAGE" on stderr (no usage); returns 2. */
+int cli_fail(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- options (util.c) ---- */
+
+typedef struct {
+    const char *name;     /* long name with dashes: "--policy" */
+    bool has_value;       /* "--policy FILE" or "--policy=FILE" */
+    const char *value;    /* out: the value (last one wins); "" for a flag */
+    bool seen;            /* out */
+} cli_opt;
+
+#define CLI_OPTS_HELP (-1)   /* --help / -h was printed to stdout: exit 0 */
+
+/*
+ * Parse the options of argv[1..argc). Options may appear anywhere; "--"
+ * ends them; "-" alone is an operand. The operands are moved, in order, to
+ * argv[1..1+*nargs). Returns 0, CLI_OPTS_HELP, or CLI_EXIT_USAGE after
+ * printing the usage error.
+ */
+int cli_getopts(const char *cmd, int argc, char **argv,
+                cli_opt *opts, size_t nopts, int *nargs);
+
+/* ---- input ---- */
+
+/* Bytes of a stdin line to keep for a URI bounded by lim (NULL: defaults):
+   max_uri + 1, so the library still sees the line is too long. */
+size_t cli_line_keep(const urisan_limits *lim);
+
+/* Read a whole file ("-": stdin) of at most max bytes into a malloc'd
+   buffer. Prints "urisan: CMD: PATH: reason" and returns false on error. */
+bool cli_read_file(const char *cmd, const char *path, size_t max,
+                   char **data, size_t *len);
+
+/* The built-in policy, plus the file at path when not NULL. On a mistake
+   prints "PATH:LINE: message" (or "urisan: CMD: PATH: reason") to stderr
+   and returns NULL. Free with free(). */
+urisan_policy *cli_policy_load(const char *cmd, const char *path);
+
+/* Grow a malloc'd result buffer to need bytes, never past max. */
+bool cli_grow(char **buf, size_t *cap, size_t need, size_t max);
+
+/* urisan_resolve / urisan_normalize into a malloc'd *buf grown to the
+   size they report (at most CLI_RESULT_MAX). *err is always set; a result
+   too large for the bound is URISAN_E_NOSPACE. */
+urisan_status cli_resolve(const char *base, size_t blen,
+                          const char *ref, size_t rlen,
+                          const urisan_resolve_opts *opt,
+                          char **buf, size_t *cap, size_t *outlen,
+                          urisan_flags *flags, urisan_error *err);
+urisan_status cli_normalize(const char *in, size_t len,
+                            const urisan_limits *lim,
+                            char **buf, size_t *cap, size_t *outlen,
+                            urisan_error *err);
+
+/* ---- output ---- */
+
+/* Write p[0..n) and a '\n' to stdout; false on a write error. */
+bool cli_out_line(const char *p, size_t n);
+/* The buffer's bytes as one line; a failed buffer writes nothing and
+   returns false (the caller writes a fallback line instead). */
+bool cli_out_buf(const cli_buf *b);
+/* Flush stdout; on error print it and return CLI_EXIT_USAGE, else status. */
+int cli_finish(const char *cmd, int status);
+
+/* ---- JSON of library types (util.c) ---- */
+
+/* key: {"code","offset","message"}, or null when e is NULL or code OK. */
+void cli_json_error(json_w *w, const char *key, const urisan_error *e);
+/* key: ["name", ...] in bit order. */
+void cli_json_flags(json_w *w, const char *key, urisan_flags f);
+/* key: the span's text, or null when absent. */
+void cli_json_span(json_w *w, const char *key, const char *in, urisan_span s);
+/* "components": {scheme, userinfo, host, host_type, port, path, query,
+   fragment} of SPEC section 7. */
+void cli_json_components(json_w *w, const char *in, const urisan_uri *u);
+/* b := "error: CODE OFFSET MESSAGE" (SPEC section 7), plus
+   " (in the WHICH)" when which is not NULL. */
+void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
+/* Comma-separated flag names into b ("-" when none). */
+void cli_text_flags(cli_buf *b, urisan_flags f);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
+ * flags and verdict of each URI, as text or JSON Lines.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CMD "check"
+
+typedef struct {
+    bool json;
+    const urisan_policy *pol;
+    const char *base;          /* NULL: no --base */
+    size_t blen;
+    urisan_resolve_opts ropt;
+    char *rbuf;                /* resolved text */
+    size_t rcap;
+    cli_buf out;               /* one output line */
+    bool denied;
+} check_ctx;
+
+/* What we found about one input. */
+typedef struct {
+    const char *in;
+    size_t len, full_len;
+    bool truncated;
+    urisan_uri uri;            /* the input as written */
+    urisan_report rep;         /* flags: the union over input, resolved, merge */
+    urisan_decision dec;
+    bool resolved;             /* --base: resolution succeeded */
+    size_t rlen;
+    urisan_error rerr;
+} check_result;
+
+static void judge(check_ctx *c, check_result *r)
+{
+    urisan_check(r->in, r->len, c->pol, &r->uri, &r->rep, &r->dec);
+    r->resolved = false;
+    r->rlen = 0;
+    r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
+    if (c->base == NULL)
+        return;
+
+    /* --base: the verdict is about where the reference leads. The flags
+       are the union of the facts about the input, about the resolved URI
+       and about the merged path (dot_above_root, SPEC section 3); the
+       scheme/host/port rules and host_ip use the resolved URI. */
+    urisan_flags mflags = 0;
+    urisan_status st = cli_resolve(c->base, c->blen, r->in, r->len, &c->ropt,
+                                   &c->rbuf, &c->rcap, &r->rlen, &mflags, &r->rerr);
+    if (st == URISAN_OK) {
+        urisan_uri ru;
+        urisan_report rr;
+        urisan_decision rd;
+        urisan_check(c->rbuf, r->rlen, c->pol, &ru, &rr, &rd);
+        rr.flags |= r->rep.flags | mflags;
+        urisan_decide(c->rbuf, r->rlen, &ru, &rr, c->pol, &r->dec);
+        r->rep = rr;
+        r->resolved = true;
+    } else {
+        /* A reference that cannot be resolved is judged invalid. */
+        r->rep.flags |= mflags | URISAN_F(INVALID);
+        urisan_decide(r->in, r->len, &r->uri, &r->rep, c->pol, &r->dec);
+    }
+}
+
+/* Reasons: deny flags (bit order), deny rules, then flags only reported.
+   An allowed URI has none. */
+static void json_reasons(json_w *w, const urisan_decision *d)
+{
+    json_key(w, "reasons");
+    json_arr_open(w);
+    if (d->verdict != URISAN_ALLOW) {
+        for (unsigned bit = 0; bit < 64; bit++) {
+            if ((d->deny_flags >> bit) & 1u)
+                json_cstr(w, urisan_flag_name((urisan_flag)bit));
+        }
+        for (unsigned rule = 0; rule < URISAN_REASON_COUNT_; rule++) {
+            if ((d->rules >> rule) & 1u)
+                json_cstr(w, urisan_rule_reason_name((urisan_rule_reason)rule));
+        }
+        for (unsigned bit = 0; bit < 64; bit++) {
+            if ((d->flag_flags >> bit) & 1u)
+                json_cstr(w, urisan_flag_name((urisan_flag)bit));
+        }
+    }
+    json_arr_close(w);
+}
+
+static void text_reasons(cli_buf *b, const urisan_decision *d)
+{
+    size_t start = b->len;
+    if (d->verdict != URISAN_ALLOW) {
+        for (int pass = 0; pass < 3; pass++) {
+            unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
+            for (unsigned bit = 0; bit < limit; bit++) {
+                const char *name = NULL;
+                if (pass == 0 && ((d->deny_flags >> bit) & 1u))
+                    name = urisan_flag_name((urisan_flag)bit);
+                else if (pass == 1 && ((d->rules >> bit) & 1u))
+                    name = urisan_rule_reason_name((urisan_rule_reason)bit);
+                else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
+                    name = urisan_flag_name((urisan_flag)bit);
+                if (name == NULL)
+                    continue;
+                if (b->len != start)
+                    cli_buf_addc(b, ',');
+                cli_buf_adds(b, name);
+            }
+        }
+    }
+    if (b->len == start)
+        cli_buf_addc(b, '-');
+}
+
+static void write_json(check_ctx *c, const check_result *r)
+{
+    json_w w;
+    json_begin(&w, &c->out);
+    json_obj_open(&w);
+    json_kstr(&w, "uri", r->in, r->len);
+    json_kbool(&w, "valid", r->uri.valid != 0);
+    cli_json_error(&w, "error", r->uri.valid ? NULL : &r->uri.error);
+    cli_json_components(&w, r->in, &r->uri);
+
+    char ip[64];
+    size_t iplen = 0;
+    if (r->rep.ip_family != 0 &&
+        urisan_format_ip(&r->rep, ip, sizeof ip, &iplen) == URISAN_OK)
+        json_kstr(&w, "host_ip", ip, iplen);
+    else
+        json_knull(&w, "host_ip");
+
+    cli_json_flags(&w, "flags", r->rep.flags);
+    json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
+    json_reasons(&w, &r->dec);
+    if (c->base != NULL) {
+        if (r->resolved)
+            json_kstr(&w, "resolved", c->rbuf, r->rlen);
+        else
+            json_knull(&w, "resolved");
+        cli_json_error(&w, "resolve_error", r->resolved ? NULL : &r->rerr);
+    }
+    json_kbool(&w, "truncated", r->truncated);
+    json_kuint(&w, "length", r->full_len);
+    json_obj_close(&w);
+    if (json_ok(&w))
+        return;
+
+    /* Too large for one line (CLI_JSON_MAX) or out of memory: still one
+       line for this input, and a deny, never a silent gap. */
+    json_begin(&w, &c->out);
+    json_obj_open(&w);
+    json_knull(&w, "uri");
+    json_kbool(&w, "valid", false);
+    urisan_error e = { URISAN_E_NOSPACE, 0, 0 };
+    cli_json_error(&w, "error", &e);
+    json_knull(&w, "components");
+    json_knull(&w, "host_ip");
+    cli_json_flags(&w, "flags", URISAN_F(INVALID));
+    json_kcstr(&w, "verdict", "deny");
+    json_key(&w, "reasons");
+    json_arr_open(&w);
+    json_cstr(&w, "invalid");
+    json_arr_close(&w);
+    json_kbool(&w, "truncated", true);
+    json_kuint(&w, "length", r->full_len);
+    json_obj_close(&w);
+}
+
+static void write_text(check_ctx *c, const check_result *r)
+{
+    cli_buf *b = &c->out;
+    cli_buf_clear(b);
+    cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
+    cli_buf_addc(b, ' ');
+    text_reasons(b, &r->dec);
+    cli_buf_add(b, " \"", 2);
+    json_escape(b, r->in, r->len);
+    cli_buf_addc(b, '"');
+    if (c->base != NULL) {
+        if (r->resolved) {
+            cli_buf_add(b, " -> \"", 5);
+            json_escape(b, c->rbuf, r->rlen);
+            cli_buf_addc(b, '"');
+        } else {
+            cli_buf_add(b, " -> error: ", 11);
+            cli_buf_adds(b, urisan_status_name(r->rerr.code));
+            cli_buf_addc(b, ' ');
+            cli_buf_addu(b, r->rerr.offset);
+        }
+    }
+    if (r->truncated) {
+        cli_buf_adds(b, " (truncated: ");
+        cli_buf_addu(b, r->full_len);
+        cli_buf_adds(b, " bytes)");
+    }
+    if (b->failed) {
+        cli_buf_clear(b);
+        cli_buf_adds(b, "deny invalid (output line too large)");
+    }
+}
+
+/* Check one input and print its line. false on a write error. */
+static bool check_one(check_ctx *c, const char *in, size_t len,
+                      size_t full_len, bool truncated)
+{
+    check_result r;
+    r.in = in;
+    r.len = len;
+    r.full_len = full_len;
+    r.truncated = truncated;
+    judge(c, &r);
+    if (r.dec.verdict == URISAN_DENY)
+        c->denied = true;
+    if (c->json)
+        write_json(c, &r);
+    else
+        write_text(c, &r);
+    return cli_out_buf(&c->out);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    cli_opt opts[] = {
+        { "--json", false, NULL, false },
+        { "--policy", true, NULL, false },
+        { "--base", true, NULL, false },
+    };
+    int nargs = 0;
+    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
+        return rc;
+
+    check_ctx c;
+    memset(&c, 0, sizeof c);
+    c.json = opts[0].seen;
+    urisan_policy *pol = cli_policy_load(CMD, opts[1].value);
+    if (pol == NULL)
+        return CLI_EXIT_USAGE;
+    c.pol = pol;
+    const urisan_limits *lim = urisan_policy_limits(pol);
+
+    if (opts[2].seen) {
+        c.base = opts[2].value;
+        c.blen = strlen(c.base);
+        urisan_uri bu;
+        urisan_error be = { URISAN_OK, 0, 0 };
+        urisan_parse(c.base, c.blen, lim, &bu, &be);
+        if (!bu.valid || !urisan_span_present(bu.scheme)) {
+            free(pol);
+            if (bu.valid)
+                return cli_usage_error(CMD, "--base: not an absolute URI (no scheme)");
+            return cli_usage_error(CMD, "--base: %s at offset %zu: %s",
+                                   urisan_status_name(bu.error.code), bu.error.offset,
+                                   urisan_status_message(bu.error.code));
+        }
+        c.ropt.non_strict = 0;
+        c.ropt.above_root = URISAN_ABOVE_ROOT_CLAMP;
+        c.ropt.limits = lim;
+    }
+    cli_buf_init(&c.out, CLI_JSON_MAX);
+
+    int status = CLI_EXIT_OK;
+    bool io_ok = true;
+    if (nargs > 0) {
+        for (int i = 1; i <= nargs && io_ok; i++) {
+            size_t n = strlen(argv[i]);
+            io_ok = check_one(&c, argv[i], n, n, false);
+        }
+    } else {
+        cli_lines lr;
+        if (!cli_lines_init(&lr, STDIN_FILENO, cli_line_keep(lim))) {
+            status = cli_fail(CMD, "out of memory");
+        } else {
+            cli_line ln;
+            int got = 0;
+            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
+                io_ok = check_one(&c, ln.p, ln.len, ln.full_len, ln.truncated);
+            if (io_ok && got < 0)
+                status = cli_fail(CMD, "reading standard input: %s", strerror(lr.err));
+            cli_lines_free(&lr);
+        }
+    }
+    if (!io_ok && !ferror(stdout))
+        status = cli_fail(CMD, "out of memory for an output line");
+    if (status == CLI_EXIT_OK && c.denied)
+        status = CLI_EXIT_FAIL;
+    cli_buf_free(&c.out);
+    free(c.rbuf);
+    free(pol);
+    return cli_finish(CMD, status);
+}

@@ -1,0 +1,331 @@
+/* json.c - bounded growable buffer and JSON Lines writer (see json.h). */
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cli_buf_init(cli_buf *b, size_t max)
+{
+    b->p = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->max = max;
+    b->failed = false;
+}
+
+void cli_buf_free(cli_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->failed = false;
+}
+
+void cli_buf_clear(cli_buf *b)
+{
+    b->len = 0;
+    b->failed = false;
+}
+
+bool cli_buf_reserve(cli_buf *b, size_t n)
+{
+    if (b->failed)
+        return false;
+    /* len <= max always, so max - len cannot wrap. */
+    if (n > b->max - b->len) {
+        b->failed = true;
+        return false;
+    }
+    size_t want = b->len + n;
+    if (want <= b->cap)
+        return true;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < want)
+        ncap = (ncap > b->max / 2) ? b->max : ncap * 2;
+    if (ncap > b->max)
+        ncap = b->max;
+    char *np = realloc(b->p, ncap ? ncap : 1);
+    if (np == NULL) {
+        b->failed = true;
+        return false;
+    }
+    b->p = np;
+    b->cap = ncap;
+    return true;
+}
+
+bool cli_buf_add(cli_buf *b, const void *s, size_t n)
+{
+    if (!cli_buf_reserve(b, n))
+        return false;
+    if (n > 0)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    return true;
+}
+
+bool cli_buf_addc(cli_buf *b, char c)
+{
+    return cli_buf_add(b, &c, 1);
+}
+
+bool cli_buf_adds(cli_buf *b, const char *s)
+{
+    return cli_buf_add(b, s, strlen(s));
+}
+
+bool cli_buf_addu(cli_buf *b, uint64_t v)
+{
+    char tmp[20]; /* UINT64_MAX has 20 digits */
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + (v % 10));
+        v /= 10;
+    } while (v != 0);
+    return cli_buf_add(b, tmp + i, sizeof tmp - i);
+}
+
+/* ------------------------------------------------------------------ */
+/* String escaping                                                     */
+/* ------------------------------------------------------------------ */
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* Length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629 Table 3-7
+   of Unicode: shortest form, no surrogates, <= U+10FFFF), 0 if none. The
+   code point goes to *cp. s[0] >= 0x80. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t need;
+    unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+    uint32_t v;
+
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 2; v = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 3; v = c & 0x0Fu;
+        if (c == 0xE0) lo = 0xA0;        /* overlong */
+        else if (c == 0xED) hi = 0x9F;   /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 4; v = c & 0x07u;
+        if (c == 0xF0) lo = 0x90;        /* overlong */
+        else if (c == 0xF4) hi = 0x8F;   /* above U+10FFFF */
+    } else {
+        return 0;                        /* 80-C1, F5-FF never start one */
+    }
+    if (n < need)
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    v = (v << 6) | (s[1] & 0x3Fu);
+    for (size_t i = 2; i < need; i++) {
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3Fu);
+    }
+    *cp = v;
+    return need;
+}
+
+/* Bytes the escaped form of s[i..end) takes; the walk is the same as in
+   json_escape, so a sequence that straddles end is counted whole. */
+static size_t escaped_size(const unsigned char *s, size_t n, size_t i, size_t end)
+{
+    size_t out = 0;
+    while (i < end) {
+        unsigned char c = s[i];
+        uint32_t cp;
+        size_t k;
+        if (c >= 0x20 && c < 0x7F) {
+            out += (c == '"' || c == '\\') ? 2 : 1;
+            i++;
+        } else if (c >= 0x80 && (k = utf8_seq(s + i, n - i, &cp)) != 0) {
+            out += (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) ? 6 : k;
+            i += k;
+        } else {
+            out += 6;
+            i++;
+        }
+    }
+    return out;
+}
+
+bool json_escape(cli_buf *b, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        /* Work in pieces: reserve exactly what each needs, so a string
+           that fits under max never fails and memory stays bounded. */
+        size_t end = (n - i > 4096) ? i + 4096 : n;
+        if (!cli_buf_reserve(b, escaped_size(s, n, i, end)))
+            return false;
+        char *o = b->p + b->len;
+        while (i < end) {
+            unsigned char c = s[i];
+            if (c >= 0x20 && c < 0x7F) {
+                if (c == '"' || c == '\\')
+                    *o++ = '\\';
+                *o++ = (char)c;
+                i++;
+                continue;
+            }
+            uint32_t cp = c;
+            size_t k = 0;
+            if (c >= 0x80)
+                k = utf8_seq(s + i, n - i, &cp);
+            if (k == 0) {
+                /* Control byte, or a byte outside well-formed UTF-8. */
+                *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
+                *o++ = hexdig[c >> 4];
+                *o++ = hexdig[c & 15];
+                i++;
+            } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
+                /* C1 controls and the JavaScript line separators. */
+                *o++ = '\\'; *o++ = 'u';
+                *o++ = hexdig[(cp >> 12) & 15];
+                *o++ = hexdig[(cp >> 8) & 15];
+                *o++ = hexdig[(cp >> 4) & 15];
+                *o++ = hexdig[cp & 15];
+                i += k;
+            } else {
+                memcpy(o, s + i, k);
+                o += k;
+                i += k;
+            }
+        }
+        b->len = (size_t)(o - b->p);
+    }
+    return !b->failed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Structural writer                                                   */
+/* ------------------------------------------------------------------ */
+
+void json_begin(json_w *w, cli_buf *b)
+{
+    cli_buf_clear(b);
+    w->b = b;
+    w->depth = 0;
+    w->in_obj[0] = false;
+    w->first[0] = true;
+    w->after_key = false;
+}
+
+bool json_ok(const json_w *w)
+{
+    return !w->b->failed && w->depth == 0 && !w->after_key && !w->first[0];
+}
+
+/* Before a value: a comma if needed; a value inside an object needs a key. */
+static bool pre_value(json_w *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return true;
+    }
+    if (w->in_obj[w->depth]) {
+        w->b->failed = true;   /* value without a key */
+        return false;
+    }
+    if (w->depth == 0 && !w->first[0]) {
+        w->b->failed = true;   /* two top-level values on one line */
+        return false;
+    }
+    if (!w->first[w->depth])
+        cli_buf_addc(w->b, ',');
+    w->first[w->depth] = false;
+    return true;
+}
+
+static void open_level(json_w *w, bool obj)
+{
+    if (!pre_value(w))
+        return;
+    if (w->depth >= JSON_MAX_DEPTH) {
+        w->b->failed = true;
+        return;
+    }
+    cli_buf_addc(w->b, obj ? '{' : '[');
+    w->depth++;
+    w->in_obj[w->depth] = obj;
+    w->first[w->depth] = true;
+}
+
+static void close_level(json_w *w, bool obj)
+{
+    if (w->depth == 0 || w->in_obj[w->depth] != obj || w->after_key) {
+        w->b->failed = true;
+        return;
+    }
+    w->depth--;
+    cli_buf_addc(w->b, obj ? '}' : ']');
+}
+
+void json_obj_open(json_w *w) { open_level(w, true); }
+void json_obj_close(json_w *w) { close_level(w, true); }
+void json_arr_open(json_w *w) { open_level(w, false); }
+void json_arr_close(json_w *w) { close_level(w, false); }
+
+void json_key(json_w *w, const char *key)
+{
+    if (!w->in_obj[w->depth] || w->after_key || w->depth == 0) {
+        w->b->failed = true;
+        return;
+    }
+    if (!w->first[w->depth])
+        cli_buf_addc(w->b, ',');
+    w->first[w->depth] = false;
+    cli_buf_addc(w->b, '"');
+    json_escape(w->b, key, strlen(key));
+    cli_buf_add(w->b, "\":", 2);
+    w->after_key = true;
+}
+
+void json_str(json_w *w, const char *s, size_t n)
+{
+    if (!pre_value(w))
+        return;
+    cli_buf_addc(w->b, '"');
+    json_escape(w->b, s, n);
+    cli_buf_addc(w->b, '"');
+}
+
+void json_cstr(json_w *w, const char *s)
+{
+    if (s == NULL)
+        json_null(w);
+    else
+        json_str(w, s, strlen(s));
+}
+
+void json_null(json_w *w)
+{
+    if (pre_value(w))
+        cli_buf_add(w->b, "null", 4);
+}
+
+void json_bool(json_w *w, bool v)
+{
+    if (pre_value(w)) {
+        if (v)
+            cli_buf_add(w->b, "true", 4);
+        else
+            cli_buf_add(w->b, "false", 5);
+    }
+}
+
+void json_uint(json_w *w, uint64_t v)
+{
+    if (pre_value(w))
+        cli_buf_addu(w->b, v);
+}
+
+void json_kstr(json_w *w, const char *key, const char *s, size_t n) { json_key(w, key); json_str(w, s, n); }
+void json_kcstr(json_w *w, const char *key, const char *s) { json_key(w, key); json_cstr(w, s); }
+void json_knull(json_w *w, const char *key) { json_key(w, key); json_null(w); }
+void json_kbool(json_w *w, const char *key, bool v) { json_key(w, key); json_bool(w, v); }
+void json_kuint(json_w *w, const char *key, uint64_t v) { json_key(w, key); json_uint(w, v); }

@@ -1,0 +1,95 @@
+/*
+ * json.h - a small JSON Lines writer for the urisan command.
+ *
+ * SPEC section 7: every JSON string we write is valid UTF-8, whatever the
+ * bytes we are given. The rules, applied byte by byte to the input:
+ *
+ *  - a well-formed UTF-8 sequence (RFC 3629: shortest form, no surrogates,
+ *    at most U+10FFFF) is copied as is, except the C1 controls U+0080 to
+ *    U+009F and U+2028/U+2029, which are written as \uXXXX;
+ *  - a control byte (0x00-0x1F, 0x7F) is written as \u00XX (lower-case hex;
+ *    no short forms such as \n, so a reader needs only one rule);
+ *  - `"` and `\` are written as \" and \\;
+ *  - a byte that is not part of a well-formed UTF-8 sequence is written as
+ *    \u00XX of its value (0xFF -> \u00ff), and decoding resumes at the next
+ *    byte.
+ *
+ * The last rule is lossy by design: a JSON reader sees U+00FF for both the
+ * raw byte 0xFF and the valid sequence C3 BF. The output is for reading
+ * and matching, not for recovering the exact input bytes.
+ *
+ * Growable buffers carry a max (STYLE.md: "Growable buffers (CLI only)
+ * carry a max"). When an append would pass it, the buffer is marked failed
+ * and stays failed until cli_buf_clear(); the caller checks once at the end.
+ */
+#ifndef URISAN_CLI_JSON_H
+#define URISAN_CLI_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    char *p;        /* NOT NUL-terminated */
+    size_t len;
+    size_t cap;
+    size_t max;     /* len never exceeds max */
+    bool failed;    /* an append hit max or malloc failed */
+} cli_buf;
+
+void cli_buf_init(cli_buf *b, size_t max);
+void cli_buf_free(cli_buf *b);
+/* Empty the buffer and forget a failure; keeps the memory. */
+void cli_buf_clear(cli_buf *b);
+/* Room for n more bytes; false (and failed set) when len + n > max. */
+bool cli_buf_reserve(cli_buf *b, size_t n);
+bool cli_buf_add(cli_buf *b, const void *s, size_t n);
+bool cli_buf_addc(cli_buf *b, char c);
+/* A NUL-terminated string (trusted, e.g. a literal). */
+bool cli_buf_adds(cli_buf *b, const char *s);
+/* Decimal text of v. */
+bool cli_buf_addu(cli_buf *b, uint64_t v);
+
+/* Append s[0..n) escaped by the rules above, without the quotes. */
+bool json_escape(cli_buf *b, const char *s, size_t n);
+
+#define JSON_MAX_DEPTH 16
+
+/*
+ * Structural writer: places commas and colons, so callers only say what
+ * comes next. Misuse (a value where a key is due, too deep, unbalanced
+ * close) marks the buffer failed rather than writing bad JSON.
+ */
+typedef struct {
+    cli_buf *b;
+    unsigned depth;
+    bool in_obj[JSON_MAX_DEPTH + 1];   /* level is an object (else array) */
+    bool first[JSON_MAX_DEPTH + 1];    /* nothing written at this level yet */
+    bool after_key;                    /* a key was written, value due */
+} json_w;
+
+/* Start a new document in b (b is cleared). */
+void json_begin(json_w *w, cli_buf *b);
+/* true when the document is complete and nothing failed. */
+bool json_ok(const json_w *w);
+
+void json_obj_open(json_w *w);
+void json_obj_close(json_w *w);
+void json_arr_open(json_w *w);
+void json_arr_close(json_w *w);
+void json_key(json_w *w, const char *key);
+
+void json_str(json_w *w, const char *s, size_t n);   /* any bytes */
+void json_cstr(json_w *w, const char *s);            /* NULL -> null */
+void json_null(json_w *w);
+void json_bool(json_w *w, bool v);
+void json_uint(json_w *w, uint64_t v);
+
+/* key + value in one call. */
+void json_kstr(json_w *w, const char *key, const char *s, size_t n);
+void json_kcstr(json_w *w, const char *key, const char *s);
+void json_knull(json_w *w, const char *key);
+void json_kbool(json_w *w, const char *key, bool v);
+void json_kuint(json_w *w, const char *key, uint64_t v);
+
+#endif

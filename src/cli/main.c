@@ -1,0 +1,181 @@
+/* main.c - the `urisan` command: dispatch table and usage (SPEC section 7). */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* Subcommands whose source file is absent are built without a handler:
+   src/cli/meson.build defines URISAN_HAVE_<NAME> when the file exists. */
+#ifndef URISAN_HAVE_EXTRACT
+#define cmd_extract NULL
+#endif
+#ifndef URISAN_HAVE_SQUID
+#define cmd_squid_acl NULL
+#endif
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis;   /* after "urisan NAME" */
+    const char *help;       /* what it does, its options, its exit status */
+} cli_command;
+
+static const cli_command commands[] = {
+    { "check", cmd_check,
+      "[--json] [--policy FILE] [--base URI] [URI...]",
+      "Validate each URI, split it into components, list its risk flags and\n"
+      "give the policy's verdict (allow, flag, deny). URIs come from the\n"
+      "arguments, or one per line on standard input when there are none.\n"
+      "\n"
+      "  --json         one JSON object per URI (JSON Lines)\n"
+      "  --policy FILE  apply the policy FILE on top of the built-in default\n"
+      "  --base URI     resolve each URI against the absolute URI first and\n"
+      "                 judge the result (dot_above_root on the merged path)\n"
+      "\n"
+      "Text output: one line per URI: VERDICT REASONS \"URI\" [-> \"RESOLVED\"]\n"
+      "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
+    { "resolve", cmd_resolve,
+      "[--non-strict] [--above-root=clamp|keep|reject] [--json] BASE [REF...]",
+      "Resolve each reference against BASE (RFC 3986 section 5.2). References\n"
+      "come from the arguments, or one per line on standard input.\n"
+      "One line per reference: the result, or `error: CODE OFFSET MESSAGE`.\n"
+      "\n"
+      "  --non-strict        a reference with the base's scheme is relative\n"
+      "                      (\"http:g\" is \"g\"; RFC 3986 5.2.2, seed draft C)\n"
+      "  --above-root=MODE   \"..\" above the root: clamp (RFC 3986, default),\n"
+      "                      keep (RFC 2396), reject (an error)\n"
+      "  --json              one JSON object per reference\n"
+      "\n"
+      "Exit status: 0 all resolved, 1 some reference failed, 2 usage or I/O error.\n" },
+    { "normalize", cmd_normalize,
+      "[--json] [URI...]",
+      "Print the RFC 3986 section 6 normal form of each URI (arguments, or one\n"
+      "per line on standard input), or `error: CODE OFFSET MESSAGE`.\n"
+      "\n"
+      "  --json   one JSON object per URI\n"
+      "\n"
+      "Exit status: 0 all normalised, 1 some URI failed, 2 usage or I/O error.\n" },
+    { "equivalent", cmd_equivalent,
+      "A B",
+      "Say whether A and B are equal after normalisation; prints\n"
+      "`equivalent` or `different`.\n"
+      "\n"
+      "Exit status: 0 equivalent, 1 not, 2 error (usage, or a URI that\n"
+      "cannot be normalised).\n" },
+    { "extract", cmd_extract,
+      "[--mail] [--json] [FILE|-]",
+      "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
+      "Appendix E and print one line per hit.\n"
+      "\n"
+      "  --mail   the input is a mail message: undo quoted-printable soft\n"
+      "           breaks and read HTML href attributes\n"
+      "  --json   one JSON object per hit\n" },
+    { "squid-acl", cmd_squid_acl,
+      "[--policy FILE]",
+      "Run as a Squid external ACL helper: read one request per line on\n"
+      "standard input, answer OK or ERR per line under the policy.\n"
+      "\n"
+      "  --policy FILE  apply the policy FILE on top of the built-in default\n" },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    }
+    return NULL;
+}
+
+void cli_usage(FILE *fp, const char *cmd)
+{
+    const cli_command *c = cmd ? find_command(cmd) : NULL;
+    if (c != NULL) {
+        fprintf(fp, "usage: urisan %s %s\n\n%s", c->name, c->synopsis, c->help);
+        return;
+    }
+    fputs("usage: urisan COMMAND [OPTIONS] [ARGS]\n"
+          "       urisan COMMAND --help\n"
+          "       urisan --help | --version\n"
+          "\n"
+          "Defensive RFC 3986 URI parser and sanitiser.\n"
+          "\n"
+          "Commands:\n", fp);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].synopsis);
+    fputs("\n"
+          "URIs come from the arguments, or one per line on standard input\n"
+          "(a trailing CR of CRLF is stripped); exactly one answer per input.\n"
+          "See urisan(1).\n", fp);
+}
+
+static void vfail(const char *cmd, const char *fmt, va_list ap)
+{
+    fflush(stdout);   /* keep our lines in order when both go to a tty */
+    if (cmd != NULL)
+        fprintf(stderr, "urisan: %s: ", cmd);
+    else
+        fputs("urisan: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(cmd, fmt, ap);
+    va_end(ap);
+    cli_usage(stderr, cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error(NULL, "no command given");
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+        strcmp(name, "help") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0) {
+            if (find_command(argv[2]) == NULL)
+                return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+            cli_usage(stdout, argv[2]);
+        } else {
+            cli_usage(stdout, NULL);
+        }
+        return cli_finish(NULL, CLI_EXIT_OK);
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+        fputs("urisan " URISAN_VERSION "\n", stdout);
+        return cli_finish(NULL, CLI_EXIT_OK);
+    }
+    const cli_command *c = find_command(name);
+    if (c == NULL) {
+        if (name[0] == '-')
+            return cli_usage_error(NULL, "unknown option '%s'", name);
+        return cli_usage_error(NULL, "unknown command '%s'", name);
+    }
+    if (c->run == NULL) {
+        /* Still answer --help: the usage text is here. */
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                cli_usage(stdout, c->name);
+                return cli_finish(NULL, CLI_EXIT_OK);
+            }
+        }
+        return cli_usage_error(c->name, "not built in this binary");
+    }
+    return c->run(argc - 1, argv + 1);
+}
