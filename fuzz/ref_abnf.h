@@ -18,13 +18,23 @@
 
 #include "fuzz_util.h"
 
-/* Builds "(X)" strings with a static arena; only at initialisation. */
+/* Every string built while composing the regex, freed at the end of
+   abnf_build (LeakSanitizer watches the harnesses). */
+static char *abnf_pool[1024];
+static size_t abnf_npool;
+
+static inline char *abnf_keep(char *p)
+{
+    if (p == NULL || abnf_npool == sizeof abnf_pool / sizeof abnf_pool[0])
+        abort();
+    abnf_pool[abnf_npool++] = p;
+    return p;
+}
+
 static inline char *abnf_cat(const char *a, const char *b, const char *c)
 {
     size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
-    char *p = (char *)malloc(n);
-    if (p == NULL)
-        abort();
+    char *p = abnf_keep((char *)malloc(n));
     snprintf(p, n, "%s%s%s", a, b, c);
     return p;
 }
@@ -32,11 +42,8 @@ static inline char *abnf_cat(const char *a, const char *b, const char *c)
 static inline char *abnf_rep(const char *x, int n) /* x repeated n times */
 {
     char *r = abnf_cat("", "", "");
-    for (int i = 0; i < n; i++) {
-        char *t = abnf_cat(r, x, "");
-        free(r);
-        r = t;
-    }
+    for (int i = 0; i < n; i++)
+        r = abnf_cat(r, x, "");
     return r;
 }
 
@@ -57,9 +64,7 @@ static inline char *abnf_subst(const char *s, const char *name, const char *val)
     size_t nl = strlen(name), vl = strlen(val), count = 0;
     for (const char *p = strstr(s, name); p; p = strstr(p + nl, name))
         count++;
-    char *out = (char *)malloc(strlen(s) + count * vl + 1);
-    if (out == NULL)
-        abort();
+    char *out = abnf_keep((char *)malloc(strlen(s) + count * vl + 1));
     char *o = out;
     while (*s) {
         if (strncmp(s, name, nl) == 0) {
@@ -115,17 +120,11 @@ static inline char *abnf_build(void)
         default: tail = ""; break;
         }
         forms[k] = abnf_cat(pre, "::", tail);
-        free(pre);
-        free(t);
+        (void)t;
     }
     char *v6 = abnf_cat("", "", "");
-    for (int k = 0; k < 9; k++) {
-        char *t = abnf_cat(v6, k ? "|(" : "(", forms[k]);
-        free(v6);
-        v6 = abnf_cat(t, ")", "");
-        free(t);
-        free(forms[k]);
-    }
+    for (int k = 0; k < 9; k++)
+        v6 = abnf_cat(abnf_cat(v6, k ? "|(" : "(", forms[k]), ")", "");
     char *v6b = abnf_subst(v6, "LS32", ls32);
     char *v6c = abnf_subst(v6b, "H16", h16);
     char *ipv6 = abnf_cat("(", v6c, ")");
@@ -171,8 +170,14 @@ static inline char *abnf_build(void)
     char *uri = abnf_cat(scheme, ":", abnf_cat(hier, tail, ""));
     char *rel = abnf_cat(relp, tail, "");
     char *all = abnf_cat("^((", uri, abnf_cat(")|(", rel, "))$"));
-    /* Leaks the intermediate strings on purpose: built once per process. */
-    return all;
+    size_t n = strlen(all) + 1;
+    char *res = (char *)malloc(n);
+    if (res == NULL)
+        abort();
+    memcpy(res, all, n);
+    while (abnf_npool > 0)
+        free(abnf_pool[--abnf_npool]);
+    return res;
 #undef PCT
 #undef UNRES
 #undef SUB

@@ -1,0 +1,561 @@
+/*
+ * fuzz/analyze.c - urisan_analyze / urisan_decide / urisan_check under the
+ * default policy (SPEC sections 3 and 4).
+ *
+ * Invariants:
+ *  1. the implications of SPEC 3 hold (password => userinfo, ...);
+ *  2. no flag describes an absent component (userinfo without a userinfo
+ *     span, nondefault_port without a port, ip_* without an address ...);
+ *  3. every flag whose definition is a plain fact about bytes is computed
+ *     here independently, from the text of SPEC 3, and must agree exactly
+ *     (escapes, raw bytes, ports, dots, double encoding, idn, dangerous
+ *     scheme, the address classes); for ambiguous_authority and
+ *     overlong_utf8 the sufficient conditions spelled out in SPEC 3 must
+ *     set the flag;
+ *  4. too_long: the flags are exactly too_long and invalid;
+ *  5. the verdict is the default policy's (deny set of SPEC 4, flag all
+ *     else) and deterministic: analyse and check twice, same answer;
+ *     urisan_check equals parse + analyze + decide.
+ */
+#define _GNU_SOURCE 1 /* inet_aton, REG_STARTEND */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "fuzz_util.h"
+#include "ref_split.h"
+
+#define F(x) URISAN_F(x)
+
+static const char *flag_list(urisan_flags f, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (unsigned b = 0; b < 64; b++)
+        if ((f >> b) & 1u) {
+            const char *n = urisan_flag_name((urisan_flag)b);
+            int w = snprintf(buf + o, cap - o, "%s%s", o ? "," : "", n ? n : "?");
+            if (w < 0 || (size_t)w >= cap - o)
+                break;
+            o += (size_t)w;
+        }
+    return buf;
+}
+
+static void expect_flag(urisan_flags got, urisan_flags bit, int want, const char *name)
+{
+    int have = (got & bit) != 0;
+    if (have != want) {
+        char buf[1024];
+        fuzz_fail("flag %s is %s but SPEC 3 says %s (flags: %s)", name, have ? "set" : "clear",
+                  want ? "set" : "clear", flag_list(got, buf, sizeof buf));
+    }
+}
+
+static void implies(urisan_flags got, urisan_flags a, urisan_flags b, const char *what)
+{
+    if ((got & a) && !(got & b)) {
+        char buf[1024];
+        fuzz_fail("implication %s broken (flags: %s)", what, flag_list(got, buf, sizeof buf));
+    }
+}
+
+static int ishex(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static unsigned hv(unsigned char c)
+{
+    return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+static int esc_at(const char *s, size_t n, size_t i)
+{
+    return i + 2 < n && s[i] == '%' && ishex((unsigned char)s[i + 1]) && ishex((unsigned char)s[i + 2]);
+}
+
+/* Any escape %XY in s[0..n) whose value satisfies pred. */
+static int has_escape(const char *s, size_t n, int (*pred)(unsigned))
+{
+    for (size_t i = 0; i + 2 < n; i++)
+        if (esc_at(s, n, i) && pred(hv((unsigned char)s[i + 1]) * 16 + hv((unsigned char)s[i + 2])))
+            return 1;
+    return 0;
+}
+
+static int is_crlf(unsigned v) { return v == 0x0d || v == 0x0a; }
+static int is_nul(unsigned v) { return v == 0; }
+static int is_ctl(unsigned v) { return v < 0x20 || v == 0x7f; }
+static int is_slash(unsigned v) { return v == 0x2f || v == 0x5c; }
+
+static int has_byte(const char *s, size_t n, int (*pred)(unsigned char))
+{
+    for (size_t i = 0; i < n; i++)
+        if (pred((unsigned char)s[i]))
+            return 1;
+    return 0;
+}
+
+static int b_ctl(unsigned char c) { return c < 0x20 || c == 0x7f; }
+static int b_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == 0x0b || c == 0x0c || c == '\r'; }
+static int b_high(unsigned char c) { return c >= 0x80; }
+static int b_bs(unsigned char c) { return c == '\\'; }
+static int b_tabnl(unsigned char c) { return c == '\t' || c == '\n' || c == '\r'; }
+
+static int bad_percent(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '%' && !(i + 2 < n && ishex((unsigned char)s[i + 1]) && ishex((unsigned char)s[i + 2])))
+            return 1;
+    return 0;
+}
+
+/* Decode every valid escape once; other bytes are copied. */
+static void decode_once(const char *s, size_t n, fuzz_str *o)
+{
+    fs_clear(o);
+    fs_add(o, "", 0);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' && i + 2 < n && ishex((unsigned char)s[i + 1]) && ishex((unsigned char)s[i + 2])) {
+            fs_addc(o, (char)(hv((unsigned char)s[i + 1]) * 16 + hv((unsigned char)s[i + 2])));
+            i += 2;
+        } else {
+            fs_addc(o, s[i]);
+        }
+    }
+}
+
+static int has_valid_escape(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 2 < n; i++)
+        if (s[i] == '%' && ishex((unsigned char)s[i + 1]) && ishex((unsigned char)s[i + 2]))
+            return 1;
+    return 0;
+}
+
+/* Is seg[0..n) "." or ".." once %2e/%2E is read as a dot? *enc: spelled
+   with at least one %2e. */
+static int dot_seg(const char *seg, size_t n, int *dots, int *enc)
+{
+    int d = 0, e = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (seg[i] == '.') {
+            d++;
+            i++;
+        } else if (i + 2 < n && seg[i] == '%' && seg[i + 1] == '2' && (seg[i + 2] == 'e' || seg[i + 2] == 'E')) {
+            d++;
+            e = 1;
+            i += 3;
+        } else {
+            return 0;
+        }
+    }
+    if (d < 1 || d > 2)
+        return 0;
+    *dots = d;
+    *enc = e;
+    return 1;
+}
+
+/* SPEC 3 dot_segments / encoded_dot / dot_above_root on a path. */
+static void path_dots(const char *p, size_t n, int *segments, int *encoded, int *above)
+{
+    *segments = *encoded = *above = 0;
+    int rooted = n > 0 && p[0] == '/';
+    size_t depth = 0, i = rooted ? 1 : 0;
+    if (n == 0)
+        return;
+    for (;;) {
+        size_t j = i;
+        while (j < n && p[j] != '/')
+            j++;
+        int d, e;
+        if (dot_seg(p + i, j - i, &d, &e)) {
+            *segments = 1;
+            if (e)
+                *encoded = 1;
+            if (d == 2) {
+                if (depth == 0) {
+                    if (rooted)
+                        *above = 1;
+                } else {
+                    depth--;
+                }
+            }
+        } else {
+            depth++;
+        }
+        if (j >= n)
+            break;
+        i = j + 1;
+    }
+}
+
+static int ieq(const char *a, size_t n, const char *lit)
+{
+    size_t i = 0;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)a[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c | 0x20);
+        if (lit[i] == '\0' || c != (unsigned char)lit[i])
+            return 0;
+    }
+    return lit[i] == '\0';
+}
+
+static int dangerous_name(const char *s, size_t n)
+{
+    static const char *list[] = {"javascript", "vbscript", "data", "file", "gopher",
+                                 "dict",       "ldap",     "tftp", "jar",  "netdoc"};
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+        if (ieq(s, n, list[i]))
+            return 1;
+    return 0;
+}
+
+/* SPEC 3 dangerous_scheme: remove TAB/LF/CR anywhere and leading C0 and
+   spaces, then the Appendix B scheme. */
+static int dangerous_oracle(const char *in, size_t len)
+{
+    size_t i = 0;
+    fuzz_str c = {0};
+    fs_add(&c, "", 0);
+    /* leading C0 controls and spaces (TAB/LF/CR are among them) */
+    while (i < len && (unsigned char)in[i] <= 0x20)
+        i++;
+    for (; i < len; i++)
+        if (!b_tabnl((unsigned char)in[i]))
+            fs_addc(&c, in[i]);
+    size_t k = 0;
+    while (k < c.len && c.p[k] != ':' && c.p[k] != '/' && c.p[k] != '?' && c.p[k] != '#')
+        k++;
+    int r = k > 0 && k < c.len && c.p[k] == ':' && dangerous_name(c.p, k);
+    fs_free(&c);
+    return r;
+}
+
+/* Port as a number, compared with the default: 1 when an explicit
+   non-empty all-digit port differs from the default (or there is none).
+   *value: the number, or 70000 when it has more than 5 significant digits. */
+static int port_nondefault(const char *in, const urisan_uri *u, unsigned long *value)
+{
+    if (u->port.off == URISAN_ABSENT || u->port.len == 0)
+        return 0;
+    const char *p = in + u->port.off;
+    size_t n = u->port.len;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    size_t i = 0;
+    while (i < n && p[i] == '0')
+        i++;
+    unsigned long v = 0;
+    if (n - i > 6) {
+        v = 9999999;
+    } else {
+        for (; i < n; i++)
+            v = v * 10 + (unsigned long)(p[i] - '0');
+    }
+    *value = v;
+    int def = -1;
+    if (u->scheme.off != URISAN_ABSENT)
+        def = urisan_default_port(in + u->scheme.off, u->scheme.len);
+    return def < 0 || v != (unsigned long)def;
+}
+
+static int v4_class(const uint8_t *a, int *loop, int *priv, int *link)
+{
+    *loop = a[0] == 127 || a[0] == 0;
+    *priv = a[0] == 10 || (a[0] == 172 && (a[1] & 0xf0) == 16) || (a[0] == 192 && a[1] == 168) ||
+            (a[0] == 100 && (a[1] & 0xc0) == 64);
+    *link = a[0] == 169 && a[1] == 254;
+    return 0;
+}
+
+static void ip_classes(const urisan_report *r, int *loop, int *priv, int *link)
+{
+    *loop = *priv = *link = 0;
+    if (r->ip_family == 4) {
+        v4_class(r->ip, loop, priv, link);
+    } else if (r->ip_family == 6) {
+        const uint8_t *a = r->ip;
+        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        static const uint8_t compat[12] = {0};
+        static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (memcmp(a, mapped, 12) == 0 || memcmp(a, compat, 12) == 0 || memcmp(a, nat64, 12) == 0) {
+            v4_class(a + 12, loop, priv, link);
+            return;
+        }
+        *priv = (a[0] & 0xfe) == 0xfc;
+        *link = a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+    }
+}
+
+static void check_flags(const char *in, size_t len, const urisan_uri *u, const urisan_report *r)
+{
+    urisan_flags f = r->flags;
+    char buf[1024];
+
+    /* 4. too_long */
+    if (u->error.code == URISAN_E_TOO_LONG) {
+        FUZZ_ASSERT(f == (F(TOO_LONG) | F(INVALID)), "too_long: flags are %s",
+                    flag_list(f, buf, sizeof buf));
+        FUZZ_ASSERT(r->ip_family == 0, "too_long with an address");
+        return;
+    }
+    FUZZ_ASSERT(!(f & F(TOO_LONG)), "too_long flag without a too_long parse");
+
+    /* 1. implications */
+    implies(f, F(PASSWORD), F(USERINFO), "password => userinfo");
+    implies(f, F(RESERVED_PORT), F(NONDEFAULT_PORT), "reserved_port => nondefault_port");
+    implies(f, F(ESCAPED_CRLF), F(ESCAPED_CTL), "escaped_crlf => escaped_ctl");
+    implies(f, F(ESCAPED_NUL), F(ESCAPED_CTL), "escaped_nul => escaped_ctl");
+    implies(f, F(IP_OBFUSCATED), F(IP_LITERAL), "ip_obfuscated => ip_literal");
+    implies(f, F(DOT_ABOVE_ROOT), F(DOT_SEGMENTS), "dot_above_root => dot_segments");
+    implies(f, F(ENCODED_DOT), F(DOT_SEGMENTS), "encoded_dot => dot_segments");
+    implies(f, F(NON_ASCII), F(INVALID), "non_ascii => invalid");
+    implies(f, F(INVALID_ESCAPE), F(INVALID), "invalid_escape => invalid");
+    implies(f, F(BACKSLASH), F(INVALID), "backslash => invalid");
+    FUZZ_ASSERT(!(f & ~(((urisan_flags)1 << URISAN_FLAG_COUNT_) - 1)), "unknown flag bit set");
+    FUZZ_ASSERT(!(f & F(LINK_TEXT_MISMATCH)), "link_text_mismatch outside extract");
+
+    /* 2 + 3. facts */
+    expect_flag(f, F(INVALID), !u->valid, "invalid");
+    expect_flag(f, F(USERINFO), u->userinfo.off != URISAN_ABSENT, "userinfo");
+    expect_flag(f, F(PASSWORD),
+                u->userinfo.off != URISAN_ABSENT &&
+                    memchr(in + u->userinfo.off, ':', u->userinfo.len) != NULL,
+                "password");
+    unsigned long pv = 0;
+    int nd = port_nondefault(in, u, &pv);
+    expect_flag(f, F(NONDEFAULT_PORT), nd, "nondefault_port");
+    expect_flag(f, F(RESERVED_PORT), nd && pv <= 1023, "reserved_port");
+    int crlf = has_escape(in, len, is_crlf), nul = has_escape(in, len, is_nul);
+    expect_flag(f, F(ESCAPED_CRLF), crlf, "escaped_crlf");
+    expect_flag(f, F(ESCAPED_NUL), nul, "escaped_nul");
+    expect_flag(f, F(ESCAPED_CTL), has_escape(in, len, is_ctl), "escaped_ctl");
+    expect_flag(f, F(CTL_RAW), has_byte(in, len, b_ctl), "ctl_raw");
+    expect_flag(f, F(WHITESPACE), has_byte(in, len, b_ws), "whitespace");
+    expect_flag(f, F(NON_ASCII), has_byte(in, len, b_high), "non_ascii");
+    expect_flag(f, F(INVALID_ESCAPE), bad_percent(in, len), "invalid_escape");
+    expect_flag(f, F(BACKSLASH), has_byte(in, len, b_bs), "backslash");
+    fuzz_str dec = {0};
+    decode_once(in, len, &dec);
+    expect_flag(f, F(DOUBLE_ENCODING), has_valid_escape(dec.p, dec.len), "double_encoding");
+
+    int ds, de, da;
+    path_dots(in + u->path.off, u->path.len, &ds, &de, &da);
+    expect_flag(f, F(DOT_SEGMENTS), ds, "dot_segments");
+    expect_flag(f, F(ENCODED_DOT), de, "encoded_dot");
+    expect_flag(f, F(DOT_ABOVE_ROOT), da, "dot_above_root");
+
+    ref_split rs;
+    ref_split_appendix_b(in, len, &rs);
+    int eslash = has_escape(in + u->path.off, u->path.len, is_slash);
+    if (rs.authority.off != URISAN_ABSENT)
+        eslash |= has_escape(in + rs.authority.off, rs.authority.len, is_slash);
+    expect_flag(f, F(ENCODED_SLASH), eslash, "encoded_slash");
+    expect_flag(f, F(DANGEROUS_SCHEME), dangerous_oracle(in, len), "dangerous_scheme");
+
+    /* idn: decoded host holds a byte >= 0x80, or a label starts with xn-- */
+    int idn = 0;
+    if (u->host.off != URISAN_ABSENT) {
+        const char *h = in + u->host.off;
+        size_t hn = u->host.len;
+        decode_once(h, hn, &dec);
+        idn = has_byte(dec.p, dec.len, b_high);
+        if (!(hn > 0 && h[0] == '[')) {
+            size_t ls = 0;
+            for (size_t i = 0; i <= dec.len; i++)
+                if (i == dec.len || dec.p[i] == '.') {
+                    if (i - ls >= 4 && ieq(dec.p + ls, 4, "xn--"))
+                        idn = 1;
+                    ls = i + 1;
+                }
+        }
+        expect_flag(f, F(IDN), idn, "idn");
+    } else {
+        expect_flag(f, F(IDN), 0, "idn (no host)");
+    }
+    fs_free(&dec);
+
+    /* addresses */
+    if (u->host_type == URISAN_HOST_IPV4) {
+        FUZZ_ASSERT(r->ip_family == 4 && memcmp(r->ip, u->ip, 4) == 0,
+                    "dotted-decimal host: report address differs from the parse");
+        expect_flag(f, F(IP_OBFUSCATED), 0, "ip_obfuscated (strict dotted-decimal)");
+    }
+    if (u->host_type == URISAN_HOST_IPV6 || u->host_type == URISAN_HOST_IPV6_ZONE)
+        FUZZ_ASSERT(r->ip_family == 6 && memcmp(r->ip, u->ip, 16) == 0,
+                    "IPv6 host: report address differs from the parse");
+    if (u->host.off == URISAN_ABSENT)
+        FUZZ_ASSERT(r->ip_family == 0, "an address without a host");
+    if (r->ip_family == 6) {
+        /* SPEC 3 ip_literal: "a bracketed host whose text before any %
+           is an IPv6 address" -- analyze.c reads it even when the literal
+           is unclosed or its zone id is malformed (then the URI is
+           invalid anyway); the address must be what inet_pton reads. */
+        FUZZ_ASSERT(u->host.len > 0 && in[u->host.off] == '[',
+                    "IPv6 address reported for a host that is not bracketed");
+        char hb[128];
+        size_t k = 0;
+        const char *h = in + u->host.off + 1;
+        while (k + 1 < u->host.len && k < sizeof hb - 1 && h[k] != ']' && h[k] != '%') {
+            hb[k] = h[k];
+            k++;
+        }
+        hb[k] = '\0';
+        uint8_t a6[16];
+        FUZZ_ASSERT(inet_pton(AF_INET6, hb, a6) == 1 && memcmp(a6, r->ip, 16) == 0,
+                    "reported IPv6 address differs from inet_pton of the literal");
+    }
+    FUZZ_ASSERT(r->ip_family == 0 || r->ip_family == 4 || r->ip_family == 6, "ip_family %d",
+                r->ip_family);
+    if (f & F(IP_OBFUSCATED))
+        FUZZ_ASSERT(r->ip_family == 4, "ip_obfuscated without the de-obfuscated IPv4 address");
+    int want_lit = r->ip_family != 0 || u->host_type == URISAN_HOST_IPVFUTURE;
+    expect_flag(f, F(IP_LITERAL), want_lit, "ip_literal");
+    if (r->ip_family == 4 && u->host_type != URISAN_HOST_IPV4)
+        expect_flag(f, F(IP_OBFUSCATED), 1, "ip_obfuscated (IPv4 address from a non-dotted host)");
+    /* inet_aton reads it (ASCII digits, hex, dots only): must be obfuscated */
+    if (u->host.off != URISAN_ABSENT && u->host_type != URISAN_HOST_IPV4 && u->host.len > 0 &&
+        u->host.len < 64) {
+        const char *h = in + u->host.off;
+        int plain = 1;
+        for (size_t i = 0; i < u->host.len; i++) {
+            unsigned char c = (unsigned char)h[i];
+            if (!(ishex(c) || c == '.' || c == 'x' || c == 'X'))
+                plain = 0;
+        }
+        char hb[64];
+        memcpy(hb, h, u->host.len);
+        hb[u->host.len] = '\0';
+        struct in_addr ia;
+        if (plain && inet_aton(hb, &ia)) {
+            expect_flag(f, F(IP_OBFUSCATED), 1, "ip_obfuscated (inet_aton reads the host)");
+            FUZZ_ASSERT(memcmp(r->ip, &ia, 4) == 0, "de-obfuscated address differs from inet_aton");
+        }
+    }
+    int lo, pr, ll;
+    ip_classes(r, &lo, &pr, &ll);
+    expect_flag(f, F(IP_LOOPBACK), lo, "ip_loopback");
+    expect_flag(f, F(IP_PRIVATE), pr, "ip_private");
+    expect_flag(f, F(IP_LINK_LOCAL), ll, "ip_link_local");
+
+    /* ambiguous_authority: sufficient conditions spelled out in SPEC 3 */
+    const char *why = NULL;
+    if (rs.authority.off != URISAN_ABSENT) {
+        const char *a = in + rs.authority.off;
+        size_t an = rs.authority.len, ats = 0;
+        for (size_t i = 0; i < an; i++)
+            ats += a[i] == '@';
+        if (ats > 1)
+            why = "more than one @ in the authority";
+        if (memchr(a, '\\', an))
+            why = "a backslash in the authority";
+        if (has_byte(a, an, b_tabnl))
+            why = "TAB, CR or LF in the authority";
+        if (u->host.off != URISAN_ABSENT && u->host_type != URISAN_HOST_IPV4 && u->host.len > 0 &&
+            in[u->host.off] != '[' && has_valid_escape(in + u->host.off, u->host.len))
+            why = "a percent-escape in a host neither bracketed nor dotted-decimal";
+    }
+    if (u->scheme.off != URISAN_ABSENT) {
+        const char *s = in + u->scheme.off;
+        size_t sn = u->scheme.len;
+        const char *rest = in + sn + 1;
+        size_t rn = len - sn - 1, slashes = 0;
+        while (slashes < rn && rest[slashes] == '/')
+            slashes++;
+        if ((ieq(s, sn, "http") || ieq(s, sn, "https") || ieq(s, sn, "ws") || ieq(s, sn, "wss") ||
+             ieq(s, sn, "ftp")) &&
+            slashes != 2)
+            why = "a special scheme not followed by exactly //";
+        if (ieq(s, sn, "file") && slashes >= 4)
+            why = "file: with four or more slashes";
+    } else {
+        if (len >= 3 && memcmp(in, "///", 3) == 0)
+            why = "a reference starting with ///";
+        if (len >= 2 && (memcmp(in, "/\\", 2) == 0 || memcmp(in, "\\\\", 2) == 0))
+            why = "a reference starting with /\\ or \\\\";
+    }
+    if (why != NULL && !(f & F(AMBIGUOUS_AUTHORITY)))
+        fuzz_fail("ambiguous_authority not set: %s (flags: %s)", why, flag_list(f, buf, sizeof buf));
+
+    /* overlong_utf8: escapes C0/C1 followed by an escaped continuation byte */
+    int ovl = 0;
+    for (size_t i = 0; i + 5 < len; i++)
+        if (esc_at(in, len, i) && esc_at(in, len, i + 3)) {
+            unsigned b0 = hv((unsigned char)in[i + 1]) * 16 + hv((unsigned char)in[i + 2]);
+            unsigned b1 = hv((unsigned char)in[i + 4]) * 16 + hv((unsigned char)in[i + 5]);
+            if ((b0 == 0xc0 || b0 == 0xc1) && b1 >= 0x80 && b1 <= 0xbf)
+                ovl = 1;
+        }
+    if (ovl && !(f & F(OVERLONG_UTF8)))
+        fuzz_fail("overlong_utf8 not set for an escaped C0/C1 sequence");
+    if (f & F(OVERLONG_UTF8)) {
+        int lead = 0;
+        for (size_t i = 0; i + 5 < len; i++)
+            if (esc_at(in, len, i) && esc_at(in, len, i + 3)) {
+                unsigned b0 = hv((unsigned char)in[i + 1]) * 16 + hv((unsigned char)in[i + 2]);
+                if (b0 == 0xc0 || b0 == 0xc1 || b0 == 0xe0 || b0 == 0xf0 || b0 == 0xf8 || b0 == 0xfc)
+                    lead = 1;
+            }
+        FUZZ_ASSERT(lead, "overlong_utf8 without an escaped overlong lead byte");
+    }
+}
+
+static void check_verdict(const urisan_report *r, const urisan_decision *d)
+{
+    static const urisan_flags deny = F(INVALID) | F(TOO_LONG) | F(ESCAPED_CRLF) | F(ESCAPED_NUL) |
+                                     F(CTL_RAW) | F(DOT_ABOVE_ROOT) | F(PASSWORD) |
+                                     F(DANGEROUS_SCHEME) | F(AMBIGUOUS_AUTHORITY) |
+                                     F(IP_OBFUSCATED);
+    urisan_verdict want = (r->flags & deny) ? URISAN_DENY : r->flags ? URISAN_FLAGGED : URISAN_ALLOW;
+    FUZZ_ASSERT(d->verdict == want, "default policy verdict %s, expected %s",
+                urisan_verdict_name(d->verdict), urisan_verdict_name(want));
+    FUZZ_ASSERT(d->deny_flags == (r->flags & deny), "deny_flags are not flags & default deny set");
+    FUZZ_ASSERT(d->rules == 0, "default policy denied by a rule");
+    FUZZ_ASSERT((d->deny_flags | d->flag_flags) == r->flags || d->verdict == URISAN_DENY,
+                "some flag neither denied nor reported");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *in = fuzz_dup(data, size);
+    urisan_uri u;
+    urisan_parse(in, size, NULL, &u, NULL);
+    urisan_report r1, r2;
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0xff, sizeof r2);
+    urisan_status s1 = urisan_analyze(in, size, &u, NULL, &r1);
+    urisan_status s2 = urisan_analyze(in, size, &u, NULL, &r2);
+    FUZZ_ASSERT(s1 == s2 && r1.flags == r2.flags && r1.ip_family == r2.ip_family &&
+                    memcmp(r1.ip, r2.ip, r1.ip_family == 6 ? 16 : r1.ip_family == 4 ? 4 : 0) == 0,
+                "analyze is not deterministic");
+    FUZZ_ASSERT(s1 == URISAN_OK, "analyze returned %s", fuzz_status(s1));
+    check_flags(in, size, &u, &r1);
+
+    urisan_decision d1, d2;
+    urisan_decide(in, size, &u, &r1, NULL, &d1);
+    urisan_decide(in, size, &u, &r1, NULL, &d2);
+    FUZZ_ASSERT(memcmp(&d1, &d2, sizeof d1) == 0 || (d1.verdict == d2.verdict &&
+                d1.deny_flags == d2.deny_flags && d1.flag_flags == d2.flag_flags &&
+                d1.rules == d2.rules), "decide is not deterministic");
+    check_verdict(&r1, &d1);
+
+    urisan_uri cu;
+    urisan_report cr;
+    urisan_decision cd, cd2;
+    urisan_check(in, size, NULL, &cu, &cr, &cd);
+    FUZZ_ASSERT(cr.flags == r1.flags && cd.verdict == d1.verdict &&
+                    cd.deny_flags == d1.deny_flags && cd.flag_flags == d1.flag_flags,
+                "urisan_check differs from parse + analyze + decide");
+    urisan_check(in, size, NULL, &cu, &cr, &cd2);
+    FUZZ_ASSERT(cd2.verdict == cd.verdict && cd2.deny_flags == cd.deny_flags,
+                "urisan_check is not deterministic");
+    fuzz_done(in);
+    return 0;
+}
