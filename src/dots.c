@@ -1,0 +1,386 @@
+/*
+ * dots.c - RFC 3986 5.2.4 remove_dot_segments, linear, without a stack.
+ *
+ * The RFC describes the algorithm as string rewriting on an input and an
+ * output buffer; done literally (or with repeated search-and-replace) it
+ * is quadratic on "/../../.." and needs a scratch buffer. We compute the
+ * same result by reading the segments right to left with one counter:
+ * a ".." makes the next kept segment to its left disappear, so a segment
+ * survives exactly when no unmatched ".." is pending when we reach it.
+ * That is bracket matching, the same answer the RFC's left-to-right
+ * stack gives, in O(n) time and O(1) space.
+ *
+ * Two passes: the first counts (length, popped-above-root count, shape),
+ * the second writes backwards from the end of the already-known length,
+ * so the caller's buffer is the only memory touched and *needed can be
+ * reported without writing anything.
+ *
+ * The path is given as two pieces a ++ b, so resolution can run on the
+ * 5.2.3 merge (base directory ++ reference path) without copying it.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct {
+    const char *a, *b;
+    size_t alen, n;
+} rope;
+
+static inline unsigned char at(const rope *r, size_t i)
+{
+    return (unsigned char)(i < r->alen ? r->a[i] : r->b[i - r->alen]);
+}
+
+/* A valid "%" HEXDIG HEXDIG starting at i and ending by e (2.1). */
+static inline bool esc_at(const rope *r, size_t i, size_t e)
+{
+    return i + 2 < e && at(r, i) == '%' && cc_is(at(r, i + 1), CC_HEX) &&
+           cc_is(at(r, i + 2), CC_HEX);
+}
+
+static inline unsigned char upper_hex(unsigned char c)
+{
+    return (c >= 'a' && c <= 'f') ? (unsigned char)(c - ('a' - 'A')) : c;
+}
+
+enum { SEG_NORMAL, SEG_DOT, SEG_DOTDOT };
+
+/*
+ * Classify the segment [s, e). "." and ".." are complete segments only
+ * (5.2.4; "..g" and "g." are ordinary). With pct, "%2e" counts as a dot:
+ * it is the unreserved "." (2.3) and 6.2.2.2 decodes it, so a server that
+ * decodes first sees a dot segment (SPEC section 3). At most three
+ * iterations: the loop gives up at the third unit.
+ */
+static int seg_kind(const rope *r, size_t s, size_t e, bool pct, bool *enc)
+{
+    size_t dots = 0, i = s;
+    bool pc = false;
+
+    while (i < e) {
+        if (dots == 2)
+            return SEG_NORMAL;
+        if (at(r, i) == '.') {
+            dots++;
+            i++;
+        } else if (pct && esc_at(r, i, e) && at(r, i + 1) == '2' &&
+                   (at(r, i + 2) | 0x20) == 'e') {
+            dots++;
+            i += 3;
+            pc = true;
+        } else {
+            return SEG_NORMAL;
+        }
+    }
+    if (dots == 0)
+        return SEG_NORMAL;
+    *enc = pc;
+    return dots == 1 ? SEG_DOT : SEG_DOTDOT;
+}
+
+/*
+ * Output form of the segment [s, e): a copy, or with normesc the 6.2.2.1
+ * / 6.2.2.2 normal form (escapes of unreserved characters decoded, other
+ * escapes with upper-case hex). Returns the length; writes when w != NULL.
+ */
+static size_t seg_out(const rope *r, size_t s, size_t e, bool normesc, char *w)
+{
+    size_t k = 0;
+
+    if (!normesc) {
+        if (w != NULL)
+            for (size_t i = s; i < e; i++)
+                w[k++] = (char)at(r, i);
+        return e - s;
+    }
+    for (size_t i = s; i < e;) {
+        if (esc_at(r, i, e)) {
+            unsigned char hi = at(r, i + 1), lo = at(r, i + 2);
+            unsigned char v = (unsigned char)(hexval(hi) * 16 + hexval(lo));
+            if (cc_is(v, CC_UNRES)) {
+                if (w != NULL)
+                    w[k] = (char)v;
+                k++;
+            } else {
+                if (w != NULL) {
+                    w[k] = '%';
+                    w[k + 1] = (char)upper_hex(hi);
+                    w[k + 2] = (char)upper_hex(lo);
+                }
+                k += 3;
+            }
+            i += 3;
+        } else {
+            if (w != NULL)
+                w[k] = (char)at(r, i);
+            k++;
+            i++;
+        }
+    }
+    return k;
+}
+
+typedef struct {
+    size_t body;        /* sum of 1 + len over kept segments ("/" seg) */
+    size_t emitted;     /* kept segments */
+    size_t skip;        /* ".." left unmatched at the left end */
+    size_t lm_s, lm_e;  /* the leftmost kept segment */
+    bool first_kept;    /* the region's first segment was kept */
+    bool dots, pct;
+} walk_res;
+
+static void emit(const rope *r, size_t s, size_t e, bool normesc, char **w,
+                 size_t total, bool rootless, walk_res *o)
+{
+    size_t k = seg_out(r, s, e, normesc, NULL);
+
+    o->emitted++;
+    o->body += 1 + k;
+    o->lm_s = s;
+    o->lm_e = e;
+    if (*w != NULL) {
+        *w -= k;
+        (void)seg_out(r, s, e, normesc, *w);
+        /* Every kept segment is "/" seg, except the first one of a
+           rootless result ("a/b", not "/a/b"). */
+        if (!(rootless && o->emitted == total)) {
+            *w -= 1;
+            **w = '/';
+        }
+    }
+}
+
+/*
+ * One right-to-left pass over the segments of the region [lo, n).
+ * wend == NULL counts; otherwise writes backwards ending at wend, using
+ * total (kept segments, from the counting pass) to spot the leftmost.
+ */
+static void walk(const rope *r, size_t lo, unsigned mode, char *wend,
+                 size_t total, bool rootless, walk_res *o)
+{
+    bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
+    bool normesc = (mode & URISAN_DOTS_NORMESC) != 0;
+    size_t pos = r->n;
+    bool rightmost = true;
+    char *w = wend;
+
+    memset(o, 0, sizeof *o);
+    for (;;) {
+        size_t s = pos;
+        while (s > lo && at(r, s - 1) != '/')
+            s--;
+        bool enc = false;
+        int kind = seg_kind(r, s, pos, pct, &enc);
+        if (kind != SEG_NORMAL) {
+            o->dots = true;
+            o->pct = o->pct || enc;
+            /* 5.2.4 B and C: a final "/." or "/.." is replaced by "/",
+               which step E then moves to the output: an empty last
+               segment ("/a/b/.." -> "/a/"). */
+            if (rightmost)
+                emit(r, pos, pos, normesc, &w, total, rootless, o);
+        }
+        rightmost = false;
+        if (kind == SEG_DOTDOT) {
+            o->skip++;
+        } else if (kind == SEG_NORMAL) {
+            if (o->skip > 0) {
+                o->skip--; /* 5.2.4 C: popped by a ".." to its right */
+            } else {
+                emit(r, s, pos, normesc, &w, total, rootless, o);
+                if (s == lo)
+                    o->first_kept = true;
+            }
+        }
+        if (s == lo)
+            break;
+        pos = s - 1; /* step over the "/" */
+    }
+}
+
+/* Forward scan for the first ".." that has nothing to pop (for an error
+   offset); only run when there is one. */
+static size_t first_above(const rope *r, size_t lo, bool pct)
+{
+    size_t depth = 0, i = lo;
+
+    for (;;) {
+        size_t e = i;
+        while (e < r->n && at(r, e) != '/')
+            e++;
+        bool enc = false;
+        int kind = seg_kind(r, i, e, pct, &enc);
+        if (kind == SEG_NORMAL)
+            depth++;
+        else if (kind == SEG_DOTDOT) {
+            if (depth == 0)
+                return i;
+            depth--;
+        }
+        if (e >= r->n)
+            return lo;
+        i = e + 1;
+    }
+}
+
+static bool has_colon(const rope *r, size_t s, size_t e)
+{
+    for (size_t i = s; i < e; i++)
+        if (at(r, i) == ':')
+            return true;
+    return false;
+}
+
+void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
+                        unsigned mode, char *out, size_t cap,
+                        urisan_dots_info *info)
+{
+    rope r = { alen ? a : "", blen ? b : "", alen, alen + blen };
+    unsigned m = mode & URISAN_DOTS_MODE;
+    bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
+    size_t lo = 0, stripped = 0;
+    bool rooted_in = false;
+
+    memset(info, 0, sizeof *info);
+    if (r.n == 0)
+        return;
+    if (at(&r, 0) == '/') {
+        rooted_in = true;
+        lo = 1;
+    } else if (m == URISAN_DOTS_RFC) {
+        /* 5.2.4 A and D: leading "../" and "./" of a rootless path are
+           removed, and a lone "." or "..". Each such ".." climbs above
+           the start of the path. If what is left starts with "/" (".//g"
+           -> "/g"), the rest is processed as an absolute path. */
+        size_t i = 0;
+        for (;;) {
+            size_t e = i;
+            while (e < r.n && at(&r, e) != '/')
+                e++;
+            bool enc = false;
+            int kind = seg_kind(&r, i, e, pct, &enc);
+            if (kind == SEG_NORMAL)
+                break;
+            info->dots = true;
+            info->pct_dot = info->pct_dot || enc;
+            if (kind == SEG_DOTDOT) {
+                if (stripped == 0)
+                    info->first_above = i;
+                stripped++;
+            }
+            if (e == r.n) {
+                i = r.n;
+                break;
+            }
+            i = e + 1;
+        }
+        info->above = stripped;
+        if (i == r.n)
+            return; /* nothing left: the empty path */
+        if (at(&r, i) == '/') {
+            rooted_in = true;
+            lo = i + 1;
+        } else {
+            lo = i;
+        }
+    }
+
+    walk_res w1;
+    walk(&r, lo, mode, NULL, 0, false, &w1);
+    info->dots = info->dots || w1.dots;
+    info->pct_dot = info->pct_dot || w1.pct;
+    info->above = stripped + w1.skip;
+    if (stripped == 0 && w1.skip > 0)
+        info->first_above = first_above(&r, lo, pct);
+
+    /* Shape of the result: prefix ++ kept segments. */
+    const char *pre = "";
+    size_t prelen = 0, prerep = 0;
+    bool rootless;
+    bool starts_empty = w1.lm_s == w1.lm_e; /* first kept segment is "" */
+    bool noauth = (mode & URISAN_DOTS_NOAUTH) != 0;
+
+    if (rooted_in || (m == URISAN_DOTS_RFC && !w1.first_kept)) {
+        /* Absolute result. In the RFC mode a rootless path whose first
+           segment is popped becomes absolute: 5.2.4 C removes "a" of
+           "a/../b" and E then moves "/b" ("foo:a/../b" -> "foo:/b"). */
+        rootless = false;
+        if (m == URISAN_DOTS_KEEP && rooted_in && w1.skip > 0) {
+            /* RFC 2396 5.2 step 6g / seed draft C.2: "/../g" stays. */
+            pre = "/..";
+            prerep = w1.skip;
+        } else if (noauth && starts_empty && w1.emitted >= 2) {
+            /* "//g" without an authority would re-parse with "g" as the
+               host; 5.2.4 suggests the "/." prefix, which is the same
+               path and idempotent under remove_dot_segments. */
+            pre = "/.";
+            prerep = 1;
+        }
+    } else if (m == URISAN_DOTS_RFC) {
+        rootless = true; /* first segment kept: "a/b" stays rootless */
+    } else {
+        /* KEEP and RELREF on a rootless path: a relative path's leading
+           ".." are meaningful (4.2, RFC 2396 5.2 step 6g) and stay. */
+        rootless = true;
+        if (w1.skip > 0) {
+            pre = "../";
+            prerep = w1.skip;
+        } else if (starts_empty ||
+                   (m == URISAN_DOTS_RELREF && has_colon(&r, w1.lm_s, w1.lm_e))) {
+            /* A first segment "" would make it "/x" (absolute, or "//x",
+               an authority); a first segment with ":" would read as a
+               scheme (4.2). "./" keeps the same path. */
+            pre = "./";
+            prerep = 1;
+        }
+    }
+    for (const char *p = pre; *p; p++)
+        prelen++;
+    prelen *= prerep;
+    info->len = prelen + w1.body - (rootless ? 1 : 0);
+
+    if (out == NULL || info->len > cap)
+        return;
+    walk_res w2;
+    walk(&r, lo, mode, out + info->len, w1.emitted, rootless, &w2);
+    size_t k = 0;
+    for (size_t j = 0; j < prerep; j++)
+        for (const char *p = pre; *p; p++)
+            out[k++] = *p;
+}
+
+size_t urisan_norm_escapes(const char *in, size_t n, int lower, char *out)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < n;) {
+        if (is_escape_at(in, n, i)) {
+            unsigned char hi = (unsigned char)in[i + 1], lo = (unsigned char)in[i + 2];
+            unsigned char v = (unsigned char)(hexval(hi) * 16 + hexval(lo));
+            /* 6.2.2.2: only unreserved characters are decoded; a reserved
+               character, a control or a byte >= 0x80 keeps its escape,
+               whose hex digits are upper-cased (6.2.2.1). */
+            if (cc_is(v, CC_UNRES)) {
+                if (out != NULL)
+                    out[k] = (char)(lower ? lower_ascii(v) : v);
+                k++;
+            } else {
+                if (out != NULL) {
+                    out[k] = '%';
+                    out[k + 1] = (char)upper_hex(hi);
+                    out[k + 2] = (char)upper_hex(lo);
+                }
+                k += 3;
+            }
+            i += 3;
+        } else {
+            if (out != NULL)
+                out[k] = (char)(lower ? lower_ascii((unsigned char)in[i])
+                                      : (unsigned char)in[i]);
+            k++;
+            i++;
+        }
+    }
+    return k;
+}
