@@ -1,0 +1,246 @@
+/*
+ * cmd_squid.c - `urisan squid-acl [--policy FILE]`: a Squid external ACL
+ * helper (SPEC section 7; doc/squid.md).
+ *
+ * Squid writes one request per line:
+ *
+ *     [channel-ID SP] value [SP extras...] LF
+ *
+ * The channel-ID is there when external_acl_type has concurrency=N > 0;
+ * value is the request URL (%>ru or %'>ru); Squid appends the acl line's
+ * arguments (%DATA, "-" when there are none) as extras, which we ignore.
+ * We answer one line per request, in order:
+ *
+ *     [channel-ID SP] OK [log="flagged:reasons"]       allowed or flagged
+ *     [channel-ID SP] ERR message="..." log="reasons"  denied
+ *     [channel-ID SP] BH message="..."                 we could not judge
+ *
+ * The value is judged exactly as it arrives; we never percent-decode it.
+ * Squid hands escapes over unchanged (%0d%0a, %2e%2e and %00 arrive as
+ * written, tests/e2e/squid_e2e.py checks it with a real Squid), so
+ * decoding would judge a different string than the one Squid forwards:
+ * a client's "%0d" would become a raw CR here and stay "%0d" on the wire.
+ * With %>ru Squid itself %-escapes some characters (`\` as %5C, `~` as
+ * %7E, bytes >= 0x80) and leaves `%` alone, so even a "decode only what
+ * Squid escaped" step cannot tell Squid's %5C from a client's; with
+ * %'>ru the URL arrives byte for byte (doc/squid.md).
+ *
+ * Replies are flushed whenever no further complete request is already
+ * buffered, so an answer is never held behind a request that has not
+ * arrived; a burst from a concurrent Squid is answered with one write.
+ * A line of any length or content gives exactly one answer and never
+ * desynchronises us (cli_lines keeps a bounded prefix, drops the rest).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "squid-acl"
+
+/* Squid's channel-IDs are small decimal numbers (0 .. concurrency-1). A
+   longer run of digits is not a channel-ID but the start of the value. */
+#define SQUID_CHANNEL_MAX 20
+
+/* Room for one reply: channel-ID, result, reasons (a bounded set of
+   short names), message text. */
+#define SQUID_REPLY_MAX 4096
+
+/* Is the next complete line already in the reader's buffer, so that
+   cli_lines_next() will not block on read(2)? */
+static bool line_buffered(const cli_lines *rd)
+{
+    size_t avail = rd->in_len - rd->in_pos;
+    return avail > 0 && memchr(rd->in + rd->in_pos, '\n', avail) != NULL;
+}
+
+/*
+ * A kv-pair value in Squid's quoted form (squid.conf external_acl_type:
+ * "enclosed in double quotes (") and escaped using \ on any double
+ * quotes or \ characters within the value"). Squid turns "\r" and "\n"
+ * inside quotes into CR and LF; we never send a control byte at all, so
+ * a reply is always exactly one line.
+ */
+static void add_quoted(cli_buf *b, const char *prefix, const char *s, size_t n)
+{
+    cli_buf_addc(b, '"');
+    cli_buf_adds(b, prefix);   /* a literal without '"' or '\\' */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            cli_buf_addc(b, '\\');
+            cli_buf_addc(b, (char)c);
+        } else if (c < 0x20 || c >= 0x7f) {
+            cli_buf_addc(b, '?');
+        } else {
+            cli_buf_addc(b, (char)c);
+        }
+    }
+    cli_buf_addc(b, '"');
+}
+
+/* Reason names: the flags, then the policy rules, comma-separated. */
+static void add_reasons(cli_buf *b, urisan_flags flags, unsigned rules)
+{
+    bool any = false;
+    for (unsigned bit = 0; bit < 64; bit++) {
+        const char *name;
+        if (((flags >> bit) & 1u) == 0 ||
+            (name = urisan_flag_name((urisan_flag)bit)) == NULL)
+            continue;
+        if (any)
+            cli_buf_addc(b, ',');
+        cli_buf_adds(b, name);
+        any = true;
+    }
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (((rules >> r) & 1u) == 0)
+            continue;
+        if (any)
+            cli_buf_addc(b, ',');
+        cli_buf_adds(b, urisan_rule_reason_name((urisan_rule_reason)r));
+        any = true;
+    }
+}
+
+static bool internal_failure(urisan_status st)
+{
+    /* Statuses that say the library could not judge, as opposed to the
+       first validation error of a judged input. */
+    return st == URISAN_E_BAD_ARGUMENT || st == URISAN_E_NOSPACE ||
+           st == URISAN_E_BAD_POLICY;
+}
+
+/* The reply to one request line (without LF) into out. */
+static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
+                   const urisan_policy *pol)
+{
+    size_t i = 0;
+
+    /* [channel-ID SP]: digits then a space. The value never starts that
+       way: %>ru is a URL or, for CONNECT, host:port. */
+    while (i < len && i <= SQUID_CHANNEL_MAX && p[i] >= '0' && p[i] <= '9')
+        i++;
+    size_t vstart = 0;
+    cli_buf_clear(out);
+    if (i > 0 && i <= SQUID_CHANNEL_MAX && i < len && p[i] == ' ') {
+        cli_buf_add(out, p, i);
+        cli_buf_addc(out, ' ');
+        vstart = i + 1;
+    }
+    size_t chan_len = out->len;
+
+    /* The value runs to the next space: Squid escapes the spaces inside a
+       value, and extras follow after one. When the line was longer than
+       we keep, a value that runs to the end of the kept bytes is longer
+       than max_uri, so urisan_check reports too_long. */
+    const char *v = p + vstart;
+    const char *sp = memchr(v, ' ', len - vstart);
+    size_t vlen = sp ? (size_t)(sp - v) : len - vstart;
+
+    if (vlen == 0) {
+        cli_buf_adds(out, "ERR message=\"urisan: no URL in the request\" log=\"empty\"");
+        return;
+    }
+
+    urisan_uri uri;
+    urisan_report rep;
+    urisan_decision dec;
+    memset(&dec, 0, sizeof dec);
+    dec.verdict = URISAN_DENY;  /* fail closed if it were left unset */
+    urisan_status st = urisan_check(v, vlen, pol, &uri, &rep, &dec);
+    if (internal_failure(st)) {
+        cli_buf_adds(out, "BH message=\"urisan: ");
+        cli_buf_adds(out, urisan_status_name(st));
+        cli_buf_addc(out, '"');
+        return;
+    }
+
+    cli_buf_clear(tmp);
+    if (dec.verdict == URISAN_DENY) {
+        add_reasons(tmp, dec.deny_flags, dec.rules);
+        if (tmp->len == 0)
+            cli_buf_adds(tmp, "denied");
+        cli_buf_adds(out, "ERR message=");
+        add_quoted(out, "urisan denied the URL: ", tmp->p, tmp->len);
+        cli_buf_adds(out, " log=");
+        add_quoted(out, "", tmp->p, tmp->len);
+    } else if (dec.verdict == URISAN_FLAGGED && dec.flag_flags != 0) {
+        add_reasons(tmp, dec.flag_flags, 0);
+        cli_buf_adds(out, "OK log=");
+        add_quoted(out, "flagged:", tmp->p, tmp->len);
+    } else {
+        cli_buf_adds(out, "OK");
+    }
+
+    if (out->failed || tmp->failed) {
+        /* Cannot happen with SQUID_REPLY_MAX, but never send half a
+           reply: say we could not judge. */
+        cli_buf_clear(out);
+        cli_buf_clear(tmp);
+        cli_buf_add(out, p, chan_len);
+        cli_buf_adds(out, "BH message=\"urisan: reply too long\"");
+    }
+}
+
+int cmd_squid_acl(int argc, char **argv)
+{
+    cli_opt opts[] = {
+        { "--policy", true, NULL, false },
+    };
+    int nargs = 0;
+    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
+        return rc;
+    if (nargs != 0)
+        return cli_usage_error(CMD, "takes no operands (requests come on standard input)");
+
+    /* A policy we cannot load is a configuration error: exit, so that
+       Squid's cache.log shows the message, rather than answer anything. */
+    urisan_policy *pol = cli_policy_load(CMD, opts[0].value);
+    if (pol == NULL)
+        return CLI_EXIT_USAGE;
+
+    /* Keep the channel-ID, its space and max_uri + 1 bytes of value. */
+    size_t keep = cli_line_keep(urisan_policy_limits(pol)) + SQUID_CHANNEL_MAX + 1;
+    cli_lines rd;
+    if (!cli_lines_init(&rd, 0, keep)) {
+        free(pol);
+        return cli_fail(CMD, "out of memory");
+    }
+    static char obuf[65536];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+
+    cli_buf out, tmp;
+    cli_buf_init(&out, SQUID_REPLY_MAX);
+    cli_buf_init(&tmp, SQUID_REPLY_MAX);
+    int status = CLI_EXIT_OK;
+    for (;;) {
+        /* About to wait for input: nothing may stay behind in stdout. */
+        if (!line_buffered(&rd) && fflush(stdout) != 0) {
+            status = cli_fail(CMD, "write error on standard output: %s", strerror(errno));
+            break;
+        }
+        cli_line ln;
+        int r = cli_lines_next(&rd, &ln);
+        if (r == 0)
+            break;
+        if (r < 0) {
+            status = cli_fail(CMD, "standard input: %s", strerror(rd.err ? rd.err : errno));
+            break;
+        }
+        answer(&out, &tmp, ln.p, ln.len, pol);
+        if (!cli_out_buf(&out)) {
+            status = cli_fail(CMD, "write error on standard output: %s", strerror(errno));
+            break;
+        }
+    }
+    cli_buf_free(&out);
+    cli_buf_free(&tmp);
+    cli_lines_free(&rd);
+    free(pol);
+    return cli_finish(CMD, status);
+}
