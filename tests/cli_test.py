@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `urisan` command (SPEC section 7).
+
+Usage: cli_test.py PATH-TO-urisan   (meson passes the built binary)
+
+Every test runs the real binary. The core promise: exactly one answer per
+input, in order, whatever the bytes; JSON lines that a strict parser reads;
+the documented exit statuses.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
+SRCDIR = os.environ.get("URISAN_SRCDIR",
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+COMPONENT_KEYS = ["scheme", "userinfo", "host", "host_type", "port", "path",
+                  "query", "fragment"]
+CHECK_KEYS = ["uri", "valid", "error", "components", "host_ip", "flags",
+              "verdict", "reasons", "truncated", "length"]
+
+
+def run(args, stdin=b"", timeout=60):
+    return subprocess.run([URISAN] + args, input=stdin, capture_output=True,
+                          timeout=timeout)
+
+
+def lines_of(out):
+    """stdout split in lines; every line must end with LF."""
+    if out == b"":
+        return []
+    assert out.endswith(b"\n"), "output does not end with a newline"
+    return out[:-1].split(b"\n")
+
+
+def strict_json(line):
+    """Parse one output line: valid UTF-8, no raw control byte, one object."""
+    text = line.decode("utf-8")  # raises on invalid UTF-8
+    assert all(ord(ch) >= 0x20 and ord(ch) != 0x7F for ch in text), \
+        "raw control character in a JSON line"
+    obj = json.loads(text)
+    assert isinstance(obj, dict)
+    return obj
+
+
+def check_json(inputs, extra=(), sep=b"\n", final=b"\n"):
+    r = run(["check", "--json", *extra], sep.join(inputs) + final)
+    assert r.returncode in (0, 1), (r.returncode, r.stderr)
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert len(out) == len(inputs), f"{len(out)} lines for {len(inputs)} inputs"
+    return out, r
+
+
+def expected_uri(raw):
+    """What our JSON writer makes of raw bytes (see src/cli/json.h)."""
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c < 0x80:
+            out.append(chr(c))
+            i += 1
+            continue
+        for n in (4, 3, 2):
+            try:
+                ch = raw[i:i + n].decode("utf-8")
+                if len(ch) == 1:
+                    out.append(ch)
+                    i += n
+                    break
+            except UnicodeDecodeError:
+                pass
+        else:
+            out.append(chr(c))  # \u00XX of the byte's value
+            i += 1
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------
+# check --json: one valid JSON line per input, whatever the bytes
+
+NASTY = [
+    b"http://example.com/",
+    b"",
+    b"http://a\x00b/",
+    b"\xff\xfe%zz",
+    b"x" * 200000,
+    b"http://[::1]:80/a/../../b?c#d",
+    b"\t javascript:alert(1)",
+    b"http://a\rb/",                    # lone CR inside a line is data
+    b"http://h/\xc2\x85\xe2\x80\xa8",   # C1 control, U+2028
+    b"http://h/\xc0\xae\xed\xa0\x80",   # overlong, surrogate (raw)
+    b"\x7f\x1b[31m",
+    b"\"\\",
+]
+
+
+def test_nasty_inputs_give_one_json_line_each():
+    out, _ = check_json(NASTY)
+    for raw, obj in zip(NASTY, out):
+        assert list(obj.keys()) == CHECK_KEYS, list(obj.keys())
+        assert obj["uri"] == expected_uri(raw[:8193]), (raw[:40], obj["uri"][:40])
+        assert obj["length"] == len(raw)
+        assert list(obj["components"].keys()) == COMPONENT_KEYS
+        assert isinstance(obj["valid"], bool)
+        assert obj["verdict"] in ("allow", "flag", "deny")
+        assert all(isinstance(f, str) for f in obj["flags"])
+        assert obj["error"] is None or set(obj["error"]) == {"code", "offset", "message"}
+
+
+def test_crlf_lines_and_missing_final_newline():
+    inputs = [b"http://a/", b"", b"http://b/", b"http://c/"]
+    out, _ = check_json(inputs, sep=b"\r\n", final=b"")
+    assert [o["uri"] for o in out] == ["http://a/", "", "http://b/", "http://c/"]
+
+
+def test_empty_input_gives_no_output_and_exit_0():
+    r = run(["check", "--json"], b"")
+    assert r.returncode == 0 and r.stdout == b"", (r.returncode, r.stdout)
+
+
+def test_empty_lines_are_inputs():
+    out, _ = check_json([b"", b"", b""])
+    assert [o["uri"] for o in out] == ["", "", ""]
+
+
+def test_200000_byte_line_is_too_long_and_truncated():
+    big = b"http://h/" + b"a" * 200000
+    out, r = check_json([b"http://x/", big, b"http://y/"])
+    assert r.returncode == 1
+    o = out[1]
+    assert o["truncated"] is True and o["length"] == len(big)
+    assert o["valid"] is False and o["error"]["code"] == "too_long"
+    assert "too_long" in o["flags"] and o["verdict"] == "deny"
+    assert len(o["uri"]) <= 8193
+    assert out[0]["uri"] == "http://x/" and out[2]["uri"] == "http://y/"
+    assert out[0]["truncated"] is False
+
+
+def test_5_mb_line_does_not_stop_or_desync():
+    big = b"\xff" * (5 << 20)
+    out, _ = check_json([b"a", big + b"\r", b"b"], sep=b"\n")
+    assert out[1]["length"] == len(big)  # the CR of CRLF is not counted
+    assert out[1]["truncated"] is True
+    assert [out[0]["uri"], out[2]["uri"]] == ["a", "b"]
+
+
+def test_5_mb_line_with_crlf_reports_length_without_cr():
+    big = b"y" * (5 << 20)
+    out, _ = check_json([big, b"z"], sep=b"\r\n", final=b"\r\n")
+    assert out[0]["length"] == len(big)
+    assert out[1]["uri"] == "z"
+
+
+def test_components_shape():
+    out, _ = check_json([b"http://u:p@[::1]:8080/p?q#f", b"mailto:a@b", b"//h:", b"g"])
+    c = out[0]["components"]
+    assert c == {"scheme": "http", "userinfo": "u:p", "host": "[::1]",
+                 "host_type": "ipv6", "port": "8080", "path": "/p",
+                 "query": "q", "fragment": "f"}, c
+    assert out[0]["host_ip"] == "::1"
+    c = out[1]["components"]
+    assert c["host"] is None and c["host_type"] is None and c["path"] == "a@b"
+    c = out[2]["components"]
+    assert c["port"] == "" and c["host"] == "h" and c["scheme"] is None
+    assert out[3]["components"]["path"] == "g"
+
+
+def test_host_ip_is_the_deobfuscated_address():
+    out, _ = check_json([b"http://0x7f.1/", b"http://example.com/"])
+    assert out[0]["host_ip"] == "127.0.0.1"
+    assert "ip_obfuscated" in out[0]["flags"]
+    assert out[1]["host_ip"] is None
+
+
+def test_reasons_list_deny_reasons_first():
+    out, _ = check_json([b"http://u:p@127.0.0.1:8080/"])
+    o = out[0]
+    assert o["verdict"] == "deny"
+    assert o["reasons"][0] == "password", o["reasons"]
+    assert set(o["reasons"]) == set(o["flags"]), (o["reasons"], o["flags"])
+
+
+def test_allowed_uri_has_no_reasons_and_exit_0():
+    out, r = check_json([b"https://example.com/"])
+    assert out[0]["verdict"] == "allow" and out[0]["reasons"] == []
+    assert r.returncode == 0
+
+
+def test_flags_are_in_bit_order():
+    out, _ = check_json([b"http://u:p@h:25/%2e%2e/"])
+    order = ["invalid", "too_long", "nondefault_port", "reserved_port",
+             "userinfo", "password", "escaped_crlf", "escaped_nul",
+             "escaped_ctl", "ctl_raw", "whitespace", "non_ascii",
+             "invalid_escape", "double_encoding", "overlong_utf8",
+             "dot_segments", "encoded_dot", "dot_above_root"]
+    got = out[0]["flags"]
+    assert got == [f for f in order if f in got], got
+
+
+def test_arguments_take_precedence_over_stdin():
+    r = run(["check", "--json", "http://a/", "http://b/"], b"http://c/\n")
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert [o["uri"] for o in out] == ["http://a/", "http://b/"]
+
+
+def test_double_dash_ends_options():
+    r = run(["check", "--json", "--", "--json"])
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert [o["uri"] for o in out] == ["--json"]
+
+
+def test_text_mode_one_line_per_input():
+    inputs = NASTY + [b"http://a\x0bb", b"a\x00\x00\x00"]
+    r = run(["check"], b"\n".join(inputs) + b"\n")
+    assert r.returncode == 1
+    out = lines_of(r.stdout)
+    assert len(out) == len(inputs)
+    for line in out:
+        verdict = line.split(b" ", 1)[0]
+        assert verdict in (b"allow", b"flag", b"deny"), line[:80]
+        line.decode("utf-8")
+        assert b"\r" not in line and b"\x00" not in line
+    assert b"(truncated: 200000 bytes)" in out[4]
+
+
+def test_check_base_resolves_and_judges_merged_path():
+    out, r = check_json([b"../../../etc/passwd", b"g", b"//127.0.0.1/"],
+                        extra=["--base", "http://h/a/b/"])
+    assert r.returncode == 1
+    assert out[0]["resolved"] == "http://h/etc/passwd"
+    assert "dot_above_root" in out[0]["flags"] and out[0]["verdict"] == "deny"
+    assert out[0]["resolve_error"] is None
+    assert out[1]["resolved"] == "http://h/a/b/g" and out[1]["verdict"] == "allow"
+    assert out[2]["host_ip"] == "127.0.0.1"
+
+
+def test_check_base_must_be_absolute():
+    for base in ["relative/x", "http://a b/"]:
+        r = run(["check", "--base", base, "g"])
+        assert r.returncode == 2 and b"usage:" in r.stderr, (base, r.stderr)
+
+
+def test_example_file():
+    path = os.path.join(SRCDIR, "examples", "urls.txt")
+    with open(path, "rb") as f:
+        data = f.read()
+    n = len(lines_of(data))
+    r = run(["check", "--json"], data)
+    assert r.returncode == 1  # the file has risky URIs on purpose
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert len(out) == n
+    verdicts = {o["verdict"] for o in out}
+    assert verdicts == {"allow", "flag", "deny"}, verdicts
+
+
+# ----------------------------------------------------------------------
+# policy
+
+
+def write_tmp(text):
+    fd, path = tempfile.mkstemp(suffix=".policy")
+    with os.fdopen(fd, "wb") as f:
+        f.write(text)
+    return path
+
+
+def test_policy_error_reports_file_and_line():
+    path = write_tmp(b"# comment\ndeny invalid\nno-such-directive x\n")
+    try:
+        r = run(["check", "--policy", path, "http://a/"])
+        assert r.returncode == 2, r.returncode
+        err = r.stderr.decode()
+        assert err.startswith(f"{path}:3: "), err
+        assert r.stdout == b""
+    finally:
+        os.unlink(path)
+
+
+def test_policy_unknown_flag_line_number():
+    path = write_tmp(b"\n\n\n\ndeny no_such_flag\n")
+    try:
+        r = run(["check", "--json", "--policy", path], b"http://a/\n")
+        assert r.returncode == 2
+        assert r.stderr.decode().startswith(f"{path}:5: "), r.stderr
+    finally:
+        os.unlink(path)
+
+
+def test_missing_policy_file_is_exit_2():
+    r = run(["check", "--policy", "/nonexistent/urisan.policy", "http://a/"])
+    assert r.returncode == 2
+    assert b"/nonexistent/urisan.policy" in r.stderr
+
+
+def test_policy_changes_the_verdict():
+    path = write_tmp(b"deny nondefault_port\ndeny-host .evil.example\n")
+    try:
+        out, r = check_json([b"http://a:8080/", b"http://x.evil.example/", b"http://ok/"],
+                            extra=["--policy", path])
+        assert out[0]["verdict"] == "deny" and "nondefault_port" in out[0]["reasons"]
+        assert out[1]["verdict"] == "deny" and "host_denied" in out[1]["reasons"]
+        assert out[2]["verdict"] == "allow"
+    finally:
+        os.unlink(path)
+
+
+# ----------------------------------------------------------------------
+# resolve / normalize / equivalent
+
+BASE = "http://a/b/c/d;p?q"
+
+
+def test_resolve_rfc3986_examples():
+    cases = {"g": "http://a/b/c/g", "./g": "http://a/b/c/g", "../g": "http://a/b/g",
+             "//g": "http://g", "?y": "http://a/b/c/d;p?y", "#s": "http://a/b/c/d;p?q#s",
+             "": "http://a/b/c/d;p?q", "../../../g": "http://a/g", "g:h": "g:h",
+             "http:g": "http:g", "/./g": "http://a/g"}
+    r = run(["resolve", BASE, *cases.keys()])
+    assert r.returncode == 0, r.stderr
+    assert lines_of(r.stdout) == [v.encode() for v in cases.values()]
+
+
+def test_resolve_options():
+    r = run(["resolve", "--non-strict", BASE, "http:g"])
+    assert lines_of(r.stdout) == [b"http://a/b/c/g"]
+    r = run(["resolve", "--above-root=keep", BASE, "../../../g"])
+    assert lines_of(r.stdout) == [b"http://a/../g"]
+    r = run(["resolve", "--above-root", "reject", BASE, "../../../g", "g"])
+    out = lines_of(r.stdout)
+    assert out[0].startswith(b"error: above_root "), out
+    assert out[1] == b"http://a/b/c/g"
+    assert r.returncode == 1
+
+
+def test_resolve_error_line_format():
+    r = run(["resolve", BASE, "a b"])
+    out = lines_of(r.stdout)
+    assert len(out) == 1
+    parts = out[0].split(b" ", 3)
+    assert parts[0] == b"error:" and parts[2].isdigit(), out
+    assert r.returncode == 1
+
+
+def test_resolve_from_stdin_one_line_per_ref():
+    refs = [b"g", b"", b"\x00", b"\xff", b"x" * 300000, b"../x", b"a\rb"]
+    r = run(["resolve", BASE], b"\n".join(refs) + b"\n")
+    out = lines_of(r.stdout)
+    assert len(out) == len(refs), out
+    assert out[0] == b"http://a/b/c/g" and out[1] == BASE.encode()
+    r = run(["resolve", "--json", BASE], b"\n".join(refs) + b"\n")
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert len(out) == len(refs)
+    for o in out:
+        assert set(o) >= {"base", "ref", "result", "error", "flags"}
+    assert out[5]["result"] == "http://a/b/x"
+    assert out[4]["truncated"] is True and out[4]["result"] is None
+    assert out[4]["error"]["code"] == "too_long"
+
+
+def test_resolve_json_reports_dot_above_root():
+    r = run(["resolve", "--json", BASE, "../../../g"])
+    o = strict_json(lines_of(r.stdout)[0])
+    assert o["result"] == "http://a/g" and "dot_above_root" in o["flags"]
+    assert o["error"] is None
+
+
+def test_resolve_usage_errors():
+    for args in (["resolve"], ["resolve", "--above-root=sideways", BASE, "g"],
+                 ["resolve", "g", "h"], ["resolve", "--bogus", BASE]):
+        r = run(args)
+        assert r.returncode == 2 and b"usage:" in r.stderr, args
+
+
+def test_normalize_basics():
+    r = run(["normalize", "HTTP://Ex.COM:80/%7e/a/../b", "http://a b", "http://h"])
+    out = lines_of(r.stdout)
+    assert out[0] == b"http://ex.com/~/b", out
+    assert out[1].startswith(b"error: ")
+    assert out[2] == b"http://h/"
+    assert r.returncode == 1
+    r2 = run(["normalize", out[0].decode()])
+    assert lines_of(r2.stdout) == [out[0]] and r2.returncode == 0
+
+
+def test_normalize_stdin_and_json():
+    inputs = [b"HTTP://A/", b"", b"\xff", b"z" * 100000, b"http://a/%41"]
+    r = run(["normalize", "--json"], b"\n".join(inputs) + b"\n")
+    out = [strict_json(x) for x in lines_of(r.stdout)]
+    assert len(out) == len(inputs)
+    assert out[0]["result"] == "http://a/" and out[0]["error"] is None
+    assert out[3]["error"]["code"] == "too_long" and out[3]["truncated"] is True
+    assert out[4]["result"] == "http://a/A"
+    r = run(["normalize"], b"\n".join(inputs) + b"\n")
+    assert len(lines_of(r.stdout)) == len(inputs)
+
+
+def test_equivalent_exit_statuses():
+    assert run(["equivalent", "HTTP://Ex.COM:80", "http://ex.com/"]).returncode == 0
+    assert run(["equivalent", "http://a/", "http://b/"]).returncode == 1
+    r = run(["equivalent", "http://a b", "x"])
+    assert r.returncode == 2 and b"A:" in r.stderr
+    r = run(["equivalent", "x"])
+    assert r.returncode == 2 and b"usage:" in r.stderr
+
+
+# ----------------------------------------------------------------------
+# help, version, usage errors
+
+COMMANDS = ["check", "resolve", "normalize", "equivalent", "extract", "squid-acl"]
+
+
+def test_help_and_version():
+    r = run(["--help"])
+    assert r.returncode == 0
+    for c in COMMANDS:
+        assert c.encode() in r.stdout
+    for c in COMMANDS:
+        r = run([c, "--help"])
+        assert r.returncode == 0 and r.stdout.startswith(f"usage: urisan {c}".encode()), c
+    r = run(["--version"])
+    assert r.returncode == 0 and r.stdout.startswith(b"urisan ")
+
+
+def test_usage_errors_exit_2_with_usage():
+    for args in ([], ["frobnicate"], ["--frobnicate"], ["check", "--nope"],
+                 ["check", "--policy"], ["check", "--json=1"], ["normalize", "-x"]):
+        r = run(args)
+        assert r.returncode == 2, (args, r.returncode)
+        assert b"usage:" in r.stderr, args
+        assert r.stdout == b"", args
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items())
+             if n.startswith("test_") and callable(f)]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print(f"ok   {name}")
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc(file=sys.stdout)
+    print(f"{len(tests) - failed}/{len(tests)} passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
