@@ -1,0 +1,950 @@
+/*
+ * test_flags.c - risk analysis (SPEC 3): every flag with positive and
+ * negative cases (each SPEC 3 example among them), every implication, the
+ * attack payload classes, de-obfuscated addresses and their text.
+ *
+ * Every input is placed flush against a PROT_NONE page (guard.h), so a
+ * one-byte overread in the analysis faults.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "testdata.h"
+#include "urisan.h"
+
+#define F(n) URISAN_F(n)
+
+/* Analyse in[0..len) as urisan_check does (default policy). */
+static urisan_flags analyse(const char *in, size_t len, urisan_report *rep_out)
+{
+    guard_buf g = {0};
+    const char *s = guard_place(&g, in, len);
+    ck_assert_ptr_nonnull(s);
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_check(s, len, NULL, &u, &r, &d);
+    guard_free(&g);
+    if (rep_out)
+        *rep_out = r;
+    return r.flags;
+}
+
+static char *flag_list(urisan_flags f, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int b = 0; b < URISAN_FLAG_COUNT_; b++)
+        if ((f >> b) & 1)
+            o += (size_t)snprintf(buf + o, o < cap ? cap - o : 0, "%s%s", o ? " " : "",
+                                  urisan_flag_name((urisan_flag)b));
+    return buf;
+}
+
+/* ---------------------------------------------------------------------- */
+/* One flag at a time: {input, length (0: strlen), flag, expected}          */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *in;
+    size_t len;
+    urisan_flag flag;
+    int set;
+} fcase;
+
+#define Y(flag, in) {in, 0, URISAN_FLAG_##flag, 1}
+#define N(flag, in) {in, 0, URISAN_FLAG_##flag, 0}
+#define YL(flag, in) {in, sizeof(in) - 1, URISAN_FLAG_##flag, 1}
+#define NL(flag, in) {in, sizeof(in) - 1, URISAN_FLAG_##flag, 0}
+
+static const fcase fcases[] = {
+    /* invalid: not an RFC 3986 URI-reference */
+    Y(INVALID, "http://h/a b"), Y(INVALID, "http://h:65536/"), Y(INVALID, "1http://h/"),
+    Y(INVALID, "http://h/<x>"), Y(INVALID, "http://[::1/"), Y(INVALID, "http://h/%zz"),
+    Y(INVALID, "http://[fe80::1%eth0]/"),
+    N(INVALID, "http://example.com/"), N(INVALID, "mailto:a@b"), N(INVALID, ""),
+    N(INVALID, "/p?q#f"), N(INVALID, "//h:65535"), N(INVALID, "http://[fe80::1%25eth0]/"),
+
+    /* nondefault_port: numeric compare, no default without a scheme */
+    Y(NONDEFAULT_PORT, "http://h:8080/"), Y(NONDEFAULT_PORT, "https://h:80/"),
+    Y(NONDEFAULT_PORT, "//h:80/"), Y(NONDEFAULT_PORT, "foo://h:1/"),
+    Y(NONDEFAULT_PORT, "http://h:0/"), Y(NONDEFAULT_PORT, "http://h:99999/"),
+    Y(NONDEFAULT_PORT, "ssh://h:2222/"),
+    N(NONDEFAULT_PORT, "http://h:80/"), N(NONDEFAULT_PORT, "http://h:080/"),
+    N(NONDEFAULT_PORT, "http://h:/"), N(NONDEFAULT_PORT, "https://h:443/"),
+    N(NONDEFAULT_PORT, "HTTP://h:0000080/"), N(NONDEFAULT_PORT, "http://h/"),
+    N(NONDEFAULT_PORT, "//h:/"), N(NONDEFAULT_PORT, "http://h:8a/"),
+    N(NONDEFAULT_PORT, "tftp://h:69/"), N(NONDEFAULT_PORT, "prospero://h:1525/"),
+    N(NONDEFAULT_PORT, "http://h/:8080"),
+
+    /* reserved_port: nondefault and 0-1023 */
+    Y(RESERVED_PORT, "http://h:25/"), Y(RESERVED_PORT, "https://h:80/"),
+    Y(RESERVED_PORT, "foo://h:1023/"), Y(RESERVED_PORT, "http://h:0/"),
+    Y(RESERVED_PORT, "//h:110/"), Y(RESERVED_PORT, "http://h:023/"),
+    N(RESERVED_PORT, "http://h:1024/"), N(RESERVED_PORT, "http://h:80/"),
+    N(RESERVED_PORT, "http://h:8080/"), N(RESERVED_PORT, "smtp://h:25/"),
+    N(RESERVED_PORT, "http://h:/"), N(RESERVED_PORT, "http://h:65536/"),
+
+    /* userinfo: "@" in the authority, an empty userinfo counts */
+    Y(USERINFO, "http://u@h/"), Y(USERINFO, "http://@h/"), Y(USERINFO, "http://u:p@h/"),
+    Y(USERINFO, "//a@b"), Y(USERINFO, "http://a@b@c/"),
+    N(USERINFO, "http://h/"), N(USERINFO, "mailto:a@b"), N(USERINFO, "http://h/@x"),
+    N(USERINFO, "http://h?@x"), N(USERINFO, "http://h#@x"),
+
+    /* password: ":" in the userinfo, even an empty password */
+    Y(PASSWORD, "http://u:p@h/"), Y(PASSWORD, "http://u:@h/"), Y(PASSWORD, "ftp://:@h/"),
+    Y(PASSWORD, "http://a:b@c@d/"),
+    N(PASSWORD, "http://u@h/"), N(PASSWORD, "http://h:80/"), N(PASSWORD, "mailto:a:b@c"),
+    N(PASSWORD, "http://u@h:80/"),
+
+    /* escaped_crlf: %0d or %0a, any case */
+    Y(ESCAPED_CRLF, "http://h/%0d"), Y(ESCAPED_CRLF, "http://h/%0A"),
+    Y(ESCAPED_CRLF, "http://h/?q=%0D"), Y(ESCAPED_CRLF, "pop3://h/1%0d%0aDELE%201"),
+    Y(ESCAPED_CRLF, "http://h%0a/"), Y(ESCAPED_CRLF, "#%0a"),
+    N(ESCAPED_CRLF, "http://h/%0e"), N(ESCAPED_CRLF, "http://h/%250d"),
+    N(ESCAPED_CRLF, "http://h/0d0a"), NL(ESCAPED_CRLF, "http://h/\r\n"),
+    N(ESCAPED_CRLF, "http://h/%d0"),
+
+    /* escaped_nul: %00 */
+    Y(ESCAPED_NUL, "http://h/%00"), Y(ESCAPED_NUL, "http://h/%00x"), Y(ESCAPED_NUL, "?%00"),
+    Y(ESCAPED_NUL, "http://h%00.com/"),
+    N(ESCAPED_NUL, "http://h/%2500"), N(ESCAPED_NUL, "http://h/%01"), N(ESCAPED_NUL, "/0"),
+    NL(ESCAPED_NUL, "/a\0b"),
+
+    /* escaped_ctl: %00-%1f, %7f */
+    Y(ESCAPED_CTL, "/%01"), Y(ESCAPED_CTL, "/%1f"), Y(ESCAPED_CTL, "/%7F"),
+    Y(ESCAPED_CTL, "/%00"), Y(ESCAPED_CTL, "/%0d"), Y(ESCAPED_CTL, "/%09"),
+    N(ESCAPED_CTL, "/%20"), N(ESCAPED_CTL, "/%7e"), N(ESCAPED_CTL, "/%80"),
+    N(ESCAPED_CTL, "/%2501"), NL(ESCAPED_CTL, "/\x01"),
+
+    /* ctl_raw: a raw 0x00-0x1F or 0x7F */
+    YL(CTL_RAW, "a\x01" "b"), YL(CTL_RAW, "a\x7f"), YL(CTL_RAW, "a\0b"), YL(CTL_RAW, "a\tb"),
+    YL(CTL_RAW, "http://h/\r\n"),
+    N(CTL_RAW, "a%01"), N(CTL_RAW, "a b"), N(CTL_RAW, "http://h/\xc3\xa9"),
+    N(CTL_RAW, "http://h/~"),
+
+    /* whitespace: raw SP TAB LF VT FF CR */
+    Y(WHITESPACE, "a b"), Y(WHITESPACE, "a\tb"), Y(WHITESPACE, "a\x0b" "b"),
+    Y(WHITESPACE, "a\x0c" "b"), Y(WHITESPACE, "http://h/\r"), Y(WHITESPACE, "\nhttp://h/"),
+    N(WHITESPACE, "a%20b"), N(WHITESPACE, "a+b"), N(WHITESPACE, "a\x01" "b"),
+    N(WHITESPACE, "http://h/\xc2\xa0"),
+
+    /* non_ascii: a raw byte >= 0x80 */
+    Y(NON_ASCII, "http://\xc3\xa9/"), Y(NON_ASCII, "/\xff"), Y(NON_ASCII, "http://h/\xc3\xa9"),
+    Y(NON_ASCII, "http://h/?\x80"),
+    N(NON_ASCII, "/%c3%a9"), N(NON_ASCII, "http://h/"), N(NON_ASCII, "a\x7f"),
+
+    /* invalid_escape: "%" not followed by two hex digits */
+    Y(INVALID_ESCAPE, "/%"), Y(INVALID_ESCAPE, "/%g0"), Y(INVALID_ESCAPE, "/%0"),
+    Y(INVALID_ESCAPE, "/a%2"), Y(INVALID_ESCAPE, "http://h/%%32%65"),
+    Y(INVALID_ESCAPE, "#%x"),
+    N(INVALID_ESCAPE, "/%2f"), N(INVALID_ESCAPE, "/%aF"), N(INVALID_ESCAPE, "/100%25"),
+    N(INVALID_ESCAPE, "/%252e"),
+
+    /* double_encoding: one decoding pass makes a new escape */
+    Y(DOUBLE_ENCODING, "/%252e"), Y(DOUBLE_ENCODING, "/%2500"), Y(DOUBLE_ENCODING, "/%%32%65"),
+    Y(DOUBLE_ENCODING, "/%25%32%65"), Y(DOUBLE_ENCODING, "http://h/?a=%252F"),
+    Y(DOUBLE_ENCODING, "/%4%31"),
+    N(DOUBLE_ENCODING, "/%25"), N(DOUBLE_ENCODING, "/%2e"), N(DOUBLE_ENCODING, "/%25zz"),
+    N(DOUBLE_ENCODING, "/%%"), N(DOUBLE_ENCODING, "/%41%42"), N(DOUBLE_ENCODING, "/100%25%20"),
+
+    /* overlong_utf8: consecutive escapes forming an overlong sequence */
+    Y(OVERLONG_UTF8, "/%c0%ae"), Y(OVERLONG_UTF8, "/%c0%af"), Y(OVERLONG_UTF8, "/%c1%9c"),
+    Y(OVERLONG_UTF8, "/%e0%80%ae"), Y(OVERLONG_UTF8, "/%c0%80"),
+    Y(OVERLONG_UTF8, "/%f0%80%80%af"), Y(OVERLONG_UTF8, "/%f8%80%80%80%af"),
+    Y(OVERLONG_UTF8, "/%fc%80%80%80%80%af"), Y(OVERLONG_UTF8, "http://h/%c0%ae%c0%ae/"),
+    Y(OVERLONG_UTF8, "/%C0%AE"), Y(OVERLONG_UTF8, "/%e0%c0%ae"),
+    N(OVERLONG_UTF8, "/%c3%a9"), NL(OVERLONG_UTF8, "/\xc0\xae"), N(OVERLONG_UTF8, "/%25c0%25ae"),
+    N(OVERLONG_UTF8, "/%c0"), N(OVERLONG_UTF8, "/%c0.%ae"), N(OVERLONG_UTF8, "/%e0%a0%80"),
+    N(OVERLONG_UTF8, "/%f0%90%80%80"), N(OVERLONG_UTF8, "/%c0\xae"),
+
+    /* dot_segments: a complete "." or ".." segment, "/" separates */
+    Y(DOT_SEGMENTS, "/a/./b"), Y(DOT_SEGMENTS, "/a/../b"), Y(DOT_SEGMENTS, "a/.."),
+    Y(DOT_SEGMENTS, "/."), Y(DOT_SEGMENTS, "http://h/%2e/"), Y(DOT_SEGMENTS, ".."),
+    Y(DOT_SEGMENTS, "http://h/a/.%2E"),
+    N(DOT_SEGMENTS, "/a.b"), N(DOT_SEGMENTS, "/.../"), N(DOT_SEGMENTS, "/a?x=/../"),
+    N(DOT_SEGMENTS, "/a#/../"), N(DOT_SEGMENTS, "/..a"), N(DOT_SEGMENTS, "/a/%2e%2e%2e/"),
+    N(DOT_SEGMENTS, "http://h/..%2f"), N(DOT_SEGMENTS, "http://../"),
+    N(DOT_SEGMENTS, "/%252e/"),
+
+    /* encoded_dot: a dot segment with at least one %2e */
+    Y(ENCODED_DOT, "/%2e/"), Y(ENCODED_DOT, "/%2E%2e/"), Y(ENCODED_DOT, "/.%2e/x"),
+    Y(ENCODED_DOT, "%2e"), Y(ENCODED_DOT, "http://h/a/%2E"),
+    N(ENCODED_DOT, "/../"), N(ENCODED_DOT, "/%2ex/"), N(ENCODED_DOT, "/a?%2e%2e"),
+    N(ENCODED_DOT, "/%252e/"), N(ENCODED_DOT, "http://%2e%2e/"),
+
+    /* dot_above_root: remove_dot_segments pops past the root */
+    Y(DOT_ABOVE_ROOT, "/../x"), Y(DOT_ABOVE_ROOT, "/a/../../x"),
+    Y(DOT_ABOVE_ROOT, "http://h/%2e%2e/x"), Y(DOT_ABOVE_ROOT, "/.."),
+    Y(DOT_ABOVE_ROOT, "http://h/./../"), Y(DOT_ABOVE_ROOT, "http://h/a/./../.."),
+    Y(DOT_ABOVE_ROOT, "file:/../etc/passwd"),
+    N(DOT_ABOVE_ROOT, "../x"), N(DOT_ABOVE_ROOT, "a/../../x"), N(DOT_ABOVE_ROOT, "/a/../x"),
+    N(DOT_ABOVE_ROOT, "/a/b/../../x"), N(DOT_ABOVE_ROOT, "http://h/a/b?/../../.."),
+    N(DOT_ABOVE_ROOT, "/a//../.."), N(DOT_ABOVE_ROOT, "g:../x"),
+
+    /* encoded_slash: %2f or %5c in the authority or the path */
+    Y(ENCODED_SLASH, "http://h/a%2fb"), Y(ENCODED_SLASH, "http://h%2f/"),
+    Y(ENCODED_SLASH, "http://u%5c@h/"), Y(ENCODED_SLASH, "/a%2F"), Y(ENCODED_SLASH, "/a%5C"),
+    Y(ENCODED_SLASH, "http://example.com%2F10.0.0.1/"),
+    N(ENCODED_SLASH, "http://h/?a%2fb"), N(ENCODED_SLASH, "http://h/#%2f"),
+    N(ENCODED_SLASH, "http://h/a/b"), N(ENCODED_SLASH, "http://h/%252f"),
+
+    /* backslash: a raw "\" anywhere */
+    Y(BACKSLASH, "a\\b"), Y(BACKSLASH, "http://h/\\"), Y(BACKSLASH, "http://h/?\\"),
+    Y(BACKSLASH, "http:\\\\evil.com"),
+    N(BACKSLASH, "/%5c"), N(BACKSLASH, "/a/b"), N(BACKSLASH, "http://h/#/"),
+
+    /* ip_literal: IPv4 (strict or obfuscated), bracketed IPv6, IPvFuture */
+    Y(IP_LITERAL, "http://1.2.3.4/"), Y(IP_LITERAL, "http://[::1]/"),
+    Y(IP_LITERAL, "http://[v7.x]/"), Y(IP_LITERAL, "http://0x7f.1/"),
+    Y(IP_LITERAL, "http://[fe80::1%25eth0]/"), Y(IP_LITERAL, "http://[fe80::1%eth0]/"),
+    Y(IP_LITERAL, "//8.8.8.8:53"),
+    N(IP_LITERAL, "http://localhost/"), N(IP_LITERAL, "http://[foo]/"),
+    N(IP_LITERAL, "http://1.2.3.4.5/"), N(IP_LITERAL, "http://example.com/"),
+    N(IP_LITERAL, "mailto:1.2.3.4"), N(IP_LITERAL, "/1.2.3.4"), N(IP_LITERAL, "http:///"),
+
+    /* ip_obfuscated: not dotted-decimal, but an address to inet_aton/WHATWG */
+    Y(IP_OBFUSCATED, "http://2130706433/"), Y(IP_OBFUSCATED, "http://0x7f.1/"),
+    Y(IP_OBFUSCATED, "http://0177.0.0.1/"), Y(IP_OBFUSCATED, "http://127.1/"),
+    Y(IP_OBFUSCATED, "http://127.000.000.001/"), Y(IP_OBFUSCATED, "http://%31%32%37.0.0.1/"),
+    Y(IP_OBFUSCATED, "http://\xef\xbc\x91\xef\xbc\x92\xef\xbc\x97\xef\xbc\x8e\xef\xbc\x90"
+                     "\xef\xbc\x8e\xef\xbc\x90\xef\xbc\x8e\xef\xbc\x91/"), /* １２７．０．０．１ */
+    Y(IP_OBFUSCATED, "http://\xe2\x91\xa0\xe2\x91\xa1\xe2\x91\xa6.\xe2\x93\xaa.\xe2\x93\xaa."
+                     "\xe2\x91\xa0/"), /* ①②⑦.⓪.⓪.① */
+    Y(IP_OBFUSCATED, "http://127\xe3\x80\x82" "0\xe3\x80\x82" "0\xe3\x80\x82" "1/"), /* 。 */
+    Y(IP_OBFUSCATED, "http://127%E3%80%82" "0.0.1/"),
+    Y(IP_OBFUSCATED, "http://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1/"),
+    Y(IP_OBFUSCATED, "foo://0x7f.1/"), Y(IP_OBFUSCATED, "http://0X7F000001/"),
+    Y(IP_OBFUSCATED, "http://1.2.3.4./"), Y(IP_OBFUSCATED, "http://0/"),
+    Y(IP_OBFUSCATED, "http://0x.0x.0x.0x/"), Y(IP_OBFUSCATED, "//0xA9FEA9FE/"),
+    N(IP_OBFUSCATED, "http://\xef\xbd\x98\xef\xbc\x97\xef\xbd\x86.1/"), /* ｘ７ｆ.1: no "0" */
+    N(IP_OBFUSCATED, "http://127.0.0.1/"), N(IP_OBFUSCATED, "http://[::ffff:127.0.0.1]/"),
+    N(IP_OBFUSCATED, "http://0x100000000/"), N(IP_OBFUSCATED, "http://256.1.1.1/"),
+    N(IP_OBFUSCATED, "http://1.2.3.4.5/"), N(IP_OBFUSCATED, "http://08.1/"),
+    N(IP_OBFUSCATED, "http://0xg/"), N(IP_OBFUSCATED, "http://example.com/"),
+    N(IP_OBFUSCATED, "http://1..2/"), N(IP_OBFUSCATED, "http://1.2.3.4../"),
+    N(IP_OBFUSCATED, "http://4294967296/"), N(IP_OBFUSCATED, "http://%2531.1/"),
+    N(IP_OBFUSCATED, "http://1.2.65536/"), N(IP_OBFUSCATED, "http://./"),
+
+    /* ip_loopback: 127/8, 0/8, ::1, ::, and embedded IPv4 of those */
+    Y(IP_LOOPBACK, "http://127.0.0.1/"), Y(IP_LOOPBACK, "http://[::1]/"),
+    Y(IP_LOOPBACK, "http://[::]/"), Y(IP_LOOPBACK, "http://0.0.0.0/"),
+    Y(IP_LOOPBACK, "http://0x7f.1/"), Y(IP_LOOPBACK, "http://[::ffff:127.0.0.1]/"),
+    Y(IP_LOOPBACK, "http://[::ffff:7f00:1]/"), Y(IP_LOOPBACK, "http://[64:ff9b::7f00:1]/"),
+    Y(IP_LOOPBACK, "http://[::127.0.0.1]/"), Y(IP_LOOPBACK, "http://[0:0::1]/"),
+    Y(IP_LOOPBACK, "http://127.255.255.254/"),
+    N(IP_LOOPBACK, "http://localhost/"), N(IP_LOOPBACK, "http://128.0.0.1/"),
+    N(IP_LOOPBACK, "http://[2001:db8::1]/"), N(IP_LOOPBACK, "http://[::ffff:1.2.3.4]/"),
+    N(IP_LOOPBACK, "http://127.0.0.1.example/"), N(IP_LOOPBACK, "http://h/127.0.0.1"),
+
+    /* ip_private: RFC 1918, 100.64/10, fc00::/7 */
+    Y(IP_PRIVATE, "http://10.0.0.1/"), Y(IP_PRIVATE, "http://172.16.0.1/"),
+    Y(IP_PRIVATE, "http://172.31.255.255/"), Y(IP_PRIVATE, "http://192.168.1.1/"),
+    Y(IP_PRIVATE, "http://100.64.0.1/"), Y(IP_PRIVATE, "http://100.127.255.255/"),
+    Y(IP_PRIVATE, "http://[fc00::1]/"), Y(IP_PRIVATE, "http://[fd12::1]/"),
+    Y(IP_PRIVATE, "http://[::ffff:10.0.0.1]/"), Y(IP_PRIVATE, "http://012.1/"),
+    Y(IP_PRIVATE, "http://[64:ff9b::c0a8:101]/"),
+    N(IP_PRIVATE, "http://172.32.0.1/"), N(IP_PRIVATE, "http://100.128.0.1/"),
+    N(IP_PRIVATE, "http://11.0.0.1/"), N(IP_PRIVATE, "http://[fe80::1]/"),
+    N(IP_PRIVATE, "http://10.example/"), N(IP_PRIVATE, "http://172.15.0.1/"),
+
+    /* ip_link_local: 169.254/16, fe80::/10 */
+    Y(IP_LINK_LOCAL, "http://169.254.169.254/"), Y(IP_LINK_LOCAL, "http://[fe80::1]/"),
+    Y(IP_LINK_LOCAL, "http://[febf::1]/"), Y(IP_LINK_LOCAL, "http://[::ffff:169.254.1.1]/"),
+    Y(IP_LINK_LOCAL, "http://0xa9fea9fe/"), Y(IP_LINK_LOCAL, "http://[fe80::1%25en0]/"),
+    N(IP_LINK_LOCAL, "http://169.253.0.1/"), N(IP_LINK_LOCAL, "http://[fec0::1]/"),
+    N(IP_LINK_LOCAL, "http://[fe7f::1]/"), N(IP_LINK_LOCAL, "http://169.254.example/"),
+
+    /* idn: an xn-- label of the decoded host, or non-ASCII in the host */
+    Y(IDN, "http://xn--80ak6aa92e.com/"), Y(IDN, "http://a.XN--b.com/"),
+    Y(IDN, "http://\xc3\xa9.com/"), Y(IDN, "http://%c3%a9.com/"), Y(IDN, "http://%78n--a/"),
+    Y(IDN, "http://Xn--a/"),
+    N(IDN, "http://xn-a.com/"), N(IDN, "http://axn--b.com/"), N(IDN, "http://h/xn--a"),
+    N(IDN, "http://a-xn--b/"), N(IDN, "http://h/\xc3\xa9"), N(IDN, "http://xn--@h/"),
+
+    /* dangerous_scheme: after the browser clean-up, without case */
+    Y(DANGEROUS_SCHEME, "javascript:alert(1)"), Y(DANGEROUS_SCHEME, "JaVaScRiPt:x"),
+    Y(DANGEROUS_SCHEME, " javascript:x"), Y(DANGEROUS_SCHEME, "\x01javascript:x"),
+    Y(DANGEROUS_SCHEME, "java\tscript:x"), Y(DANGEROUS_SCHEME, "jav\nascript:x"),
+    N(DANGEROUS_SCHEME, "j\ra\tv\na:x"), /* "java" is not listed */
+    Y(DANGEROUS_SCHEME, "data:text/html,x"), Y(DANGEROUS_SCHEME, "file:///etc/passwd"),
+    Y(DANGEROUS_SCHEME, "vbscript:x"), Y(DANGEROUS_SCHEME, "gopher://h/"),
+    Y(DANGEROUS_SCHEME, "netdoc:x"), Y(DANGEROUS_SCHEME, "jar:x"), Y(DANGEROUS_SCHEME, "dict://h/"),
+    Y(DANGEROUS_SCHEME, "LDAP://h/"), Y(DANGEROUS_SCHEME, "tftp://h/"),
+    YL(DANGEROUS_SCHEME, "\0\x1f javascript:x"),
+    N(DANGEROUS_SCHEME, "http://h/"), N(DANGEROUS_SCHEME, "javascripts:x"),
+    N(DANGEROUS_SCHEME, "x-javascript:x"), N(DANGEROUS_SCHEME, "java script:x"),
+    N(DANGEROUS_SCHEME, "/javascript:x"), N(DANGEROUS_SCHEME, "javascript%3ax"),
+    N(DANGEROUS_SCHEME, "javascript"), N(DANGEROUS_SCHEME, "http://h/?javascript:x"),
+    N(DANGEROUS_SCHEME, "ldaps://h/"),
+
+    /* ambiguous_authority: every form of the SPEC 3 list */
+    Y(AMBIGUOUS_AUTHORITY, "http://a@evil.com:80@good.com/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://a\\@b"), Y(AMBIGUOUS_AUTHORITY, "http://evil.com\\@good.com/"),
+    Y(AMBIGUOUS_AUTHORITY, "http:\\\\a"), Y(AMBIGUOUS_AUTHORITY, "http:/\\a"),
+    Y(AMBIGUOUS_AUTHORITY, "\\/\\/a"), Y(AMBIGUOUS_AUTHORITY, "foo:\\\\a"),
+    Y(AMBIGUOUS_AUTHORITY, "http:evil"), Y(AMBIGUOUS_AUTHORITY, "http:/evil"),
+    Y(AMBIGUOUS_AUTHORITY, "http:///evil"), Y(AMBIGUOUS_AUTHORITY, "https:///evil.com"),
+    Y(AMBIGUOUS_AUTHORITY, "ws:/x"), Y(AMBIGUOUS_AUTHORITY, "FTP:////x"),
+    Y(AMBIGUOUS_AUTHORITY, "file:////host/share"), Y(AMBIGUOUS_AUTHORITY, "file://///h/s"),
+    Y(AMBIGUOUS_AUTHORITY, "///evil"), Y(AMBIGUOUS_AUTHORITY, "/\\evil"),
+    Y(AMBIGUOUS_AUTHORITY, "\\\\evil"),
+    Y(AMBIGUOUS_AUTHORITY, "http://a#@b"), Y(AMBIGUOUS_AUTHORITY, "http://a?@b/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://example.com#@127.0.0.1/x"),
+    Y(AMBIGUOUS_AUTHORITY, "http://1.1.1.1 &@2.2.2.2# @3.3.3.3/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://ex\tample.com/"), Y(AMBIGUOUS_AUTHORITY, "http://a\r\n@b/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://example.com%2F10.0.0.1/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://a%23b/"), Y(AMBIGUOUS_AUTHORITY, "http://a%00b/"),
+    Y(AMBIGUOUS_AUTHORITY, "http://%67oogle.com/"),
+    Y(AMBIGUOUS_AUTHORITY, "dict:///127.0.0.1:11211/"), Y(AMBIGUOUS_AUTHORITY, "mailto:/a@b"),
+    Y(AMBIGUOUS_AUTHORITY, "foo:///x"),
+    Y(AMBIGUOUS_AUTHORITY, "file://localhost/etc/passwd"),
+    Y(AMBIGUOUS_AUTHORITY, "file://LocalHost/x"), Y(AMBIGUOUS_AUTHORITY, "file://127.0.0.1/x"),
+    Y(AMBIGUOUS_AUTHORITY, "file://C:/x"), Y(AMBIGUOUS_AUTHORITY, "file://c|/x"),
+    N(AMBIGUOUS_AUTHORITY, "http://a/@b"), N(AMBIGUOUS_AUTHORITY, "http://h/"),
+    N(AMBIGUOUS_AUTHORITY, "mailto:a@b"), N(AMBIGUOUS_AUTHORITY, "foo://x/"),
+    N(AMBIGUOUS_AUTHORITY, "file:///etc"), N(AMBIGUOUS_AUTHORITY, "file://host/x"),
+    N(AMBIGUOUS_AUTHORITY, "urn:isbn:1"), N(AMBIGUOUS_AUTHORITY, "//h/x"),
+    N(AMBIGUOUS_AUTHORITY, "/x"), N(AMBIGUOUS_AUTHORITY, "http://1.2.3.4/"),
+    N(AMBIGUOUS_AUTHORITY, "http://a?x/@b"), N(AMBIGUOUS_AUTHORITY, "http://u@h/"),
+    N(AMBIGUOUS_AUTHORITY, "file:/x"), N(AMBIGUOUS_AUTHORITY, "file:x"),
+    N(AMBIGUOUS_AUTHORITY, "file:///c:/x"), N(AMBIGUOUS_AUTHORITY, "foo:x"),
+    N(AMBIGUOUS_AUTHORITY, "http://[fe80::1%25eth0]/"),
+    N(AMBIGUOUS_AUTHORITY, "file://localhost.example/x"), N(AMBIGUOUS_AUTHORITY, "a/b\\c"),
+};
+
+START_TEST(each_flag_case_sets_or_clears_its_flag)
+{
+    const fcase *c = &fcases[_i];
+    size_t len = c->len ? c->len : strlen(c->in);
+    urisan_flags f = analyse(c->in, len, NULL);
+    char buf[600];
+    ck_assert_msg(((f >> c->flag) & 1) == (urisan_flags)c->set, "%s: %s expected %s, got [%s]",
+                  c->in, urisan_flag_name(c->flag), c->set ? "set" : "clear",
+                  flag_list(f, buf, sizeof buf));
+}
+END_TEST
+
+/* Each flag of SPEC 3 has at least three positive and three negative cases. */
+START_TEST(every_flag_has_three_positive_and_three_negative_cases)
+{
+    for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        if (b == URISAN_FLAG_TOO_LONG || b == URISAN_FLAG_LINK_TEXT_MISMATCH)
+            continue; /* too_long: own tests; link_text_mismatch: extraction */
+        int pos = 0, neg = 0;
+        for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
+            if ((int)fcases[i].flag != b)
+                continue;
+            if (fcases[i].set)
+                pos++;
+            else
+                neg++;
+        }
+        ck_assert_msg(pos >= 3 && neg >= 3, "%s: %d positive, %d negative",
+                      urisan_flag_name((urisan_flag)b), pos, neg);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* too_long: exactly too_long and invalid                                  */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(too_long_uri_has_exactly_too_long_and_invalid)
+{
+    size_t n = 8193;
+    char *s = malloc(n);
+    memcpy(s, "http://h/", 9);
+    memset(s + 9, '%', n - 9); /* would be invalid_escape, but the bound stops first */
+    s[n - 1] = '\n';
+    urisan_flags f = analyse(s, n, NULL);
+    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    /* 8192 bytes exactly is within the bound */
+    memset(s + 9, 'a', n - 9);
+    f = analyse(s, n - 1, NULL);
+    ck_assert(!(f & F(TOO_LONG)));
+    free(s);
+}
+END_TEST
+
+START_TEST(too_long_host_label_scheme_userinfo_segments)
+{
+    char buf[4200];
+    urisan_flags f;
+    /* label of 64 bytes */
+    snprintf(buf, sizeof buf, "http://%064d/", 0);
+    f = analyse(buf, strlen(buf), NULL);
+    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    /* 63 is fine */
+    snprintf(buf, sizeof buf, "http://%063d.x/", 0);
+    ck_assert(!(analyse(buf, strlen(buf), NULL) & F(TOO_LONG)));
+    /* scheme of 65 bytes */
+    memset(buf, 'a', 65);
+    memcpy(buf + 65, "://h/", 6);
+    f = analyse(buf, strlen(buf), NULL);
+    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    /* 1025 path segments, each a dot-dot: still only two flags */
+    size_t o = 0;
+    for (int i = 0; i < 1025; i++) {
+        memcpy(buf + o, "/..", 3);
+        o += 3;
+    }
+    f = analyse(buf, o, NULL);
+    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    /* userinfo of 1025 bytes with a javascript: scheme */
+    o = 0;
+    memcpy(buf, "javascript://", 13);
+    o = 13;
+    memset(buf + o, 'u', 1025);
+    o += 1025;
+    memcpy(buf + o, ":p@h/", 5);
+    o += 5;
+    f = analyse(buf, o, NULL);
+    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Implications (SPEC 3) hold on every input we have                        */
+/* ---------------------------------------------------------------------- */
+
+static void check_implications(const char *in, size_t len, urisan_flags f)
+{
+    static const struct {
+        urisan_flags if_, then;
+    } imp[] = {
+        {F(PASSWORD), F(USERINFO)},        {F(RESERVED_PORT), F(NONDEFAULT_PORT)},
+        {F(ESCAPED_CRLF), F(ESCAPED_CTL)}, {F(ESCAPED_NUL), F(ESCAPED_CTL)},
+        {F(IP_OBFUSCATED), F(IP_LITERAL)}, {F(DOT_ABOVE_ROOT), F(DOT_SEGMENTS)},
+        {F(ENCODED_DOT), F(DOT_SEGMENTS)}, {F(NON_ASCII), F(INVALID)},
+        {F(INVALID_ESCAPE), F(INVALID)},   {F(BACKSLASH), F(INVALID)},
+        {F(TOO_LONG), F(INVALID)},
+    };
+    for (size_t k = 0; k < sizeof imp / sizeof imp[0]; k++)
+        if ((f & imp[k].if_) && !(f & imp[k].then))
+            ck_abort_msg("implication broken on %.*s", (int)(len > 200 ? 200 : len), in);
+    if (f & F(TOO_LONG))
+        ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+}
+
+START_TEST(implications_hold_on_every_table_case)
+{
+    for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
+        size_t len = fcases[i].len ? fcases[i].len : strlen(fcases[i].in);
+        check_implications(fcases[i].in, len, analyse(fcases[i].in, len, NULL));
+    }
+}
+END_TEST
+
+/* One named case per implication: the implied flag shows up even where the
+   implying one is the only reason for it. */
+START_TEST(each_implication_sets_the_implied_flag)
+{
+    ck_assert(analyse("http://:@h/", 11, NULL) & F(USERINFO));
+    ck_assert(analyse("https://h:80/", 13, NULL) & F(NONDEFAULT_PORT));
+    ck_assert(analyse("/%0a", 4, NULL) & F(ESCAPED_CTL));
+    ck_assert(analyse("/%00", 4, NULL) & F(ESCAPED_CTL));
+    ck_assert(analyse("http://127.1/", 13, NULL) & F(IP_LITERAL));
+    ck_assert(analyse("/..", 3, NULL) & F(DOT_SEGMENTS));
+    ck_assert(analyse("a/%2e", 5, NULL) & F(DOT_SEGMENTS));
+    ck_assert(analyse("/\xc3\xa9", 3, NULL) & F(INVALID));
+    ck_assert(analyse("/%", 2, NULL) & F(INVALID));
+    ck_assert(analyse("/\\", 2, NULL) & F(INVALID));
+}
+END_TEST
+
+/* The shared URL data sets: implications hold, nothing crashes, and every
+   flag set agrees with a second run (the analysis keeps no state). */
+START_TEST(implications_hold_on_the_shared_url_data)
+{
+    static const char *files[] = {"kasztp.txt", "userbait.txt", "node_files.txt",
+                                  "isaacs_files.txt"};
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        FILE *fp = testdata_open("urls", files[fi]);
+        if (!fp)
+            continue;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, fp)) > 0) {
+            if (line[n - 1] == '\n')
+                n--;
+            urisan_uri u;
+            urisan_report r, r2;
+            urisan_decision d;
+            urisan_check(line, (size_t)n, NULL, &u, &r, &d);
+            check_implications(line, (size_t)n, r.flags);
+            urisan_analyze(line, (size_t)n, &u, NULL, &r2);
+            ck_assert_uint_eq(r.flags, r2.flags);
+            ck_assert_int_eq(!!(r.flags & F(INVALID)), !u.valid);
+        }
+        free(line);
+        fclose(fp);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Attack payload classes: the whole flag set                              */
+/* ---------------------------------------------------------------------- */
+
+static void expect_exact(const char *in, urisan_flags want)
+{
+    char a[600], b[600];
+    urisan_flags f = analyse(in, strlen(in), NULL);
+    ck_assert_msg(f == want, "%s: want [%s] got [%s]", in, flag_list(want, a, sizeof a),
+                  flag_list(f, b, sizeof b));
+}
+
+static void expect_has(const char *in, urisan_flags want)
+{
+    char a[600], b[600];
+    urisan_flags f = analyse(in, strlen(in), NULL);
+    ck_assert_msg((f & want) == want, "%s: want at least [%s] got [%s]", in,
+                  flag_list(want, a, sizeof a), flag_list(f, b, sizeof b));
+}
+
+static void expect_ip(const char *in, const char *text)
+{
+    urisan_report r;
+    analyse(in, strlen(in), &r);
+    char buf[64];
+    size_t n = 0;
+    ck_assert_int_eq(urisan_format_ip(&r, buf, sizeof buf, &n), URISAN_OK);
+    ck_assert_msg(n == strlen(text) && memcmp(buf, text, n) == 0, "%s: ip %.*s, want %s", in,
+                  (int)n, buf, text);
+}
+
+START_TEST(crlf_injection_in_a_path_is_escaped_crlf)
+{
+    expect_exact("pop3://h/1%0d%0aDELE%201", F(ESCAPED_CRLF) | F(ESCAPED_CTL));
+    expect_exact("http://h/a%0D%0ASet-Cookie:%20x=y",
+                 F(ESCAPED_CRLF) | F(ESCAPED_CTL));
+}
+END_TEST
+
+START_TEST(hash_before_at_is_ambiguous_authority)
+{
+    expect_exact("http://example.com#@127.0.0.1/x", F(AMBIGUOUS_AUTHORITY));
+    expect_exact("http://example.com?@127.0.0.1/x", F(AMBIGUOUS_AUTHORITY));
+}
+END_TEST
+
+START_TEST(pct2f_in_a_host_is_encoded_slash_and_ambiguous)
+{
+    expect_exact("http://example.com%2F10.0.0.1/", F(ENCODED_SLASH) | F(AMBIGUOUS_AUTHORITY));
+    expect_has("http://example.com%2f@10.0.0.1/", F(ENCODED_SLASH) | F(USERINFO) | F(IP_PRIVATE));
+}
+END_TEST
+
+START_TEST(trailing_dot_hosts)
+{
+    /* browsers read "127.0.0.1." as 127.0.0.1: not dotted-decimal */
+    expect_exact("http://127.0.0.1./",
+                 F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+    expect_ip("http://127.0.0.1./", "127.0.0.1");
+    expect_exact("http://0x7f.1./", F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+    /* a name with the DNS root dot is still a name */
+    expect_exact("http://example.com./", 0);
+    expect_exact("http://localhost./", 0);
+    /* two trailing dots are no address */
+    expect_exact("http://127.0.0.1../", 0);
+}
+END_TEST
+
+START_TEST(backslash_confusion_is_ambiguous_authority)
+{
+    expect_exact("http://evil.com\\@good.com/",
+                 F(INVALID) | F(USERINFO) | F(BACKSLASH) | F(AMBIGUOUS_AUTHORITY));
+    expect_exact("http:\\\\evil.com", F(INVALID) | F(BACKSLASH) | F(AMBIGUOUS_AUTHORITY));
+    expect_exact("http:/\\evil.com", F(INVALID) | F(BACKSLASH) | F(AMBIGUOUS_AUTHORITY));
+    expect_exact("\\/\\/evil.com", F(INVALID) | F(BACKSLASH) | F(AMBIGUOUS_AUTHORITY));
+}
+END_TEST
+
+START_TEST(multiple_at_signs_are_ambiguous_authority)
+{
+    expect_exact("http://a@evil.com:80@good.com/",
+                 F(INVALID) | F(USERINFO) | F(PASSWORD) | F(AMBIGUOUS_AUTHORITY));
+    expect_exact("http://1.1.1.1 &@2.2.2.2# @3.3.3.3/",
+                 F(INVALID) | F(USERINFO) | F(WHITESPACE) | F(IP_LITERAL) |
+                     F(AMBIGUOUS_AUTHORITY));
+    expect_ip("http://1.1.1.1 &@2.2.2.2# @3.3.3.3/", "2.2.2.2");
+}
+END_TEST
+
+START_TEST(slash_confusion_is_ambiguous_authority)
+{
+    expect_exact("http:/evil.com", F(AMBIGUOUS_AUTHORITY));
+    expect_exact("https:///evil.com", F(AMBIGUOUS_AUTHORITY));
+    expect_exact("http:evil.com", F(AMBIGUOUS_AUTHORITY));
+    expect_exact("https:////evil.com", F(AMBIGUOUS_AUTHORITY));
+}
+END_TEST
+
+START_TEST(numeric_ipv4_forms_are_obfuscated_loopback)
+{
+    static const char *const in[] = {"http://2130706433/", "http://0x7f.1/",
+                                     "http://0177.0.0.1/", "http://127.1/",
+                                     "http://127.000.000.001/", "http://0x7f.0.0.1/",
+                                     "http://0x7f000001/", "http://127.0.1/",
+                                     "http://017700000001/", "http://0x7F.000.0x0.1/"};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        expect_exact(in[i], F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+        expect_ip(in[i], "127.0.0.1");
+    }
+    expect_exact("http://0/", F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+    expect_ip("http://0/", "0.0.0.0");
+    expect_ip("http://1.2.3/", "1.2.0.3");
+    expect_ip("http://1.131844/", "1.2.3.4");
+    expect_exact("http://1.16909060/", 0); /* last of two parts must fit 24 bits */
+    expect_ip("http://0xffffffff/", "255.255.255.255");
+}
+END_TEST
+
+START_TEST(unicode_digit_and_dot_forms_are_obfuscated)
+{
+    /* fullwidth, circled, ideographic full stop; raw and percent-encoded */
+    static const char *const in[] = {
+        "http://\xef\xbc\x91\xef\xbc\x92\xef\xbc\x97\xef\xbc\x8e\xef\xbc\x90\xef\xbc\x8e"
+        "\xef\xbc\x90\xef\xbc\x8e\xef\xbc\x91/",
+        "http://\xe2\x91\xa0\xe2\x91\xa1\xe2\x91\xa6.\xe2\x93\xaa.\xe2\x93\xaa.\xe2\x91\xa0/",
+        "http://127\xe3\x80\x82" "0\xe3\x80\x82" "0\xe3\x80\x82" "1/",
+        "http://127\xef\xbd\xa1" "1/", /* halfwidth ideographic full stop */
+        "http://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1/",
+        "http://%e2%91%a0%e2%91%a1%e2%91%a6.1/",
+        "http://127%E3%80%82" "1/",
+        "http://\xef\xbc\x90\xef\xbd\x98\xef\xbc\x97\xef\xbd\x86.1/", /* ０ｘ７ｆ.1 */
+        "http://\xe2\x93\xaa\xe2\x93\xa7\xe2\x91\xa6\xe2\x93\x95.1/",  /* ⓪ⓧ⑦ⓕ.1 */
+        "http://127.0.0.\xc2\xb9/",                                    /* superscript one */
+        "http://1\xc2\xad" "27.0.0.1/",                                /* soft hyphen ignored */
+    };
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        expect_has(in[i], F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+        expect_ip(in[i], "127.0.0.1");
+    }
+    /* digits of other scripts are not mapped to ASCII by UTS #46 */
+    expect_exact("http://\xd9\xa1\xd9\xa2\xd9\xa7.0.0.1/", F(INVALID) | F(NON_ASCII) | F(IDN));
+    /* invalid UTF-8 is no address */
+    expect_exact("http://%ef%bc.1/", F(AMBIGUOUS_AUTHORITY) | F(IDN));
+}
+END_TEST
+
+START_TEST(ipv4_mapped_ipv6_is_loopback_not_obfuscated)
+{
+    expect_exact("http://[::ffff:127.0.0.1]/", F(IP_LITERAL) | F(IP_LOOPBACK));
+    expect_exact("http://[::ffff:7f00:1]/", F(IP_LITERAL) | F(IP_LOOPBACK));
+    expect_ip("http://[::ffff:7f00:1]/", "::ffff:127.0.0.1");
+    expect_exact("http://[::ffff:a9fe:a9fe]/", F(IP_LITERAL) | F(IP_LINK_LOCAL));
+    expect_exact("http://[64:ff9b::a00:1]/", F(IP_LITERAL) | F(IP_PRIVATE));
+    expect_exact("http://[::10.0.0.1]/", F(IP_LITERAL) | F(IP_PRIVATE));
+}
+END_TEST
+
+START_TEST(cloud_metadata_address_is_link_local)
+{
+    expect_exact("http://169.254.169.254/latest/meta-data/", F(IP_LITERAL) | F(IP_LINK_LOCAL));
+    expect_exact("http://0xa9fea9fe/", F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LINK_LOCAL));
+    expect_exact("http://2852039166/", F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LINK_LOCAL));
+    expect_ip("http://2852039166/", "169.254.169.254");
+    expect_exact("http://[fd00:ec2::254]/", F(IP_LITERAL) | F(IP_PRIVATE));
+}
+END_TEST
+
+START_TEST(pct2e_traversal_above_root)
+{
+    expect_exact("http://h/%2e%2e/etc/passwd",
+                 F(DOT_SEGMENTS) | F(ENCODED_DOT) | F(DOT_ABOVE_ROOT));
+    expect_exact("http://h/a/%2E%2E/%2e%2E/x",
+                 F(DOT_SEGMENTS) | F(ENCODED_DOT) | F(DOT_ABOVE_ROOT));
+    expect_exact("http://h/a/%2e%2e/x", F(DOT_SEGMENTS) | F(ENCODED_DOT));
+    expect_exact("%2e%2e/%2e%2e/x", F(DOT_SEGMENTS) | F(ENCODED_DOT));
+}
+END_TEST
+
+START_TEST(overlong_utf8_dot_dot_slash)
+{
+    expect_exact("http://h/%c0%ae%c0%ae/", F(OVERLONG_UTF8));
+    expect_exact("http://h/%c0%ae%c0%ae%c0%afetc", F(OVERLONG_UTF8));
+    expect_exact("http://h/%25c0%25ae/", F(DOUBLE_ENCODING));
+}
+END_TEST
+
+START_TEST(dangerous_scheme_after_browser_cleanup)
+{
+    expect_exact("javascript:alert(1)", F(DANGEROUS_SCHEME));
+    expect_exact("java\tscript:alert(1)",
+                 F(INVALID) | F(CTL_RAW) | F(WHITESPACE) | F(DANGEROUS_SCHEME));
+    expect_has(" \x0e javascript:x", F(DANGEROUS_SCHEME));
+}
+END_TEST
+
+START_TEST(names_get_no_ip_flags)
+{
+    expect_exact("http://localhost/", 0);
+    expect_exact("http://localhost:8080/", F(NONDEFAULT_PORT));
+    expect_exact("http://ip6-localhost/", 0);
+    expect_exact("http://1.2.3.4.nip.io/", 0);
+    expect_exact("http://0x7f.example/", 0);
+    expect_exact("http://[localhost]/", F(INVALID));
+}
+END_TEST
+
+START_TEST(clean_uris_have_no_flags)
+{
+    expect_exact("http://example.com/", 0);
+    expect_exact("https://user@example.com/a/b?c=d#e", F(USERINFO));
+    expect_exact("mailto:someone@example.com", 0);
+    expect_exact("urn:isbn:0451450523", 0);
+    expect_exact("", 0);
+    expect_exact("../a/b", F(DOT_SEGMENTS));
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Addresses: report and RFC 5952 text                                      */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(ipv6_text_is_rfc5952_canonical)
+{
+    expect_ip("http://[0:0::1]/", "::1");
+    expect_ip("http://[::]/", "::");
+    expect_ip("http://[2001:DB8:0:0:1:0:0:1]/", "2001:db8::1:0:0:1");
+    expect_ip("http://[2001:db8:0:1:1:1:1:1]/", "2001:db8:0:1:1:1:1:1");
+    expect_ip("http://[2001:0db8::0001]/", "2001:db8::1");
+    expect_ip("http://[fe80::1%25eth0]/", "fe80::1");
+    expect_ip("http://[::ffff:1.2.3.4]/", "::ffff:1.2.3.4");
+    expect_ip("http://[1:0:0:2:0:0:0:3]/", "1:0:0:2::3");
+    expect_ip("http://[1::]/", "1::");
+}
+END_TEST
+
+/* Our RFC 5952 text equals inet_ntop(3) on addresses with every pattern of
+   zero groups (the embedded-IPv4 choice included). */
+START_TEST(ipv6_text_matches_inet_ntop)
+{
+    urisan_report r;
+    memset(&r, 0, sizeof r);
+    r.ip_family = 6;
+    unsigned seed = 12345;
+    for (unsigned mask = 0; mask < 256; mask++) {
+        for (int rep = 0; rep < 8; rep++) {
+            for (int w = 0; w < 8; w++) {
+                seed = seed * 1103515245u + 12345u;
+                unsigned v = (mask >> w & 1) ? (rep == 0 ? 0xffffu : (seed >> 8) & 0xffffu) : 0;
+                if (rep == 1 && (mask >> w & 1))
+                    v = 1;
+                r.ip[2 * w] = (uint8_t)(v >> 8);
+                r.ip[2 * w + 1] = (uint8_t)v;
+            }
+            char want[INET6_ADDRSTRLEN], got[64];
+            ck_assert_ptr_nonnull(inet_ntop(AF_INET6, r.ip, want, sizeof want));
+            size_t n;
+            ck_assert_int_eq(urisan_format_ip(&r, got, sizeof got, &n), URISAN_OK);
+            ck_assert_msg(n == strlen(want) && memcmp(got, want, n) == 0, "%.*s vs %s", (int)n,
+                          got, want);
+        }
+    }
+}
+END_TEST
+
+START_TEST(format_ip_reports_needed_size_and_nospace)
+{
+    urisan_report r;
+    memset(&r, 0, sizeof r);
+    char buf[64];
+    size_t n = 99;
+    ck_assert_int_eq(urisan_format_ip(&r, buf, sizeof buf, &n), URISAN_E_BAD_ARGUMENT);
+    ck_assert_uint_eq(n, 0);
+    r.ip_family = 4;
+    r.ip[0] = 192, r.ip[1] = 168, r.ip[2] = 100, r.ip[3] = 200;
+    ck_assert_int_eq(urisan_format_ip(&r, buf, 5, &n), URISAN_E_NOSPACE);
+    ck_assert_uint_eq(n, 15);
+    ck_assert_int_eq(urisan_format_ip(&r, buf, 15, &n), URISAN_OK);
+    ck_assert(memcmp(buf, "192.168.100.200", 15) == 0);
+}
+END_TEST
+
+START_TEST(no_address_for_names_and_ipvfuture)
+{
+    urisan_report r;
+    analyse("http://example.com/", 19, &r);
+    ck_assert_int_eq(r.ip_family, 0);
+    analyse("http://[v1.x]/", 14, &r);
+    ck_assert_int_eq(r.ip_family, 0);
+    ck_assert(r.flags & F(IP_LITERAL));
+    analyse("http://1.2.3.4/", 15, &r);
+    ck_assert_int_eq(r.ip_family, 4);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Names, ports table, robustness                                           */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(flag_names_round_trip_through_the_list)
+{
+    for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        const char *n = urisan_flag_name((urisan_flag)b);
+        ck_assert_ptr_nonnull(n);
+        ck_assert_int_eq(urisan_flag_from_name(n, strlen(n)), b);
+    }
+    ck_assert_ptr_null(urisan_flag_name(URISAN_FLAG_COUNT_));
+    ck_assert_ptr_null(urisan_flag_name((urisan_flag)63));
+    ck_assert_int_eq(urisan_flag_from_name("Invalid", 7), -1);
+    ck_assert_int_eq(urisan_flag_from_name("invalidx", 7), URISAN_FLAG_INVALID);
+    ck_assert_int_eq(urisan_flag_from_name("", 0), -1);
+    ck_assert_int_eq(urisan_flag_from_name(NULL, 0), -1);
+    ck_assert_str_eq(urisan_flag_name(URISAN_FLAG_ESCAPED_CRLF), "escaped_crlf");
+    ck_assert_str_eq(urisan_flag_name(URISAN_FLAG_AMBIGUOUS_AUTHORITY), "ambiguous_authority");
+}
+END_TEST
+
+START_TEST(default_port_table_has_the_spec_list)
+{
+    static const struct {
+        const char *s;
+        int p;
+    } t[] = {{"http", 80},   {"https", 443},   {"ws", 80},     {"wss", 443},  {"ftp", 21},
+             {"gopher", 70}, {"telnet", 23},   {"nntp", 119},  {"news", 119}, {"wais", 210},
+             {"prospero", 1525}, {"ldap", 389}, {"ldaps", 636}, {"imap", 143}, {"pop", 110},
+             {"smtp", 25},   {"ssh", 22},      {"sftp", 22},   {"rtsp", 554}, {"sip", 5060},
+             {"sips", 5061}, {"git", 9418},    {"dict", 2628}, {"tftp", 69}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        ck_assert_int_eq(urisan_default_port(t[i].s, strlen(t[i].s)), t[i].p);
+    ck_assert_int_eq(urisan_default_port("HTTPS", 5), 443);
+    ck_assert_int_eq(urisan_default_port("httpx", 5), -1);
+    ck_assert_int_eq(urisan_default_port("http", 3), -1);
+    ck_assert_int_eq(urisan_default_port(NULL, 0), -1);
+}
+END_TEST
+
+START_TEST(analyze_rejects_bad_arguments)
+{
+    urisan_uri u;
+    urisan_report r;
+    ck_assert_int_eq(urisan_parse("x", 1, NULL, &u, NULL), URISAN_OK);
+    ck_assert_int_eq(urisan_analyze(NULL, 1, &u, NULL, &r), URISAN_E_BAD_ARGUMENT);
+    ck_assert(r.flags & F(INVALID));
+    ck_assert_int_eq(urisan_analyze("x", 1, NULL, NULL, &r), URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_analyze("x", 1, &u, NULL, NULL), URISAN_E_BAD_ARGUMENT);
+    /* empty input with a NULL pointer is fine */
+    ck_assert_int_eq(urisan_parse(NULL, 0, NULL, &u, NULL), URISAN_OK);
+    ck_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
+    ck_assert_uint_eq(r.flags, 0);
+}
+END_TEST
+
+/* Spans that do not fit the input (a caller's mistake) are ignored, never
+   followed out of bounds. */
+START_TEST(forged_spans_are_not_followed)
+{
+    urisan_uri u;
+    urisan_report r;
+    ck_assert_int_eq(urisan_parse("http://h:1/p", 12, NULL, &u, NULL), URISAN_OK);
+    u.host.off = 100;
+    u.path.len = 1000;
+    u.port.off = (size_t)-2;
+    guard_buf g = {0};
+    const char *s = guard_place(&g, "http://h:1/p", 12);
+    ck_assert_int_eq(urisan_analyze(s, 12, &u, NULL, &r), URISAN_OK);
+    guard_free(&g);
+}
+END_TEST
+
+/* Linear work: a megabyte of hostile bytes, with limits raised to the
+   ceiling, is analysed (each a single pass; no timing asserted). */
+START_TEST(megabyte_of_hostile_input_is_analysed)
+{
+    static const char *const unit[] = {"%25", "/..", "%c0", "@", "\\", "%2e%2e/", "0x7f.",
+                                       "./", "%e0%80"};
+    size_t n = URISAN_HARD_CEILING - 64;
+    char *buf = malloc(n);
+    urisan_limits lim = {URISAN_HARD_CEILING, URISAN_HARD_CEILING, URISAN_HARD_CEILING,
+                         URISAN_HARD_CEILING, URISAN_HARD_CEILING, URISAN_HARD_CEILING};
+    for (size_t k = 0; k < sizeof unit / sizeof unit[0]; k++) {
+        size_t ul = strlen(unit[k]);
+        memcpy(buf, "http://", 7);
+        for (size_t o = 7; o < n; o++)
+            buf[o] = unit[k][(o - 7) % ul];
+        guard_buf g = {0};
+        const char *s = guard_place(&g, buf, n);
+        urisan_uri u;
+        urisan_report r;
+        urisan_parse(s, n, &lim, &u, NULL);
+        ck_assert_int_eq(urisan_analyze(s, n, &u, NULL, &r), URISAN_OK);
+        check_implications(s, n, r.flags);
+        guard_free(&g);
+    }
+    free(buf);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("flags");
+    TCase *t = tcase_create("each_flag");
+    tcase_add_loop_test(t, each_flag_case_sets_or_clears_its_flag, 0,
+                        (int)(sizeof fcases / sizeof fcases[0]));
+    tcase_add_test(t, every_flag_has_three_positive_and_three_negative_cases);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("too_long");
+    tcase_add_test(t, too_long_uri_has_exactly_too_long_and_invalid);
+    tcase_add_test(t, too_long_host_label_scheme_userinfo_segments);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("implications");
+    tcase_add_test(t, implications_hold_on_every_table_case);
+    tcase_add_test(t, each_implication_sets_the_implied_flag);
+    tcase_add_test(t, implications_hold_on_the_shared_url_data);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("attacks");
+    tcase_add_test(t, crlf_injection_in_a_path_is_escaped_crlf);
+    tcase_add_test(t, hash_before_at_is_ambiguous_authority);
+    tcase_add_test(t, pct2f_in_a_host_is_encoded_slash_and_ambiguous);
+    tcase_add_test(t, trailing_dot_hosts);
+    tcase_add_test(t, backslash_confusion_is_ambiguous_authority);
+    tcase_add_test(t, multiple_at_signs_are_ambiguous_authority);
+    tcase_add_test(t, slash_confusion_is_ambiguous_authority);
+    tcase_add_test(t, numeric_ipv4_forms_are_obfuscated_loopback);
+    tcase_add_test(t, unicode_digit_and_dot_forms_are_obfuscated);
+    tcase_add_test(t, ipv4_mapped_ipv6_is_loopback_not_obfuscated);
+    tcase_add_test(t, cloud_metadata_address_is_link_local);
+    tcase_add_test(t, pct2e_traversal_above_root);
+    tcase_add_test(t, overlong_utf8_dot_dot_slash);
+    tcase_add_test(t, dangerous_scheme_after_browser_cleanup);
+    tcase_add_test(t, names_get_no_ip_flags);
+    tcase_add_test(t, clean_uris_have_no_flags);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("addresses");
+    tcase_add_test(t, ipv6_text_is_rfc5952_canonical);
+    tcase_add_test(t, ipv6_text_matches_inet_ntop);
+    tcase_add_test(t, format_ip_reports_needed_size_and_nospace);
+    tcase_add_test(t, no_address_for_names_and_ipvfuture);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("api");
+    tcase_add_test(t, flag_names_round_trip_through_the_list);
+    tcase_add_test(t, default_port_table_has_the_spec_list);
+    tcase_add_test(t, analyze_rejects_bad_arguments);
+    tcase_add_test(t, forged_spans_are_not_followed);
+    tcase_add_test(t, megabyte_of_hostile_input_is_analysed);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
