@@ -487,7 +487,11 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
 {
     urisan_limits lim;
     urisan_limits_effective(lim_in, &lim);
-    if (len > lim.max_uri)
+    /* The scan reads up to 63 bytes ahead. With no more bytes than the
+       segment bound allows segments (there are at most len), no bound can
+       stop the work part-way through the path, so reading ahead never reads
+       past a bound; longer inputs take the full parser, which stops there. */
+    if (len > lim.max_uri || len > lim.max_segments)
         return false;
 
     u->scheme = u->userinfo = u->host = u->port = absent;
@@ -499,12 +503,12 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     u->error.offset = 0;
     u->error.input = 0;
 
-    scan_cursor sc;
-    scan_init(&sc, in, len);
-    size_t i = 0;
+    scan_iter it;
+    scan_init(&it, in, len);
+    size_t i = 0, j;
 
     /* scheme: the first special byte is the ":" (App. B) */
-    size_t j = scan_next(&sc, 0);
+    j = scan_peek(&it);
     if (j < len && in[j] == ':') {
         if (j == 0 || j > lim.max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
             return false;
@@ -512,6 +516,7 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
             if (!cc_is((unsigned char)in[k], CC_SCHEME))
                 return false;
         u->scheme = span(0, j);
+        scan_drop(&it);
         i = j + 1;
     } else if (j < len && !cc_is((unsigned char)in[j], CC_SCHEND)) {
         return false;
@@ -521,7 +526,12 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     if (i + 1 < len && in[i] == '/' && in[i + 1] == '/') {
         size_t as = i + 2, at = URISAN_ABSENT, colon = URISAN_ABSENT;
         unsigned colons = 0;
-        for (j = scan_next(&sc, as); j < len; j = scan_next(&sc, j + 1)) {
+        scan_drop(&it); /* the two slashes are the next special bytes */
+        scan_drop(&it);
+        for (;; scan_drop(&it)) {
+            j = scan_peek(&it);
+            if (j >= len)
+                break;
             char c = in[j];
             if (c == ':') {
                 colon = j;
@@ -531,7 +541,7 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
                 colon = URISAN_ABSENT;
                 colons = 0;
             } else if (c == '/' || c == '?' || c == '#') {
-                break;
+                break; /* not taken: it starts the path, query or fragment */
             } else {
                 return false;
             }
@@ -579,7 +589,10 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     /* path: pchar and "/" */
     size_t ps = i;
     size_t segs = (i < len && in[i] != '/' && !cc_is((unsigned char)in[i], CC_PATHEND)) ? 1 : 0;
-    for (j = scan_next(&sc, i); j < len; j = scan_next(&sc, j + 1)) {
+    for (;;) {
+        j = scan_pop(&it);
+        if (j >= len)
+            break;
         char c = in[j];
         if (c == '/') {
             if (++segs > lim.max_segments)
@@ -602,7 +615,10 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     /* query and fragment: pchar / "/" / "?" */
     if (i < len && in[i] == '?') {
         size_t qs = i + 1;
-        for (j = scan_next(&sc, qs); j < len; j = scan_next(&sc, j + 1)) {
+        for (;;) {
+            j = scan_pop(&it);
+            if (j >= len)
+                break;
             char c = in[j];
             if (c == '#')
                 break;
@@ -618,7 +634,10 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     }
     if (i < len) { /* in[i] == '#' */
         size_t fs = i + 1;
-        for (j = scan_next(&sc, fs); j < len; j = scan_next(&sc, j + 1)) {
+        for (;;) {
+            j = scan_pop(&it);
+            if (j >= len)
+                break;
             char c = in[j];
             if (c == '%') {
                 if (!is_escape_at(in, len, j))

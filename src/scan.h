@@ -1,0 +1,157 @@
+/*
+ * scan.h - find the bytes that matter, 16 at a time.
+ *
+ * Almost every byte of a real URI is "plain": unreserved / sub-delims
+ * (RFC 3986 2.2, 2.3; CC_REG in chartab.c), valid in every component but
+ * the scheme. The parser's fast path (parse.c) and the analysis only need
+ * to look at the other, "special" bytes: delimiters, "%", and anything
+ * RFC 3986 does not allow. This header finds them with SSE2 when the
+ * compiler targets it (every x86-64), else with the class table; both give
+ * bit-identical masks (tests/test_scan.c checks every byte value at every
+ * position). Reads stay inside in[0..len).
+ */
+#ifndef URISAN_SCAN_H
+#define URISAN_SCAN_H
+
+#include "internal.h"
+
+#include <string.h>
+
+#if defined(__SSE2__) && !defined(URISAN_NO_SIMD)
+#include <emmintrin.h>
+#define URISAN_SCAN_SSE2 1
+#endif
+
+/* Bit i set when p[i] is special, for i < n <= 64; higher bits zero. */
+static inline uint64_t scan_special_scalar(const char *p, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!cc_is((unsigned char)p[i], CC_REG))
+            m |= (uint64_t)1 << i;
+    return m;
+}
+
+#ifdef URISAN_SCAN_SSE2
+/* 16-bit mask of the special bytes of x. Plain = ALPHA / DIGIT /
+   "&'()*+,-." (0x26-0x2E, one range) / "!" "$" ";" "=" "_" "~". */
+static inline unsigned scan_special16(__m128i x)
+{
+    const __m128i zero = _mm_setzero_si128();
+    /* (x - lo) <= span, unsigned: saturating subtract leaves zero. */
+#define SCAN_RANGE_(v, lo, span)                                                  \
+    _mm_cmpeq_epi8(_mm_subs_epu8(_mm_sub_epi8((v), _mm_set1_epi8((char)(lo))),    \
+                                 _mm_set1_epi8((char)(span))),                    \
+                   zero)
+    __m128i alpha = SCAN_RANGE_(_mm_or_si128(x, _mm_set1_epi8(0x20)), 'a', 25);
+    __m128i digit = SCAN_RANGE_(x, '0', 9);
+    __m128i punct = SCAN_RANGE_(x, 0x26, 8);
+#undef SCAN_RANGE_
+    __m128i one = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('!')),
+                               _mm_cmpeq_epi8(x, _mm_set1_epi8('$')));
+    __m128i two = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(';')),
+                               _mm_cmpeq_epi8(x, _mm_set1_epi8('=')));
+    __m128i three = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('_')),
+                                 _mm_cmpeq_epi8(x, _mm_set1_epi8('~')));
+    __m128i plain = _mm_or_si128(_mm_or_si128(_mm_or_si128(alpha, digit), punct),
+                                 _mm_or_si128(_mm_or_si128(one, two), three));
+    return ~(unsigned)_mm_movemask_epi8(plain) & 0xffffu;
+}
+#endif
+
+/* Special-byte mask of in[b .. min(b + 64, len)), b < len. */
+static inline uint64_t scan_block(const char *in, size_t len, size_t b)
+{
+    size_t n = len - b;
+    if (n > 64)
+        n = 64;
+#ifdef URISAN_SCAN_SSE2
+    uint64_t m = 0;
+    size_t k = 0;
+    for (; k + 16 <= n; k += 16)
+        m |= (uint64_t)scan_special16(_mm_loadu_si128((const __m128i *)(const void *)(in + b + k)))
+             << k;
+    if (k < n) {
+        size_t r = n - k; /* 1..15 bytes left, and b + n == len */
+        unsigned t;
+        if (len >= 16) {
+            /* The 16 bytes that end at len; keep the last r. */
+            t = scan_special16(_mm_loadu_si128((const __m128i *)(const void *)(in + len - 16))) >>
+                (16 - r);
+        } else {
+            unsigned char tmp[16] = {0};
+            memcpy(tmp, in + b + k, r);
+            t = scan_special16(_mm_loadu_si128((const __m128i *)(const void *)tmp)) &
+                ((1u << r) - 1);
+        }
+        m |= (uint64_t)t << k;
+    }
+    return m;
+#else
+    return scan_special_scalar(in + b, n);
+#endif
+}
+
+static inline unsigned scan_ctz64(uint64_t m) /* m != 0 */
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned n = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* Walks forward through the special bytes, one 64-byte block at a time;
+   each block is classified once. */
+typedef struct {
+    const char *in;
+    size_t len;
+    size_t blk;    /* start of the current block */
+    uint64_t m;    /* its special bytes not yet taken */
+} scan_iter;
+
+static inline void scan_init(scan_iter *it, const char *in, size_t len)
+{
+    it->in = in;
+    it->len = len;
+    it->blk = 0;
+    it->m = len ? scan_block(in, len, 0) : 0;
+}
+
+/* Offset of the next special byte not yet taken, or len when none. */
+static inline size_t scan_peek(scan_iter *it)
+{
+    while (it->m == 0) {
+        if (it->len - it->blk <= 64)
+            return it->len;
+        it->blk += 64;
+        it->m = scan_block(it->in, it->len, it->blk);
+    }
+    return it->blk + scan_ctz64(it->m);
+}
+
+/* Take the byte scan_peek returned (which must be < len). */
+static inline void scan_drop(scan_iter *it)
+{
+    it->m &= it->m - 1;
+}
+
+/* Take and return the next special byte, or len when none is left. */
+static inline size_t scan_pop(scan_iter *it)
+{
+    size_t j = scan_peek(it);
+    scan_drop(it);
+    return j;
+}
+
+/* The full parser without the fast path (parse.c), for tests that check
+   the two agree. */
+urisan_status urisan_parse_full(const char *in, size_t len, const urisan_limits *lim,
+                                urisan_uri *u, urisan_error *err);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * test_scan.c - the fast paths give exactly the slow paths' answers.
+ *
+ * 1. The SSE2 special-byte mask (src/scan.h) equals the class-table mask for
+ *    every byte value at every position of every length up to 130, and on
+ *    random buffers; buffers are exact-size heap blocks so an overread
+ *    faults under ASan/valgrind.
+ * 2. urisan_parse (fast path first) equals urisan_parse_full (the full
+ *    parser alone), field by field, on the shared URL data sets, on
+ *    hand-picked inputs, on random mutations of them, and under tight limits
+ *    that make every bound bite.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan.h"
+#include "testdata.h"
+
+/* ---- 1. masks ---- */
+
+static void check_all_blocks(const char *buf, size_t len)
+{
+    for (size_t b = 0; b < len; b += 64) {
+        size_t n = len - b < 64 ? len - b : 64;
+        uint64_t fast = scan_block(buf, len, b);
+        uint64_t slow = scan_special_scalar(buf + b, n);
+        ck_assert_msg(fast == slow, "len %zu block %zu: %016llx != %016llx", len, b,
+                      (unsigned long long)fast, (unsigned long long)slow);
+    }
+}
+
+START_TEST(simd_mask_equals_table_for_every_byte_at_every_position)
+{
+    for (size_t len = 1; len <= 130; len++) {
+        char *buf = malloc(len);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t p = 0; p < len; p++) {
+            for (unsigned v = 0; v < 256; v++) {
+                memset(buf, 'a', len);
+                buf[p] = (char)v;
+                check_all_blocks(buf, len);
+                memset(buf, '%', len); /* a special background */
+                buf[p] = (char)v;
+                check_all_blocks(buf, len);
+            }
+        }
+        free(buf);
+    }
+}
+END_TEST
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static uint32_t rnd(void)
+{
+    /* xorshift64*: reproducible, no libc rand() state */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+START_TEST(simd_mask_equals_table_on_random_buffers)
+{
+    for (int round = 0; round < 20000; round++) {
+        size_t len = 1 + rnd() % 300;
+        char *buf = malloc(len);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (char)rnd();
+        check_all_blocks(buf, len);
+        free(buf);
+    }
+}
+END_TEST
+
+START_TEST(iterator_visits_every_special_byte_in_order)
+{
+    for (int round = 0; round < 5000; round++) {
+        size_t len = rnd() % 400;
+        char *buf = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (rnd() % 4) ? 'x' : (char)rnd();
+        scan_iter it;
+        scan_init(&it, buf, len);
+        for (size_t i = 0; i <= len; i++) {
+            if (i < len && cc_is((unsigned char)buf[i], CC_REG))
+                continue;
+            size_t j = scan_pop(&it);
+            ck_assert_uint_eq(j, i);
+        }
+        ck_assert_uint_eq(scan_pop(&it), len);
+        free(buf);
+    }
+}
+END_TEST
+
+/* ---- 2. fast parse == full parse ---- */
+
+static void span_eq(urisan_span a, urisan_span b, const char *what, const char *in, size_t len)
+{
+    ck_assert_msg(a.off == b.off && a.len == b.len,
+                  "%s differs on [%.*s]: fast (%zu,%zu) full (%zu,%zu)", what, (int)len, in,
+                  a.off, a.len, b.off, b.len);
+}
+
+static size_t compared;
+
+static void agree(const char *src, size_t len, const urisan_limits *lim)
+{
+    /* exact-size copy: an overread faults under ASan/valgrind */
+    char *in = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(in);
+    if (len)
+        memcpy(in, src, len);
+    urisan_uri a, b;
+    urisan_error ea, eb;
+    memset(&a, 0x5a, sizeof a);
+    memset(&b, 0xa5, sizeof b);
+    urisan_status sa = urisan_parse(in, len, lim, &a, &ea);
+    urisan_status sb = urisan_parse_full(in, len, lim, &b, &eb);
+    ck_assert_msg(sa == sb, "status differs on [%.*s]: %d %d", (int)len, in, sa, sb);
+    ck_assert_int_eq(ea.code, eb.code);
+    ck_assert_uint_eq(ea.offset, eb.offset);
+    ck_assert_uint_eq(ea.input, eb.input);
+    span_eq(a.scheme, b.scheme, "scheme", in, len);
+    span_eq(a.userinfo, b.userinfo, "userinfo", in, len);
+    span_eq(a.host, b.host, "host", in, len);
+    span_eq(a.port, b.port, "port", in, len);
+    span_eq(a.path, b.path, "path", in, len);
+    span_eq(a.query, b.query, "query", in, len);
+    span_eq(a.fragment, b.fragment, "fragment", in, len);
+    span_eq(a.zone, b.zone, "zone", in, len);
+    ck_assert_msg(a.host_type == b.host_type, "host_type differs on [%.*s]", (int)len, in);
+    ck_assert_msg(memcmp(a.ip, b.ip, sizeof a.ip) == 0, "ip differs on [%.*s]", (int)len, in);
+    ck_assert_uint_eq(a.port_value, b.port_value);
+    ck_assert_uint_eq(a.segments, b.segments);
+    ck_assert_int_eq(a.valid, b.valid);
+    ck_assert_int_eq(a.error.code, b.error.code);
+    ck_assert_uint_eq(a.error.offset, b.error.offset);
+    free(in);
+    compared++;
+}
+
+static const char *const hand[] = {
+    "", "a", ":", "/", "//", "///", "?", "#", "http:", "http://", "http://h", "http://h:",
+    "http://h:80", "http://h:080", "http://h:65535", "http://h:65536", "http://h:99999999999",
+    "http://h:8a", "http://:80", "http://u@h", "http://u:p@h:1/p", "http://@h", "http://u@",
+    "http://a@b@c", "http://h:1:2", "http://u:p:q@h:3", "http://1.2.3.4", "http://1.2.3.4:5/",
+    "http://1.2.3", "http://1.2.3.4.5", "http://01.2.3.4", "http://256.1.1.1", "http://1.2.3.x",
+    "http://9x", "http://[::1]", "http://[::1]:80", "http://[v1.x]", "http://[", "http://]",
+    "http://h%41", "http://%41@h", "http://h/%41", "http://h/%4", "http://h/%", "http://h/%zz",
+    "http://h/a%2", "http://h?%4", "http://h#%4", "http://h#a#b", "http://h?a?b#c?d/@:",
+    "http://h/a b", "http://h/a\\b", "http://h\\a", "http://h/\x80", "http://h/\x00x",
+    "1http://h", "ht_tp://h", "h~p://h", "+a:b", "a+b-c.d:x", "mailto:a@b", "node:url",
+    "a:b:c", "a/b:c", "./a:b", "%41:b", "a%3a:b", "a@b:c", "a[b:c", "?a:b", "#a:b",
+    "file:///etc/passwd", "file://c:/x", "//h/p", "/p?q#f", "p/q/r", "a/", "/a/", "..//a",
+    "http://h/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p", "http://h?", "http://h#", "http://h/?#",
+    "\xef\xbb\xbfhttps://bom/", "javascript:alert(1)", "http://h:80#f", "http://h:80?q",
+    "http://xn--nxasmq6b.example/", "http://a.b-c_d~e!f$g&h'i(j)k*l+m,n;o=p/",
+    "http://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/",
+    "http://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/",
+    "http://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/",
+};
+#define N_HAND (sizeof hand / sizeof hand[0])
+
+static const urisan_limits *tight(void)
+{
+    static urisan_limits l = {40, 3, 2, 5, 3, 2};
+    return &l;
+}
+
+static void agree_all_limits(const char *in, size_t len)
+{
+    agree(in, len, NULL);
+    agree(in, len, tight());
+}
+
+static const char mut_bytes[] = ":/?#@[]%.:0123456789aZxX-_~!$\\ \t\r\n\x00\x7f\x80\xff";
+
+static void mutate_and_agree(const char *src, size_t len, int times)
+{
+    char buf[512];
+    if (len > 400)
+        len = 400;
+    for (int t = 0; t < times; t++) {
+        memcpy(buf, src, len);
+        size_t n = len;
+        int edits = 1 + (int)(rnd() % 3);
+        for (int e = 0; e < edits; e++) {
+            char c = mut_bytes[rnd() % (sizeof mut_bytes - 1)];
+            size_t p = n ? rnd() % (n + 1) : 0;
+            switch (rnd() % 3) {
+            case 0: /* replace */
+                if (p < n)
+                    buf[p] = c;
+                break;
+            case 1: /* insert */
+                if (n < sizeof buf - 1) {
+                    memmove(buf + p + 1, buf + p, n - p);
+                    buf[p] = c;
+                    n++;
+                }
+                break;
+            default: /* delete */
+                if (p < n) {
+                    memmove(buf + p, buf + p + 1, n - p - 1);
+                    n--;
+                }
+                break;
+            }
+        }
+        agree_all_limits(buf, n);
+    }
+}
+
+START_TEST(fast_parse_equals_full_parse_on_hand_picked_inputs)
+{
+    for (size_t k = 0; k < N_HAND; k++) {
+        agree_all_limits(hand[k], strlen(hand[k]));
+        mutate_and_agree(hand[k], strlen(hand[k]), 300);
+    }
+    /* the one with an embedded NUL */
+    agree_all_limits("http://h/\0x", 11);
+    /* long inputs: several 64-byte blocks, specials at block edges */
+    char big[700];
+    for (size_t n = 60; n < sizeof big; n += 7) {
+        memcpy(big, "http://h/", 9);
+        for (size_t i = 9; i < n; i++)
+            big[i] = (i % 64 == 63 || i % 64 == 0) ? "/%?#@:"[i % 6] : 'a';
+        agree_all_limits(big, n);
+        mutate_and_agree(big, n, 20);
+    }
+}
+END_TEST
+
+START_TEST(fast_parse_equals_full_parse_on_the_url_data_sets)
+{
+    static const char *const names[] = {"kasztp.txt", "userbait.txt", "node_files.txt",
+                                        "isaacs_files.txt"};
+    size_t files = 0;
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        FILE *fp = testdata_open("urls", names[f]);
+        if (fp == NULL)
+            continue;
+        files++;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t got;
+        size_t k = 0;
+        while ((got = getline(&line, &cap, fp)) > 0) {
+            size_t n = (size_t)got;
+            if (n && line[n - 1] == '\n')
+                n--;
+            if (n && line[n - 1] == '\r')
+                n--;
+            agree_all_limits(line, n);
+            if (k++ % 50 == 0)
+                mutate_and_agree(line, n, 4);
+        }
+        free(line);
+        fclose(fp);
+    }
+    if (files == 0)
+        printf("SKIP: no URL data sets\n");
+    printf("compared %zu parses\n", compared);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("scan");
+    TCase *tc = tcase_create("scan");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, simd_mask_equals_table_for_every_byte_at_every_position);
+    tcase_add_test(tc, simd_mask_equals_table_on_random_buffers);
+    tcase_add_test(tc, iterator_visits_every_special_byte_in_order);
+    tcase_add_test(tc, fast_parse_equals_full_parse_on_hand_picked_inputs);
+    tcase_add_test(tc, fast_parse_equals_full_parse_on_the_url_data_sets);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
