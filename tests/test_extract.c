@@ -1,0 +1,444 @@
+/*
+ * test_extract.c - urisan_extract (SPEC section 6; seed draft Appendix E
+ * and F). The mail side (--mail) is tested through the command by
+ * tests/extract_mail_test.py.
+ */
+#define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "urisan.h"
+
+#define MAXHITS 64
+
+static char scratch[1 << 16];
+
+typedef struct {
+    urisan_hit h[MAXHITS];
+    size_t n;
+    urisan_status st;
+    size_t next;
+} run;
+
+static void extract_all(const char *t, size_t len, run *r)
+{
+    r->st = urisan_extract(t, len, 0, NULL, r->h, MAXHITS, &r->n, scratch,
+                           sizeof scratch, &r->next);
+}
+
+/* The hits' URIs joined with '|'. */
+static const char *joined(const run *r)
+{
+    static char buf[1 << 14];
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n && o + r->h[i].uri_len + 2 < sizeof buf; i++) {
+        if (i)
+            buf[o++] = '|';
+        memcpy(buf + o, r->h[i].uri, r->h[i].uri_len);
+        o += r->h[i].uri_len;
+        buf[o] = '\0';
+    }
+    return buf;
+}
+
+static const char *joined_of(const char *t)
+{
+    static run r;
+    extract_all(t, strlen(t), &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    ck_assert_uint_eq(r.next, strlen(t));
+    return joined(&r);
+}
+
+START_TEST(appendix_e_example_yields_exactly_its_three_uris)
+{
+    /* Seed draft Appendix E, verbatim (with its indentation). */
+    const char *t =
+        "   Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",\n"
+        "   but you can probably pick it up from <ftp://ds.internic.\n"
+        "   net/rfc/>.  Note the warning in <http://www.ics.uci.edu/pub/\n"
+        "   ietf/uri/historical.html#WARNING>.\n";
+    run r;
+    extract_all(t, strlen(t), &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|"
+                                 "ftp://ds.internic.net/rfc/|"
+                                 "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING");
+    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_QUOTED);
+    ck_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
+    ck_assert_uint_eq(r.h[2].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
+    /* Byte ranges: the URI as written, delimiters excluded. */
+    ck_assert_uint_eq(r.h[0].off, (size_t)(strstr(t, "http://www.w3") - t));
+    ck_assert_uint_eq(r.h[0].len, strlen("http://www.w3.org/Addressing/"));
+    ck_assert_ptr_eq(r.h[0].uri, t + r.h[0].off);
+    ck_assert_uint_eq(r.h[1].off, (size_t)(strstr(t, "ftp:") - t));
+    ck_assert_uint_eq(r.h[1].off + r.h[1].len, (size_t)(strstr(t, "/>.") + 1 - t));
+    for (size_t i = 0; i < r.n; i++)
+        ck_assert_uint_eq(r.h[i].flags & URISAN_F(INVALID), 0);
+}
+END_TEST
+
+START_TEST(wrapped_uri_drops_whitespace_around_line_breaks)
+{
+    ck_assert_str_eq(joined_of("see <http://example.com/a/\r\n\t  b/c?q=1>"),
+                     "http://example.com/a/b/c?q=1");
+    /* White space before the closing bracket is no part of it. */
+    ck_assert_str_eq(joined_of("<http://example.com/a\n >"), "http://example.com/a");
+    ck_assert_str_eq(joined_of("<URL:http://example.\n com/>"), "http://example.com/");
+    ck_assert_str_eq(joined_of("<URL: http://example.com/>"), "http://example.com/");
+}
+END_TEST
+
+START_TEST(space_inside_a_line_or_blank_line_is_no_wrap)
+{
+    /* A space within a line is the sentence's: the bare rule applies. */
+    ck_assert_str_eq(joined_of("<http://a.example/x is down>"), "http://a.example/x");
+    /* A blank line ends a paragraph, and with it the bracket. */
+    ck_assert_str_eq(joined_of("<http://a.example/x\n\nhttp://b.example/>"),
+                     "http://a.example/x|http://b.example/");
+    /* Unclosed bracket: the bare rule. */
+    ck_assert_str_eq(joined_of("<http://a.example/x"), "http://a.example/x");
+    /* A second '<' before '>'. */
+    ck_assert_str_eq(joined_of("<http://a.example/\n<http://b.example/>"),
+                     "http://a.example/|http://b.example/");
+}
+END_TEST
+
+START_TEST(hyphen_at_line_end_yields_both_readings)
+{
+    const char *t = "<http://www.example-\n   host.com/some-\n path>";
+    run r;
+    extract_all(t, strlen(t), &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_str_eq(joined(&r), "http://www.example-host.com/some-path|"
+                                 "http://www.examplehost.com/somepath");
+    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
+                                   URISAN_HIT_HYPHEN_BREAK);
+    ck_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
+                                   URISAN_HIT_HYPHEN_BREAK | URISAN_HIT_HYPHEN_DROPPED);
+    ck_assert_uint_eq(r.h[0].off, r.h[1].off);
+    ck_assert_uint_eq(r.h[0].len, r.h[1].len);
+    /* A hyphen that ends the URI is no break. */
+    ck_assert_str_eq(joined_of("<http://example.com/a-\n>"), "http://example.com/a-");
+}
+END_TEST
+
+typedef struct {
+    const char *text;
+    const char *want;  /* hits joined with '|' */
+} case_t;
+
+static const case_t punct_cases[] = {
+    {"Go to http://example.com/.", "http://example.com/"},
+    {"http://example.com/a, http://example.com/b; ok", "http://example.com/a|http://example.com/b"},
+    {"Really http://example.com/?!", "http://example.com/"},
+    {"'http://example.com/x'", "http://example.com/x"},
+    {"(see http://example.com/x)", "http://example.com/x"},
+    {"(see http://example.com/x).", "http://example.com/x"},
+    {"http://en.wikipedia.org/wiki/Foo_(bar)", "http://en.wikipedia.org/wiki/Foo_(bar)"},
+    {"(http://en.wikipedia.org/wiki/Foo_(bar))", "http://en.wikipedia.org/wiki/Foo_(bar)"},
+    {"[http://example.com/a]", "http://example.com/a"},
+    {"http://[::1]:80/x]", "http://[::1]:80/x"},
+    {"{http://example.com/}", "http://example.com/"},
+    {"http://example.com/\xe2\x80\x9d and", "http://example.com/"},
+    {"http://example.com/x\xe3\x80\x82", "http://example.com/x"},
+    {"http://example.com/a:", "http://example.com/a"},
+    {"http://example.com/a...", "http://example.com/a"},
+    /* Inside delimiters nothing is trimmed. */
+    {"<http://example.com/a.>", "http://example.com/a."},
+    {"\"http://example.com/a.\"", "http://example.com/a."},
+};
+
+START_TEST(trailing_punctuation_and_unbalanced_brackets_are_left_out)
+{
+    ck_assert_str_eq(joined_of(punct_cases[_i].text), punct_cases[_i].want);
+}
+END_TEST
+
+static const case_t scheme_cases[] = {
+    {"Note: this is not one. Re:hello", ""},
+    {"C:\\Users\\me and D:/x", ""},
+    {"ratio 3:4 at 10:30", ""},
+    {"bare words http:// and file:/// are no hits", ""},
+    {"mailto:user@example.com.", "mailto:user@example.com"},
+    {"urn:isbn:0451450523", "urn:isbn:0451450523"},
+    {"click javascript:alert(1)", "javascript:alert(1)"},
+    {"foo://bar/baz", "foo://bar/baz"},
+    {"odd: x-foo:bar is not; <x-foo:bar> is", "x-foo:bar"},
+    {"http:evil.example and http:\\\\evil.example", "http:evil.example|http:\\\\evil.example"},
+    {"URL:http://example.com/ and URL: news:comp.lang.c", "http://example.com/|news:comp.lang.c"},
+    {"\"Re:hello\" and \"http://example.com/\"", "http://example.com/"},
+    {"\"URL:x-foo:bar\"", "x-foo:bar"},
+    {"<a href=\"http://example.com/\">x</a>", "http://example.com/"},
+    {"<img src=http://example.com/i.png>", "http://example.com/i.png"},
+    {"xhttp://a.example/", "xhttp://a.example/"},
+    {"<message-id@example.com> <not a uri>", ""},
+};
+
+START_TEST(schemes_in_running_text)
+{
+    ck_assert_str_eq(joined_of(scheme_cases[_i].text), scheme_cases[_i].want);
+}
+END_TEST
+
+START_TEST(www_forms_are_abbreviated_and_analysed_as_http)
+{
+    const char *t = "Visit www.w3.org/Addressing/, or WWW.Example.COM.";
+    run r;
+    extract_all(t, strlen(t), &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|http://WWW.Example.COM");
+    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED | URISAN_HIT_TRIMMED);
+    ck_assert_uint_eq(r.h[0].off, 6);
+    ck_assert_uint_eq(r.h[0].len, strlen("www.w3.org/Addressing/"));
+    /* Not after '@' (an address), '/' or '.'; needs a label after "www.". */
+    ck_assert_str_eq(joined_of("me@www.example.com a/www.b.com www. x.www.c.com"), "");
+    ck_assert_str_eq(joined_of("<www.example.com/x>"), "http://www.example.com/x");
+    ck_assert_str_eq(joined_of("\"www.example.com\""), "http://www.example.com");
+    ck_assert_str_eq(joined_of("www.example.com:8080/x"), "http://www.example.com:8080/x");
+    ck_assert_str_eq(joined_of("URL:www.example.com"), "http://www.example.com");
+    /* The browser's reading of the userinfo trick is what is analysed. */
+    ck_assert_str_eq(joined_of("www.bank.example@10.0.0.1/"),
+                     "http://www.bank.example@10.0.0.1/");
+}
+END_TEST
+
+START_TEST(flags_come_from_the_analysis_of_the_uri)
+{
+    const char *t = "ok http://example.com/ bad http://example.com/%zz";
+    run r;
+    extract_all(t, strlen(t), &r);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_uint_eq(r.h[0].flags & URISAN_F(INVALID), 0);
+    ck_assert_uint_ne(r.h[1].flags & URISAN_F(INVALID), 0);
+    ck_assert_int_eq(r.h[1].decision.verdict, URISAN_DENY);
+
+    /* Assembled URIs are analysed as the reader's client would open them. */
+    const char *u = "<http://127.0.\n  0.1/> and www.bank.example@10.0.0.1/";
+    extract_all(u, strlen(u), &r);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_uint_eq(r.h[0].flags & (URISAN_F(IP_LITERAL) | URISAN_F(IP_LOOPBACK)),
+                      URISAN_F(IP_LITERAL) | URISAN_F(IP_LOOPBACK));
+    ck_assert_uint_eq(r.h[1].flags & (URISAN_F(USERINFO) | URISAN_F(IP_PRIVATE)),
+                      URISAN_F(USERINFO) | URISAN_F(IP_PRIVATE));
+    ck_assert_int_ne(r.h[1].decision.verdict, URISAN_ALLOW);
+}
+END_TEST
+
+START_TEST(hit_cap_returns_too_many_and_resumes_to_the_same_hits)
+{
+    /* 40 hits, one of them a hyphen pair, read 2 and 3 at a time. */
+    char t[8192];
+    size_t o = 0;
+    for (int i = 0; i < 38; i++)
+        o += (size_t)snprintf(t + o, sizeof t - o, "x <http://h%d.example/> y, ", i);
+    o += (size_t)snprintf(t + o, sizeof t - o, "<http://a-\n b.example/>");
+    run all;
+    extract_all(t, o, &all);
+    ck_assert_int_eq(all.st, URISAN_OK);
+    ck_assert_uint_eq(all.n, 40);
+    for (size_t cap = 2; cap <= 3; cap++) {
+        urisan_hit h[3];
+        size_t got = 0, start = 0, n, next, calls = 0;
+        urisan_status st;
+        do {
+            st = urisan_extract(t, o, start, NULL, h, cap, &n, scratch, sizeof scratch, &next);
+            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            ck_assert_uint_ge(n, 1);
+            for (size_t k = 0; k < n; k++, got++) {
+                ck_assert_uint_eq(h[k].off, all.h[got].off);
+                ck_assert_uint_eq(h[k].len, all.h[got].len);
+                ck_assert_uint_eq(h[k].form, all.h[got].form);
+                ck_assert_uint_eq(h[k].uri_len, all.h[got].uri_len);
+                ck_assert(memcmp(h[k].uri, all.h[got].uri, h[k].uri_len) == 0);
+            }
+            ck_assert_uint_gt(next, start);
+            start = next;
+            calls++;
+        } while (st == URISAN_E_TOO_MANY);
+        ck_assert_uint_eq(got, 40);
+        ck_assert_uint_eq(next, o);
+        ck_assert_uint_ge(calls, 40 / cap);
+    }
+}
+END_TEST
+
+START_TEST(scratch_full_is_too_many_and_too_small_is_nospace)
+{
+    const char *t = "<http://a.example/\n x> <http://b.example/\n y>";
+    urisan_hit h[4];
+    size_t n, next;
+    char s[64];
+    /* Room for one assembled hit only: the second waits for the next call. */
+    urisan_status st = urisan_extract(t, strlen(t), 0, NULL, h, 4, &n, s, 21, &next);
+    ck_assert_int_eq(st, URISAN_E_TOO_MANY);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(next, (size_t)(strchr(t + 1, '<') - t));
+    /* Not even one. */
+    st = urisan_extract(t, strlen(t), 0, NULL, h, 4, &n, s, 5, &next);
+    ck_assert_int_eq(st, URISAN_E_NOSPACE);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_uint_eq(next, 0);
+    /* No scratch at all is fine for text that needs none. */
+    st = urisan_extract("http://a.example/", 17, 0, NULL, h, 4, &n, NULL, 0, &next);
+    ck_assert_int_eq(st, URISAN_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_ge(urisan_extract_scratch_size(NULL), URISAN_EXTRACT_SCRATCH(8192));
+}
+END_TEST
+
+START_TEST(bad_arguments_are_rejected)
+{
+    urisan_hit h[2];
+    size_t n = 99, next = 99;
+    ck_assert_int_eq(urisan_extract("ab", 2, 3, NULL, h, 2, &n, NULL, 0, &next),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(urisan_extract("ab", 2, 0, NULL, h, 1, &n, NULL, 0, &next),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_extract(NULL, 2, 0, NULL, h, 2, &n, NULL, 0, &next),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, h, 2, &n, NULL, 0, &next), URISAN_OK);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* Each input flush against a PROT_NONE page: a 1-byte overread faults. */
+static char *guarded(const char *s, size_t n, void **map, size_t *maplen)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = (n + pg - 1) / pg + 1;
+    *maplen = pages * pg;
+    char *m = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert(m != MAP_FAILED);
+    ck_assert_int_eq(mprotect(m + (pages - 1) * pg, pg, PROT_NONE), 0);
+    char *p = m + (pages - 1) * pg - n;
+    memcpy(p, s, n);
+    *map = m;
+    return p;
+}
+
+static const char *const edge_inputs[] = {
+    "<", "\"", "<h", "<http:", "<http://a", "<http://a\n", "<http://a-\n", "<URL:",
+    "URL:", "URL: ", "URL:h", "\"http://a", "\"URL:", "www.", "www.a", "http://a.",
+    "http://a(", "http://a)", "x http", "http:", "http:/", "mailto:", "<www.a",
+    "http://a\xe2\x80", "http://a\xe2", "<http://a\r", "<http://a\r\n b",
+};
+
+START_TEST(nothing_is_read_past_len)
+{
+    const char *s = edge_inputs[_i];
+    size_t n = strlen(s);
+    void *map;
+    size_t ml;
+    char *p = guarded(s, n, &map, &ml);
+    run r;
+    extract_all(p, n, &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    for (size_t k = 0; k < r.n; k++)
+        ck_assert_uint_le(r.h[k].off + r.h[k].len, n);
+    munmap(map, ml);
+}
+END_TEST
+
+START_TEST(adversarial_megabytes_are_scanned_with_exact_results)
+{
+    /* Patterns that would make a naive scanner quadratic: unclosed
+       brackets, bracket content up to the bound, long bare runs. Results
+       are asserted, never time. */
+    size_t n = 4u << 20;
+    char *t = malloc(n);
+    ck_assert_ptr_nonnull(t);
+    static const char *const unit[] = {"<a:", "<a:b", "\"http://x", "<http://x\n ", "www.a",
+                                       "(((http://a.b/)))) "};
+    for (size_t u = 0; u < sizeof unit / sizeof unit[0]; u++) {
+        size_t ul = strlen(unit[u]), o = 0;
+        while (o + ul <= n) {
+            memcpy(t + o, unit[u], ul);
+            o += ul;
+        }
+        urisan_hit h[16];
+        size_t cnt, next, total = 0, start = 0, calls = 0;
+        urisan_status st;
+        do {
+            st = urisan_extract(t, o, start, NULL, h, 16, &cnt, scratch, sizeof scratch, &next);
+            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            total += cnt;
+            start = next;
+            calls++;
+        } while (st == URISAN_E_TOO_MANY);
+        ck_assert_uint_eq(next, o);
+        (void)calls;
+        /* Hits expected per pattern. */
+        switch (u) {
+        case 0: ck_assert_uint_eq(total, 0); break;          /* "a:" alone: no body */
+        case 1: ck_assert_uint_eq(total, 0); break;          /* "a:b<": unclosed, one letter */
+        case 2: ck_assert_uint_eq(total, o / ul); break;     /* each bare http://x */
+        case 3: ck_assert_uint_ge(total, 1); break;
+        case 4: ck_assert_uint_eq(total, 1); break;          /* one long www run */
+        case 5: ck_assert_uint_eq(total, o / ul); break;
+        default: break;
+        }
+    }
+    free(t);
+}
+END_TEST
+
+START_TEST(long_bare_uri_is_one_hit_flagged_too_long)
+{
+    size_t n = 1u << 20;
+    char *t = malloc(n);
+    ck_assert_ptr_nonnull(t);
+    memcpy(t, "http://example.com/", 19);
+    memset(t + 19, 'a', n - 19);
+    run r;
+    extract_all(t, n, &r);
+    ck_assert_int_eq(r.st, URISAN_OK);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_uint_eq(r.h[0].len, n);
+    ck_assert_uint_ne(r.h[0].flags & URISAN_F(TOO_LONG), 0);
+    free(t);
+}
+END_TEST
+
+static Suite *extract_suite(void)
+{
+    Suite *s = suite_create("extract");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, appendix_e_example_yields_exactly_its_three_uris);
+    tcase_add_test(tc, wrapped_uri_drops_whitespace_around_line_breaks);
+    tcase_add_test(tc, space_inside_a_line_or_blank_line_is_no_wrap);
+    tcase_add_test(tc, hyphen_at_line_end_yields_both_readings);
+    tcase_add_loop_test(tc, trailing_punctuation_and_unbalanced_brackets_are_left_out, 0,
+                        (int)(sizeof punct_cases / sizeof punct_cases[0]));
+    tcase_add_loop_test(tc, schemes_in_running_text, 0,
+                        (int)(sizeof scheme_cases / sizeof scheme_cases[0]));
+    tcase_add_test(tc, www_forms_are_abbreviated_and_analysed_as_http);
+    tcase_add_test(tc, flags_come_from_the_analysis_of_the_uri);
+    tcase_add_test(tc, hit_cap_returns_too_many_and_resumes_to_the_same_hits);
+    tcase_add_test(tc, scratch_full_is_too_many_and_too_small_is_nospace);
+    tcase_add_test(tc, bad_arguments_are_rejected);
+    tcase_add_loop_test(tc, nothing_is_read_past_len, 0,
+                        (int)(sizeof edge_inputs / sizeof edge_inputs[0]));
+    tcase_add_test(tc, adversarial_megabytes_are_scanned_with_exact_results);
+    tcase_add_test(tc, long_bare_uri_is_one_hit_flagged_too_long);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(extract_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
