@@ -112,6 +112,9 @@ void cli_usage(FILE *fp, const char *cmd)
 }
 
 static void vfail(const char *cmd, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vfail(const char *cmd, const char *fmt, va_list ap)
 {
     fflush(stdout);   /* keep our lines in order when both go to a tty */
     if (cmd != NULL)
