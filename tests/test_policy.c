@@ -1,0 +1,628 @@
+/*
+ * test_policy.c - policies and verdicts (SPEC 4): the built-in default
+ * policy, every directive of the policy file, parse errors with their line
+ * numbers, fixed capacities, and the documentation staying in step with
+ * the flag list.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "urisan.h"
+
+#define F(n) URISAN_F(n)
+
+static urisan_policy *new_policy(void)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    urisan_policy_init(p);
+    return p;
+}
+
+/* Parse text into a fresh policy; abort on error. */
+static urisan_policy *policy_of(const char *text)
+{
+    urisan_policy *p = new_policy();
+    size_t line = 0;
+    const char *msg = NULL;
+    urisan_status st = urisan_policy_parse(p, text, strlen(text), &line, &msg);
+    ck_assert_msg(st == URISAN_OK, "policy %s: line %zu: %s", text, line, msg ? msg : "");
+    return p;
+}
+
+static urisan_decision check(const urisan_policy *p, const char *in)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    guard_buf g = {0};
+    size_t len = strlen(in);
+    const char *s = guard_place(&g, in, len);
+    urisan_check(s, len, p, &u, &r, &d);
+    guard_free(&g);
+    return d;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The default policy (SPEC 4)                                             */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *in;
+    urisan_verdict v;
+} vcase;
+
+static const vcase defaults[] = {
+    {"http://example.com/", URISAN_ALLOW},
+    {"https://example.com/a/b?c=d#e", URISAN_ALLOW},
+    {"mailto:a@example.com", URISAN_ALLOW},
+    {"http://h:8080/", URISAN_FLAGGED},
+    {"http://u@h/", URISAN_FLAGGED},
+    {"http://127.0.0.1/", URISAN_FLAGGED},
+    {"http://169.254.169.254/", URISAN_FLAGGED},
+    {"http://[::1]/", URISAN_FLAGGED},
+    {"http://h/%01", URISAN_FLAGGED},
+    {"http://h/a/../b", URISAN_FLAGGED},
+    {"http://h/%252e", URISAN_FLAGGED},
+    {"http://h/%c0%ae", URISAN_FLAGGED},
+    {"http://xn--80ak6aa92e.com/", URISAN_FLAGGED},
+    {"http://h/a%2fb", URISAN_FLAGGED},
+    {"http://h/a b", URISAN_DENY},
+    {"http://u:p@h/", URISAN_DENY},
+    {"javascript:alert(1)", URISAN_DENY},
+    {"http://0x7f.1/", URISAN_DENY},
+    {"http://h/%0d%0a", URISAN_DENY},
+    {"http://h/%00", URISAN_DENY},
+    {"/../etc/passwd", URISAN_DENY},
+    {"http:/evil.com", URISAN_DENY},
+    {"http://example.com#@127.0.0.1/x", URISAN_DENY},
+    {"pop3://h/1%0d%0aDELE%201", URISAN_DENY},
+    {"http://h/\x7f", URISAN_DENY},
+    {"file:///etc/passwd", URISAN_DENY},
+};
+
+START_TEST(default_policy_verdicts)
+{
+    const vcase *c = &defaults[_i];
+    urisan_decision d = check(NULL, c->in);
+    ck_assert_msg(d.verdict == c->v, "%s: %s, want %s", c->in, urisan_verdict_name(d.verdict),
+                  urisan_verdict_name(c->v));
+    /* an initialised policy with no file behaves as the NULL policy */
+    urisan_policy *p = new_policy();
+    urisan_decision d2 = check(p, c->in);
+    ck_assert_int_eq(d2.verdict, d.verdict);
+    ck_assert_uint_eq(d2.deny_flags, d.deny_flags);
+    ck_assert_uint_eq(d2.flag_flags, d.flag_flags);
+    ck_assert_uint_eq(d2.rules, 0);
+    free(p);
+}
+END_TEST
+
+/* SPEC 4: denies exactly invalid, too_long, escaped_crlf, escaped_nul,
+   ctl_raw, dot_above_root, password, dangerous_scheme, ambiguous_authority,
+   ip_obfuscated; flags everything else. */
+START_TEST(default_policy_denies_exactly_the_spec_list)
+{
+    static const char *const deny[] = {"invalid", "too_long", "escaped_crlf", "escaped_nul",
+                                       "ctl_raw", "dot_above_root", "password",
+                                       "dangerous_scheme", "ambiguous_authority",
+                                       "ip_obfuscated"};
+    for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        const char *name = urisan_flag_name((urisan_flag)b);
+        int want_deny = 0;
+        for (size_t k = 0; k < sizeof deny / sizeof deny[0]; k++)
+            want_deny |= strcmp(deny[k], name) == 0;
+        urisan_report r;
+        memset(&r, 0, sizeof r);
+        r.flags = (urisan_flags)1 << b;
+        urisan_decision d;
+        urisan_decide("", 0, NULL, &r, NULL, &d);
+        ck_assert_msg(d.verdict == (want_deny ? URISAN_DENY : URISAN_FLAGGED), "%s -> %s", name,
+                      urisan_verdict_name(d.verdict));
+        ck_assert_uint_eq(want_deny ? d.deny_flags : d.flag_flags, r.flags);
+        ck_assert_uint_eq(want_deny ? d.flag_flags : d.deny_flags, 0);
+    }
+}
+END_TEST
+
+START_TEST(decision_splits_deny_and_flag_reasons)
+{
+    urisan_decision d = check(NULL, "http://u:p@127.0.0.1:8080/");
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_uint_eq(d.deny_flags, F(PASSWORD));
+    ck_assert_uint_eq(d.flag_flags,
+                      F(USERINFO) | F(NONDEFAULT_PORT) | F(IP_LITERAL) | F(IP_LOOPBACK));
+    ck_assert_uint_eq(d.rules, 0);
+}
+END_TEST
+
+START_TEST(too_long_is_denied_with_exactly_two_reasons)
+{
+    size_t n = 9000;
+    char *s = malloc(n + 1);
+    memset(s, 'a', n);
+    s[n] = '\0';
+    memcpy(s, "http://h/", 9);
+    urisan_decision d = check(NULL, s);
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_uint_eq(d.deny_flags, F(TOO_LONG) | F(INVALID));
+    ck_assert_uint_eq(d.flag_flags, 0);
+    free(s);
+}
+END_TEST
+
+START_TEST(names_of_verdicts_and_rule_reasons)
+{
+    ck_assert_str_eq(urisan_verdict_name(URISAN_ALLOW), "allow");
+    ck_assert_str_eq(urisan_verdict_name(URISAN_FLAGGED), "flag");
+    ck_assert_str_eq(urisan_verdict_name(URISAN_DENY), "deny");
+    ck_assert_ptr_null(urisan_verdict_name((urisan_verdict)7));
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_SCHEME_NOT_ALLOWED),
+                     "scheme_not_allowed");
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_PORT_NOT_ALLOWED), "port_not_allowed");
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_HOST_DENIED), "host_denied");
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_HOST_NOT_ALLOWED), "host_not_allowed");
+    ck_assert_ptr_null(urisan_rule_reason_name(URISAN_REASON_COUNT_));
+    /* rule reasons never collide with flag names */
+    for (int r = 0; r < URISAN_REASON_COUNT_; r++) {
+        const char *n = urisan_rule_reason_name((urisan_rule_reason)r);
+        ck_assert_int_eq(urisan_flag_from_name(n, strlen(n)), -1);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Directives                                                              */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(deny_flag_allow_move_flags_between_sets)
+{
+    urisan_policy *p = policy_of("deny userinfo nondefault_port\n"
+                                 "allow password\n"
+                                 "flag ip_obfuscated\n");
+    ck_assert_int_eq(check(p, "http://u@h/").verdict, URISAN_DENY);
+    ck_assert_int_eq(check(p, "http://h:8080/").verdict, URISAN_DENY);
+    /* password allowed, but its implied userinfo is denied */
+    urisan_decision d = check(p, "http://u:p@h/");
+    ck_assert_uint_eq(d.deny_flags, F(USERINFO));
+    ck_assert_uint_eq(d.flag_flags, 0);
+    d = check(p, "http://0x7f.1/");
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+    ck_assert(d.flag_flags & F(IP_OBFUSCATED));
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_all_then_deny_one)
+{
+    urisan_policy *p = policy_of("allow all\ndeny dangerous_scheme\n");
+    ck_assert_int_eq(check(p, "http://u:p@0x7f.1:25/%0d%0a").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "javascript:x").verdict, URISAN_DENY);
+    free(p);
+    p = policy_of("flag all\n");
+    ck_assert_int_eq(check(p, "javascript:x").verdict, URISAN_FLAGGED);
+    ck_assert_int_eq(check(p, "http://h/").verdict, URISAN_ALLOW);
+    free(p);
+    p = policy_of("deny all\n");
+    ck_assert_int_eq(check(p, "http://h:8080/").verdict, URISAN_DENY);
+    ck_assert_int_eq(check(p, "http://h/").verdict, URISAN_ALLOW);
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_scheme_denies_other_schemes)
+{
+    urisan_policy *p = policy_of("allow-scheme http https\n");
+    ck_assert_int_eq(check(p, "http://h/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "HTTPS://h/").verdict, URISAN_ALLOW);
+    urisan_decision d = check(p, "ftp://h/");
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_uint_eq(d.rules, 1u << URISAN_REASON_SCHEME_NOT_ALLOWED);
+    ck_assert_uint_eq(d.deny_flags, 0);
+    /* a reference without a scheme is not an allowed scheme */
+    ck_assert_uint_eq(check(p, "//h/").rules, 1u << URISAN_REASON_SCHEME_NOT_ALLOWED);
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_port_judges_explicit_or_default_port)
+{
+    urisan_policy *p = policy_of("allow-port 80 443 8000-8080\n");
+    ck_assert_int_eq(check(p, "http://h/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "https://h/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "http://h:8042/").verdict, URISAN_FLAGGED);
+    ck_assert_int_eq(check(p, "http://h:/").verdict, URISAN_ALLOW);
+    urisan_decision d = check(p, "http://h:25/");
+    ck_assert_uint_eq(d.rules, 1u << URISAN_REASON_PORT_NOT_ALLOWED);
+    ck_assert_uint_eq(check(p, "ftp://h/").rules, 1u << URISAN_REASON_PORT_NOT_ALLOWED);
+    /* an authority whose port is unknown is not allowed */
+    ck_assert_uint_eq(check(p, "foo://h/").rules, 1u << URISAN_REASON_PORT_NOT_ALLOWED);
+    /* no authority: no port to judge */
+    ck_assert_uint_eq(check(p, "mailto:a@b").rules, 0);
+    free(p);
+}
+END_TEST
+
+START_TEST(deny_host_exact_and_suffix)
+{
+    urisan_policy *p = policy_of("deny-host evil.com .bad.example 127.0.0.1 [::1]\n");
+    ck_assert_uint_eq(check(p, "http://evil.com/").rules, 1u << URISAN_REASON_HOST_DENIED);
+    ck_assert_uint_eq(check(p, "http://EVIL.com./").rules, 1u << URISAN_REASON_HOST_DENIED);
+    ck_assert_uint_eq(check(p, "http://www.evil.com/").rules, 0);
+    ck_assert_uint_eq(check(p, "http://notevil.com/").rules, 0);
+    ck_assert_uint_eq(check(p, "http://bad.example/").rules, 1u << URISAN_REASON_HOST_DENIED);
+    ck_assert_uint_eq(check(p, "http://a.b.bad.example/").rules,
+                      1u << URISAN_REASON_HOST_DENIED);
+    ck_assert_uint_eq(check(p, "http://notbad.example/").rules, 0);
+    /* addresses match after de-obfuscation and in canonical text */
+    ck_assert_uint_eq(check(p, "http://127.0.0.1/").rules, 1u << URISAN_REASON_HOST_DENIED);
+    ck_assert(check(p, "http://0x7f.1/").rules & (1u << URISAN_REASON_HOST_DENIED));
+    ck_assert_uint_eq(check(p, "http://[0:0::1]/").rules, 1u << URISAN_REASON_HOST_DENIED);
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_host_denies_every_other_host)
+{
+    urisan_policy *p = policy_of("allow-host example.com .example.org\n");
+    ck_assert_int_eq(check(p, "http://example.com/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "http://www.example.org/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "http://example.org/").verdict, URISAN_ALLOW);
+    ck_assert_uint_eq(check(p, "http://www.example.com/").rules,
+                      1u << URISAN_REASON_HOST_NOT_ALLOWED);
+    ck_assert_uint_eq(check(p, "http://example.com.evil/").rules,
+                      1u << URISAN_REASON_HOST_NOT_ALLOWED);
+    ck_assert_uint_eq(check(p, "mailto:a@b").rules, 1u << URISAN_REASON_HOST_NOT_ALLOWED);
+    free(p);
+}
+END_TEST
+
+START_TEST(limit_lines_change_the_bounds_of_check)
+{
+    urisan_policy *p = policy_of("limit uri 20\nlimit host 5\nlimit segments 2\n"
+                                 "limit scheme 4\nlimit userinfo 3\nlimit label 2\n");
+    const urisan_limits *l = urisan_policy_limits(p);
+    ck_assert_uint_eq(l->max_uri, 20);
+    ck_assert_uint_eq(l->max_host, 5);
+    ck_assert_uint_eq(l->max_segments, 2);
+    ck_assert_uint_eq(l->max_scheme, 4);
+    ck_assert_uint_eq(l->max_userinfo, 3);
+    ck_assert_uint_eq(l->max_label, 2);
+    urisan_decision d = check(p, "http://h/aaaaaaaaaaaaaaaaaaaaaaaa");
+    ck_assert_uint_eq(d.deny_flags, F(TOO_LONG) | F(INVALID));
+    ck_assert_uint_eq(check(p, "http://abc/").deny_flags, F(TOO_LONG) | F(INVALID));
+    ck_assert_int_eq(check(p, "http://ab/").verdict, URISAN_ALLOW);
+    free(p);
+    /* a limit above the hard ceiling is capped to it */
+    p = policy_of("limit uri 99999999999\n");
+    ck_assert_uint_eq(urisan_policy_limits(p)->max_uri, URISAN_HARD_CEILING);
+    free(p);
+    /* the default limits are SPEC 2's */
+    urisan_limits def;
+    urisan_limits_default(&def);
+    ck_assert_mem_eq(urisan_policy_limits(NULL), &def, sizeof def);
+}
+END_TEST
+
+START_TEST(dangerous_scheme_line_adds_to_the_list)
+{
+    urisan_policy *p = policy_of("dangerous-scheme ms-msdt Search-MS\n");
+    ck_assert(check(p, "ms-msdt:/id x").deny_flags & F(DANGEROUS_SCHEME));
+    ck_assert(check(p, "search-ms:query=x").deny_flags & F(DANGEROUS_SCHEME));
+    ck_assert(check(p, "javascript:x").deny_flags & F(DANGEROUS_SCHEME));
+    ck_assert(!(check(NULL, "ms-msdt:x").deny_flags & F(DANGEROUS_SCHEME)));
+    free(p);
+}
+END_TEST
+
+START_TEST(default_port_line_extends_the_table)
+{
+    urisan_policy *p = policy_of("default-port redis 6379\ndefault-port http 8080\n");
+    ck_assert_int_eq(check(p, "redis://h:6379/").verdict, URISAN_ALLOW);
+    ck_assert(check(p, "redis://h:6380/").flag_flags & F(NONDEFAULT_PORT));
+    ck_assert_int_eq(check(p, "http://h:8080/").verdict, URISAN_ALLOW);
+    ck_assert(check(p, "http://h:80/").flag_flags & F(RESERVED_PORT));
+    ck_assert(check(NULL, "redis://h:6379/").flag_flags & F(NONDEFAULT_PORT));
+    free(p);
+}
+END_TEST
+
+START_TEST(comments_blank_lines_crlf_and_spacing)
+{
+    urisan_policy *p = policy_of("# a comment\r\n\r\n   \t\n"
+                                 "  deny   userinfo\t# trailing comment\r\n"
+                                 "allow-scheme http#https\n"
+                                 "flag password");
+    ck_assert_int_eq(check(p, "http://u@h/").verdict, URISAN_DENY);
+    ck_assert_uint_eq(check(p, "https://h/").rules, 1u << URISAN_REASON_SCHEME_NOT_ALLOWED);
+    ck_assert(check(p, "http://:@h/").flag_flags & F(PASSWORD));
+    free(p);
+    p = policy_of("");
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Errors: line number and message, never a crash                           */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *text;
+    size_t line;
+    const char *msg_part;
+} ecase;
+
+static const ecase errors[] = {
+    {"frobnicate x\n", 1, "unknown directive"},
+    {"# ok\ndeny\n", 2, "missing argument"},
+    {"deny invalid\n\ndeny no_such_flag\n", 3, "unknown flag"},
+    {"deny Invalid\n", 1, "unknown flag"},
+    {"flag invalid\nallow x\n", 2, "unknown flag"},
+    {"allow-scheme 1http\n", 1, "invalid scheme"},
+    {"allow-scheme ht_tp\n", 1, "invalid scheme"},
+    {"allow-scheme aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 1,
+     "too long"},
+    {"allow-port 80\nallow-port 65536\n", 2, "invalid port"},
+    {"allow-port 8x\n", 1, "invalid port"},
+    {"allow-port 90-80\n", 1, "range"},
+    {"allow-port -80\n", 1, "invalid port"},
+    {"deny-host .\n", 1, "invalid host"},
+    {"deny-host a/b\n", 1, "invalid host"},
+    {"allow-host ..a\n", 1, "invalid host"},
+    {"allow-host\n", 1, "missing argument"},
+    {"limit uri\n", 1, "missing argument"},
+    {"limit uri 10 20\n", 1, "too many arguments"},
+    {"limit path 10\n", 1, "unknown limit"},
+    {"limit uri ten\n", 1, "invalid number"},
+    {"limit uri 0\n", 1, "at least 1"},
+    {"limit uri -5\n", 1, "invalid number"},
+    {"dangerous-scheme\n", 1, "missing argument"},
+    {"dangerous-scheme java script:\n", 1, "invalid scheme"},
+    {"default-port foo\n", 1, "missing argument"},
+    {"default-port foo 70000\n", 1, "invalid port"},
+    {"default-port foo 1 2\n", 1, "too many arguments"},
+    {"default-port 9p 1\n", 1, "invalid scheme"},
+    {"deny invalid\r\ndeny \x01\r\n", 2, "control character"},
+    {"allow-host \xc3\xa9xample.com\n", 1, "non-ASCII"},
+    {"\n\n\n\n\nDENY invalid\n", 6, "unknown directive"},
+};
+
+START_TEST(policy_errors_report_line_and_message)
+{
+    const ecase *c = &errors[_i];
+    urisan_policy *p = new_policy();
+    size_t line = 0;
+    const char *msg = NULL;
+    size_t len = strlen(c->text);
+    guard_buf g = {0};
+    const char *s = guard_place(&g, c->text, len);
+    urisan_status st = urisan_policy_parse(p, s, len, &line, &msg);
+    guard_free(&g);
+    ck_assert_msg(st == URISAN_E_BAD_POLICY, "%s: accepted", c->text);
+    ck_assert_msg(line == c->line, "%s: line %zu, want %zu", c->text, line, c->line);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_msg(strstr(msg, c->msg_part) != NULL, "%s: message '%s' lacks '%s'", c->text, msg,
+                  c->msg_part);
+    /* the policy is still safe to use */
+    check(p, "http://u:p@h:25/%0d");
+    free(p);
+}
+END_TEST
+
+START_TEST(nul_byte_in_a_policy_is_an_error)
+{
+    urisan_policy *p = new_policy();
+    size_t line = 0;
+    const char *msg = NULL;
+    ck_assert_int_eq(urisan_policy_parse(p, "deny invalid\nde\0ny x\n", 21, &line, &msg),
+                     URISAN_E_BAD_POLICY);
+    ck_assert_uint_eq(line, 2);
+    free(p);
+}
+END_TEST
+
+START_TEST(too_many_entries_is_an_error_not_an_overflow)
+{
+    urisan_policy *p = new_policy();
+    size_t cap = 200000, o = 0;
+    char *text = malloc(cap);
+    /* 2000 allow-port entries, 10 per line */
+    for (int i = 0; i < 200; i++) {
+        o += (size_t)snprintf(text + o, cap - o, "allow-port");
+        for (int k = 0; k < 10; k++)
+            o += (size_t)snprintf(text + o, cap - o, " %d", i * 10 + k);
+        text[o++] = '\n';
+    }
+    size_t line = 0;
+    const char *msg = NULL;
+    ck_assert_int_eq(urisan_policy_parse(p, text, o, &line, &msg), URISAN_E_BAD_POLICY);
+    ck_assert_ptr_nonnull(strstr(msg, "too many allow-port"));
+    ck_assert_uint_gt(line, 1);
+    free(p);
+
+    /* hosts until something is full */
+    p = new_policy();
+    o = 0;
+    for (int i = 0; i < 3000 && o + 100 < cap; i++)
+        o += (size_t)snprintf(text + o, cap - o, "deny-host host%d.example.com\n", i);
+    ck_assert_int_eq(urisan_policy_parse(p, text, o, &line, &msg), URISAN_E_BAD_POLICY);
+    ck_assert_ptr_nonnull(strstr(msg, "too many"));
+    free(p);
+
+    /* a line with very many tokens */
+    p = new_policy();
+    o = (size_t)snprintf(text, cap, "deny");
+    for (int i = 0; i < 1000; i++)
+        o += (size_t)snprintf(text + o, cap - o, " invalid");
+    ck_assert_int_eq(urisan_policy_parse(p, text, o, &line, &msg), URISAN_E_BAD_POLICY);
+    ck_assert_ptr_nonnull(strstr(msg, "too many"));
+    free(p);
+    free(text);
+}
+END_TEST
+
+START_TEST(uninitialised_policy_and_null_arguments)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    memset(p, 0xA5, urisan_policy_size());
+    size_t line = 7;
+    const char *msg = NULL;
+    ck_assert_int_eq(urisan_policy_parse(p, "deny invalid", 12, &line, &msg),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_ptr_nonnull(msg);
+    /* an uninitialised policy is treated as the default by check */
+    ck_assert_int_eq(check(p, "javascript:x").verdict, URISAN_DENY);
+    ck_assert_int_eq(urisan_policy_parse(NULL, "", 0, NULL, NULL), URISAN_E_BAD_ARGUMENT);
+    urisan_policy_init(p);
+    ck_assert_int_eq(urisan_policy_parse(p, NULL, 1, NULL, NULL), URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_policy_parse(p, NULL, 0, NULL, NULL), URISAN_OK);
+    free(p);
+}
+END_TEST
+
+/* Random policy text never crashes the parser (guarded buffer). */
+START_TEST(random_policy_text_never_crashes)
+{
+    static const char *const words[] = {
+        "deny", "flag", "allow", "allow-scheme", "allow-port", "deny-host", "allow-host",
+        "limit", "dangerous-scheme", "default-port", "uri", "host", "label", "all", "invalid",
+        "http", "80", "1-2", "65535", "99999999999999999999", ".x", "[::1]", "#", "\n", "\r\n",
+        " ", "\t", "\x01", "\xff", "-", "..", "0"};
+    unsigned seed = 7;
+    char buf[512];
+    urisan_policy *p = new_policy();
+    for (int it = 0; it < 5000; it++) {
+        size_t o = 0;
+        while (o < 400) {
+            seed = seed * 1103515245u + 12345u;
+            const char *w = words[(seed >> 16) % (sizeof words / sizeof words[0])];
+            size_t n = strlen(w);
+            memcpy(buf + o, w, n);
+            o += n;
+            if ((seed >> 8) % 3 == 0)
+                buf[o++] = ' ';
+        }
+        urisan_policy_init(p);
+        guard_buf g = {0};
+        const char *s = guard_place(&g, buf, o);
+        size_t line;
+        const char *msg;
+        urisan_status st = urisan_policy_parse(p, s, o, &line, &msg);
+        ck_assert(st == URISAN_OK || (st == URISAN_E_BAD_POLICY && line >= 1 && msg != NULL));
+        guard_free(&g);
+        check(p, "http://u:p@0x7f.1:25/%0d");
+    }
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* The example policy and the documentation                                 */
+/* ---------------------------------------------------------------------- */
+
+static char *slurp(const char *rel, size_t *len)
+{
+    const char *root = getenv("URISAN_SRCDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root ? root : "..", rel);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, fp);
+    b[*len] = '\0';
+    fclose(fp);
+    return b;
+}
+
+START_TEST(example_policy_file_parses)
+{
+    size_t len = 0;
+    char *text = slurp("examples/policy.txt", &len);
+    ck_assert_msg(text != NULL, "examples/policy.txt missing");
+    urisan_policy *p = new_policy();
+    size_t line = 0;
+    const char *msg = NULL;
+    ck_assert_msg(urisan_policy_parse(p, text, len, &line, &msg) == URISAN_OK,
+                  "examples/policy.txt:%zu: %s", line, msg);
+    ck_assert_int_eq(check(p, "https://www.example.com/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "javascript:alert(1)").verdict, URISAN_DENY);
+    free(p);
+    free(text);
+}
+END_TEST
+
+/* doc/policy.md documents every flag of urisan_flags.def and every rule
+   reason, each in backquotes. */
+START_TEST(policy_doc_lists_every_flag_and_reason)
+{
+    size_t len = 0;
+    char *doc = slurp("doc/policy.md", &len);
+    ck_assert_msg(doc != NULL, "doc/policy.md missing");
+    char want[80];
+    for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        snprintf(want, sizeof want, "`%s`", urisan_flag_name((urisan_flag)b));
+        ck_assert_msg(strstr(doc, want) != NULL, "doc/policy.md lacks %s", want);
+    }
+    for (int r = 0; r < URISAN_REASON_COUNT_; r++) {
+        snprintf(want, sizeof want, "`%s`", urisan_rule_reason_name((urisan_rule_reason)r));
+        ck_assert_msg(strstr(doc, want) != NULL, "doc/policy.md lacks %s", want);
+    }
+    free(doc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("policy");
+    TCase *t = tcase_create("default");
+    tcase_add_loop_test(t, default_policy_verdicts, 0, (int)(sizeof defaults / sizeof defaults[0]));
+    tcase_add_test(t, default_policy_denies_exactly_the_spec_list);
+    tcase_add_test(t, decision_splits_deny_and_flag_reasons);
+    tcase_add_test(t, too_long_is_denied_with_exactly_two_reasons);
+    tcase_add_test(t, names_of_verdicts_and_rule_reasons);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("directives");
+    tcase_add_test(t, deny_flag_allow_move_flags_between_sets);
+    tcase_add_test(t, allow_all_then_deny_one);
+    tcase_add_test(t, allow_scheme_denies_other_schemes);
+    tcase_add_test(t, allow_port_judges_explicit_or_default_port);
+    tcase_add_test(t, deny_host_exact_and_suffix);
+    tcase_add_test(t, allow_host_denies_every_other_host);
+    tcase_add_test(t, limit_lines_change_the_bounds_of_check);
+    tcase_add_test(t, dangerous_scheme_line_adds_to_the_list);
+    tcase_add_test(t, default_port_line_extends_the_table);
+    tcase_add_test(t, comments_blank_lines_crlf_and_spacing);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("errors");
+    tcase_add_loop_test(t, policy_errors_report_line_and_message, 0,
+                        (int)(sizeof errors / sizeof errors[0]));
+    tcase_add_test(t, nul_byte_in_a_policy_is_an_error);
+    tcase_add_test(t, too_many_entries_is_an_error_not_an_overflow);
+    tcase_add_test(t, uninitialised_policy_and_null_arguments);
+    tcase_add_test(t, random_policy_text_never_crashes);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("docs");
+    tcase_add_test(t, example_policy_file_parses);
+    tcase_add_test(t, policy_doc_lists_every_flag_and_reason);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
