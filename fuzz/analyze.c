@@ -416,7 +416,33 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
                 r->ip_family);
     if (f & F(IP_OBFUSCATED))
         FUZZ_ASSERT(r->ip_family == 4, "ip_obfuscated without the de-obfuscated IPv4 address");
-    int want_lit = r->ip_family != 0 || u->host_type == URISAN_HOST_IPVFUTURE;
+    /* An IPvFuture "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+       between "[" and the first "]" (analyze.c reads a bracketed host up
+       to its first "]" even when more text follows: the URI is invalid
+       then, and the flag still says what the brackets hold). */
+    int future = 0;
+    if (u->host.len > 1 && in[u->host.off] == '[') {
+        const char *h = in + u->host.off + 1;
+        size_t hn = u->host.len - 1, e = 0;
+        while (e < hn && h[e] != ']')
+            e++;
+        if (e >= 4 && (h[0] == 'v' || h[0] == 'V')) {
+            size_t i = 1;
+            while (i < e && ishex((unsigned char)h[i]))
+                i++;
+            if (i > 1 && i + 1 < e && h[i] == '.') {
+                future = 1;
+                for (i++; i < e; i++)
+                    if (!(strchr("-._~!$&'()*+,;=:", h[i]) != NULL ||
+                          ((h[i] | 0x20) >= 'a' && (h[i] | 0x20) <= 'z') ||
+                          (h[i] >= '0' && h[i] <= '9')) || h[i] == '\0')
+                        future = 0;
+            }
+        }
+    }
+    if (u->host_type == URISAN_HOST_IPVFUTURE)
+        FUZZ_ASSERT(future, "IPvFuture host type, but not IPvFuture syntax");
+    int want_lit = r->ip_family != 0 || future;
     expect_flag(f, F(IP_LITERAL), want_lit, "ip_literal");
     if (r->ip_family == 4 && u->host_type != URISAN_HOST_IPV4)
         expect_flag(f, F(IP_OBFUSCATED), 1, "ip_obfuscated (IPv4 address from a non-dotted host)");
