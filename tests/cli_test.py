@@ -112,6 +112,28 @@ def test_nasty_inputs_give_one_json_line_each():
         assert obj["error"] is None or set(obj["error"]) == {"code", "offset", "message"}
 
 
+def test_random_bytes_one_line_each_and_uri_round_trips():
+    import random
+    rng = random.Random(3986)
+    alphabet = bytes(range(256)).replace(b"\n", b"")
+    interesting = b"%:/?#[]@\\\r\x00\xc0\xae\xe2\x80\xa8\xf0\x9f\x98\x80\xff"
+    inputs = []
+    for _ in range(2000):
+        n = rng.choice([0, 1, 2, 5, 20, 100, 9000])
+        pool = interesting if rng.random() < 0.5 else alphabet
+        line = bytes(rng.choice(pool) for _ in range(n))
+        while line.endswith(b"\r"):
+            line = line[:-1]
+        inputs.append(line)
+    out, _ = check_json(inputs)
+    for raw, obj in zip(inputs, out):
+        assert obj["length"] == len(raw)
+        assert obj["truncated"] == (len(raw) > 8193)
+        assert obj["uri"] == expected_uri(raw[:8193]), raw[:60]
+    r = run(["check"], b"\n".join(inputs) + b"\n")
+    assert len(lines_of(r.stdout)) == len(inputs)
+
+
 def test_crlf_lines_and_missing_final_newline():
     inputs = [b"http://a/", b"", b"http://b/", b"http://c/"]
     out, _ = check_json(inputs, sep=b"\r\n", final=b"")
