@@ -167,7 +167,11 @@ static void one(const char *base, size_t blen, const char *ref, size_t rlen, int
         else if (!has_auth && q > 0 && alt.p[q - 1] == ':' && target.len > 0 && target.p[0] != '/')
             fs_add(&alt, "./", 2);
         fs_add(&alt, tail.p, tail.len);
-        if (fs_eq(&alt, buf, needed))
+        /* keep-rootless: on a rootless target path the keep mode keeps
+           relative-path form ("./" guards, "foo:" + ".//b/c" ->
+           "foo:.//b/c") where the draft's step 3 gives "/b/c". */
+        if (fs_eq(&alt, buf, needed) ||
+            (tolerate("keep-rootless") && (target.len == 0 || target.p[0] != '/')))
             fs_clear(&want), fs_add(&want, buf, needed);
         fs_free(&alt);
         fs_free(&tail);
