@@ -1,0 +1,346 @@
+/*
+ * cmd_extract.c - `urisan extract [--mail] [--json] [--policy FILE]
+ * [FILE|-]` (SPEC sections 6 and 7): the URIs of free text, or of the
+ * text and HTML parts of a mail message, one line per hit.
+ */
+#include "cli.h"
+#include "html.h"
+#ifdef URISAN_HAVE_MAIL
+#include "mail.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CMD "extract"
+#define HIT_BATCH 256
+
+typedef struct {
+    bool json;
+    const urisan_policy *pol;
+    cli_buf out;
+    urisan_hit hits[HIT_BATCH];
+    char *scratch;
+    size_t scap;
+    bool denied;
+    bool io_error;       /* an output line could not be written */
+    bool html_bound;     /* an HTML part hit the memory bound */
+} ex_ctx;
+
+/* One output line. */
+typedef struct {
+    const char *part;    /* NULL: free text (part 0) */
+    const char *context; /* "text", "html-href", "html-src" */
+    size_t offset, length;
+    const char *uri;
+    size_t uri_len;
+    bool has_form;
+    unsigned form;
+    const char *display; /* NULL: none */
+    size_t display_len;
+    urisan_flags flags;
+    urisan_decision dec;
+} ex_row;
+
+/* URISAN_HIT_* bit names, bit order. */
+static const char *const form_names[] = {
+    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
+    "hyphen_dropped", "abbreviated", "trimmed",
+};
+
+/* Reasons as `check` gives them: deny flags, deny rules, then the flags
+   only reported; none for an allowed URI. */
+static void json_reasons(json_w *w, const urisan_decision *d)
+{
+    json_key(w, "reasons");
+    json_arr_open(w);
+    if (d->verdict != URISAN_ALLOW) {
+        for (unsigned bit = 0; bit < 64; bit++)
+            if ((d->deny_flags >> bit) & 1u)
+                json_cstr(w, urisan_flag_name((urisan_flag)bit));
+        for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++)
+            if ((d->rules >> r) & 1u)
+                json_cstr(w, urisan_rule_reason_name((urisan_rule_reason)r));
+        for (unsigned bit = 0; bit < 64; bit++)
+            if ((d->flag_flags >> bit) & 1u)
+                json_cstr(w, urisan_flag_name((urisan_flag)bit));
+    }
+    json_arr_close(w);
+}
+
+static void text_reasons(cli_buf *b, const urisan_decision *d)
+{
+    size_t start = b->len;
+    for (int pass = 0; pass < 3 && d->verdict != URISAN_ALLOW; pass++) {
+        unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
+        for (unsigned bit = 0; bit < limit; bit++) {
+            const char *name = NULL;
+            if (pass == 0 && ((d->deny_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            else if (pass == 1 && ((d->rules >> bit) & 1u))
+                name = urisan_rule_reason_name((urisan_rule_reason)bit);
+            else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            if (name == NULL)
+                continue;
+            if (b->len != start)
+                cli_buf_addc(b, ',');
+            cli_buf_adds(b, name);
+        }
+    }
+    if (b->len == start)
+        cli_buf_addc(b, '-');
+}
+
+static void write_json(ex_ctx *c, const ex_row *r)
+{
+    json_w w;
+    json_begin(&w, &c->out);
+    json_obj_open(&w);
+    json_kstr(&w, "uri", r->uri, r->uri_len);
+    json_key(&w, "part");
+    if (r->part == NULL)
+        json_uint(&w, 0);
+    else
+        json_cstr(&w, r->part);
+    json_kuint(&w, "offset", r->offset);
+    json_kuint(&w, "length", r->length);
+    json_kcstr(&w, "context", r->context);
+    if (r->display != NULL)
+        json_kstr(&w, "display", r->display, r->display_len);
+    else
+        json_knull(&w, "display");
+    json_key(&w, "form");
+    json_arr_open(&w);
+    for (unsigned bit = 0; r->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++)
+        if ((r->form >> bit) & 1u)
+            json_cstr(&w, form_names[bit]);
+    json_arr_close(&w);
+    cli_json_flags(&w, "flags", r->flags);
+    json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
+    json_reasons(&w, &r->dec);
+    json_obj_close(&w);
+    if (json_ok(&w))
+        return;
+
+    /* Too large for one line (CLI_JSON_MAX): still a line, and a deny. */
+    json_begin(&w, &c->out);
+    json_obj_open(&w);
+    json_knull(&w, "uri");
+    json_key(&w, "part");
+    if (r->part == NULL)
+        json_uint(&w, 0);
+    else
+        json_cstr(&w, r->part);
+    json_kuint(&w, "offset", r->offset);
+    json_kuint(&w, "length", r->length);
+    json_kcstr(&w, "context", r->context);
+    json_knull(&w, "display");
+    json_key(&w, "form");
+    json_arr_open(&w);
+    json_arr_close(&w);
+    cli_json_flags(&w, "flags", URISAN_F(INVALID) | URISAN_F(TOO_LONG));
+    json_kcstr(&w, "verdict", "deny");
+    json_key(&w, "reasons");
+    json_arr_open(&w);
+    json_cstr(&w, "invalid");
+    json_cstr(&w, "too_long");
+    json_arr_close(&w);
+    json_obj_close(&w);
+}
+
+/* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
+static void write_text(ex_ctx *c, const ex_row *r)
+{
+    cli_buf *b = &c->out;
+    cli_buf_clear(b);
+    if (r->part == NULL)
+        cli_buf_addc(b, '0');
+    else
+        cli_buf_adds(b, r->part);
+    cli_buf_addc(b, ' ');
+    cli_buf_addu(b, r->offset);
+    cli_buf_addc(b, ' ');
+    cli_buf_adds(b, r->context);
+    cli_buf_addc(b, ' ');
+    cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
+    cli_buf_addc(b, ' ');
+    text_reasons(b, &r->dec);
+    cli_buf_add(b, " \"", 2);
+    json_escape(b, r->uri, r->uri_len);
+    cli_buf_addc(b, '"');
+    if (r->display != NULL) {
+        cli_buf_add(b, " \"", 2);
+        json_escape(b, r->display, r->display_len);
+        cli_buf_addc(b, '"');
+    }
+    if (b->failed) {
+        cli_buf_clear(b);
+        cli_buf_adds(b, "? ? ? deny invalid,too_long (output line too large)");
+    }
+}
+
+static bool put_row(ex_ctx *c, const ex_row *r)
+{
+    if (r->dec.verdict == URISAN_DENY)
+        c->denied = true;
+    if (c->json)
+        write_json(c, r);
+    else
+        write_text(c, r);
+    if (!cli_out_buf(&c->out)) {
+        c->io_error = true;
+        return false;
+    }
+    return true;
+}
+
+/* Free text: every hit of urisan_extract, batch after batch. */
+static bool scan_text(ex_ctx *c, const char *part, const char *t, size_t len)
+{
+    size_t start = 0;
+    for (;;) {
+        size_t n = 0, next = start;
+        urisan_status st = urisan_extract(t, len, start, c->pol, c->hits, HIT_BATCH, &n,
+                                          c->scratch, c->scap, &next);
+        for (size_t k = 0; k < n; k++) {
+            const urisan_hit *h = &c->hits[k];
+            ex_row r;
+            memset(&r, 0, sizeof r);
+            r.part = part;
+            r.context = "text";
+            r.offset = h->off;
+            r.length = h->len;
+            r.uri = h->uri;
+            r.uri_len = h->uri_len;
+            r.has_form = true;
+            r.form = h->form;
+            r.flags = h->flags;
+            r.dec = h->decision;
+            if (!put_row(c, &r))
+                return false;
+        }
+        if (st != URISAN_E_TOO_MANY || next <= start)
+            return st == URISAN_OK;
+        start = next;
+    }
+}
+
+#ifdef URISAN_HAVE_MAIL
+/* An HTML part: href and src attributes, and the text of each link. */
+static bool scan_html(ex_ctx *c, const char *part, const char *t, size_t len)
+{
+    html_doc d;
+    /* Decoded URLs and texts never outgrow the part; the link table is
+       the larger, bounded at a multiple of the largest input. */
+    html_doc_init(&d, 4 * CLI_FILE_MAX);
+    if (!html_scan(&d, t, len))
+        c->html_bound = true; /* the links found are still reported */
+    bool ok = true;
+    for (size_t k = 0; k < d.n && ok; k++) {
+        const html_link *l = &d.links[k];
+        ex_row r;
+        memset(&r, 0, sizeof r);
+        r.part = part;
+        r.context = l->attr == HTML_HREF ? "html-href" : "html-src";
+        r.offset = l->off;
+        r.length = l->url_len;
+        r.uri = d.text.p + l->url;
+        r.uri_len = l->url_len;
+        if (l->has_display) {
+            r.display = d.disp.len ? d.disp.p + l->display : "";
+            r.display_len = l->display_len;
+        }
+        urisan_uri u;
+        urisan_report rep;
+        urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.dec);
+        if (r.display != NULL &&
+            mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
+            /* A fact about the link, judged by the policy like any flag. */
+            rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
+            urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.dec);
+        }
+        r.flags = rep.flags;
+        ok = put_row(c, &r);
+    }
+    html_doc_free(&d);
+    return ok;
+}
+
+static bool on_part(void *ctx, const mail_part *p)
+{
+    ex_ctx *c = ctx;
+    if (p->html)
+        return scan_html(c, p->path, p->text, p->len);
+    return scan_text(c, p->path, p->text, p->len);
+}
+#endif
+
+int cmd_extract(int argc, char **argv)
+{
+    cli_opt opts[] = {
+        { "--json", false, NULL, false },
+        { "--mail", false, NULL, false },
+        { "--policy", true, NULL, false },
+    };
+    int nargs = 0;
+    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
+        return rc;
+    if (nargs > 1)
+        return cli_usage_error(CMD, "at most one FILE");
+#ifndef URISAN_HAVE_MAIL
+    if (opts[1].seen)
+        return cli_fail(CMD, "--mail is not available: urisan was built without "
+                             "GMime and libpsl (meson option 'mail')");
+#endif
+    const char *path = nargs == 1 ? argv[1] : "-";
+
+    ex_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return cli_fail(CMD, "out of memory");
+    c->json = opts[0].seen;
+    urisan_policy *pol = cli_policy_load(CMD, opts[2].value);
+    if (pol == NULL) {
+        free(c);
+        return CLI_EXIT_USAGE;
+    }
+    c->pol = pol;
+    c->scap = urisan_extract_scratch_size(pol);
+    c->scratch = malloc(c->scap);
+    char *data = NULL;
+    size_t len = 0;
+    int status = CLI_EXIT_OK;
+    if (c->scratch == NULL) {
+        status = cli_fail(CMD, "out of memory");
+    } else if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len)) {
+        status = CLI_EXIT_USAGE;
+    } else {
+        cli_buf_init(&c->out, CLI_JSON_MAX);
+        if (!opts[1].seen) {
+            if (!scan_text(c, NULL, data, len) && !c->io_error)
+                status = cli_fail(CMD, "%s: extraction failed", path);
+        }
+#ifdef URISAN_HAVE_MAIL
+        else {
+            status = mail_walk(CMD, data, len, on_part, c);
+            mail_shutdown();
+        }
+#endif
+        if (c->io_error && status == CLI_EXIT_OK)
+            status = CLI_EXIT_USAGE;
+        if (c->html_bound && status == CLI_EXIT_OK)
+            status = cli_fail(CMD, "%s: an HTML part has more links than the "
+                                   "memory bound; the rest were not scanned", path);
+        cli_buf_free(&c->out);
+        free(data);
+    }
+    if (status == CLI_EXIT_OK && c->denied)
+        status = CLI_EXIT_FAIL;
+    free(c->scratch);
+    free(c);
+    free(pol);
+    return cli_finish(CMD, status);
+}

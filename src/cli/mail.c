@@ -1,0 +1,401 @@
+/*
+ * mail.c - MIME parts of a mail message (GMime 3) and the link-text
+ * judgement (libpsl) for `urisan extract --mail` (SPEC section 6).
+ *
+ * Kept out of the core library: it allocates, and depends on GMime, GLib
+ * and libpsl. GMime's parser bounds the nesting of multiparts itself
+ * (MAX_LEVEL); the walk over the parts is iterative (GMimePartIter).
+ */
+#include "mail.h"
+
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+#include <libpsl.h>
+#ifdef URISAN_HAVE_IDN2
+#include <idn2.h>
+#endif
+
+static bool gmime_ready;
+
+/* ------------------------------------------------------------------ */
+/* MIME                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool charset_is_utf8(const char *cs)
+{
+    return g_ascii_strcasecmp(cs, "utf-8") == 0 || g_ascii_strcasecmp(cs, "utf8") == 0 ||
+           g_ascii_strcasecmp(cs, "us-ascii") == 0 || g_ascii_strcasecmp(cs, "ascii") == 0;
+}
+
+/*
+ * The part's content as the reader sees it: transfer encoding undone by
+ * the data wrapper (quoted-printable soft breaks joined, base64 decoded),
+ * then the charset converted to UTF-8. An unknown charset is left alone:
+ * its bytes reach the JSON writer, which escapes what is not UTF-8.
+ */
+static GByteArray *decode_part(GMimePart *part)
+{
+    GMimeDataWrapper *w = g_mime_part_get_content(part);
+    GByteArray *arr = g_byte_array_new();
+    GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(arr);
+    g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+    if (w == NULL) {
+        g_object_unref(mem);
+        return arr;
+    }
+    GMimeStream *out = mem, *filtered = NULL;
+    const char *cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "charset");
+    if (cs != NULL && !charset_is_utf8(cs)) {
+        GMimeFilter *f = g_mime_filter_charset_new(cs, "UTF-8");
+        if (f != NULL) {
+            filtered = g_mime_stream_filter_new(mem);
+            g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), f);
+            g_object_unref(f);
+            out = filtered;
+        }
+    }
+    g_mime_data_wrapper_write_to_stream(w, out);
+    if (filtered != NULL) {
+        g_mime_stream_flush(filtered);
+        g_object_unref(filtered);
+    }
+    g_object_unref(mem);
+    return arr;
+}
+
+/* IMAP-style part number: the body of a single-part message is "1". */
+static char *part_path(GMimePartIter *it)
+{
+    char *p = g_mime_part_iter_get_path(it);
+    if (p == NULL || strcmp(p, "0") == 0) {
+        g_free(p);
+        return g_strdup("1");
+    }
+    return p;
+}
+
+int mail_walk(const char *cmd, const char *data, size_t len,
+              mail_part_fn fn, void *ctx)
+{
+    if (!gmime_ready) {
+        g_mime_init();
+        gmime_ready = true;
+    }
+    GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
+    GMimeParser *p = g_mime_parser_new_with_stream(s);
+    g_object_unref(s);
+    GMimeMessage *m = g_mime_parser_construct_message(p, NULL);
+    g_object_unref(p);
+    if (m == NULL)
+        return cli_fail(cmd, "the input is not a mail message");
+
+    int rc = 0;
+    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
+    if (g_mime_part_iter_is_valid(it)) {
+        do {
+            GMimeObject *o = g_mime_part_iter_get_current(it);
+            if (!GMIME_IS_PART(o))
+                continue; /* multiparts and attached messages: their
+                             children come next */
+            GMimeContentType *ct = g_mime_object_get_content_type(o);
+            if (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))
+                continue;
+            mail_part mp;
+            GByteArray *arr = decode_part(GMIME_PART(o));
+            char *path = part_path(it);
+            mp.path = path;
+            mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
+            mp.text = (const char *)arr->data;
+            mp.len = arr->len;
+            bool ok = fn(ctx, &mp);
+            g_free(path);
+            g_byte_array_free(arr, TRUE);
+            if (!ok) {
+                rc = CLI_EXIT_USAGE;
+                break;
+            }
+        } while (g_mime_part_iter_next(it));
+    }
+    g_mime_part_iter_free(it);
+    g_object_unref(m);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* link_text_mismatch                                                  */
+/* ------------------------------------------------------------------ */
+
+#define HOST_MAX 256
+
+static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
+static const psl_ctx_t *psl_list;
+static bool psl_tried;
+
+static const psl_ctx_t *get_psl(void)
+{
+    if (!psl_tried) {
+        psl_tried = true;
+        /* The newer of the system's list and the one built into libpsl. */
+        psl_loaded = psl_latest(NULL);
+        psl_list = psl_loaded ? psl_loaded : psl_builtin();
+    }
+    return psl_list;
+}
+
+void mail_shutdown(void)
+{
+    if (psl_loaded != NULL)
+        psl_free(psl_loaded);
+    psl_loaded = NULL;
+    psl_list = NULL;
+    psl_tried = false;
+    if (gmime_ready)
+        g_mime_shutdown();
+    gmime_ready = false;
+}
+
+static int hexv(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (unsigned char)(c | 0x20);
+    return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+}
+
+static bool all_digits_dots_ipv4(const char *h)
+{
+    int dots = 0, digits = 0;
+    for (; *h; h++) {
+        if (*h == '.') {
+            if (digits == 0)
+                return false;
+            dots++;
+            digits = 0;
+        } else if (*h >= '0' && *h <= '9') {
+            digits++;
+        } else {
+            return false;
+        }
+    }
+    return dots == 3 && digits > 0;
+}
+
+/*
+ * A host as a browser compares it: %XX decoded, ASCII lower-cased, the
+ * trailing root dot dropped, non-ASCII converted to its A-label (IDNA,
+ * with libidn2) so "bücher.example" and "xn--bcher-kva.example" are the
+ * same. *ip: an IPv4 or bracketed IPv6 literal. false: no host name.
+ */
+static bool norm_host(const char *s, size_t n, char *out, size_t cap, bool *ip)
+{
+    size_t o = 0;
+    bool high = false;
+    *ip = false;
+    if (n >= 2 && s[0] == '[') {
+        *ip = true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '%' && i + 2 < n && hexv((unsigned char)s[i + 1]) >= 0 &&
+            hexv((unsigned char)s[i + 2]) >= 0) {
+            c = (unsigned char)(hexv((unsigned char)s[i + 1]) * 16 + hexv((unsigned char)s[i + 2]));
+            i += 2;
+        }
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c | 0x20);
+        bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                  c == '.' || c == '_' || c >= 0x80 ||
+                  (*ip && (c == ':' || c == '[' || c == ']'));
+        if (!ok || o + 1 >= cap)
+            return false;
+        if (c >= 0x80)
+            high = true;
+        out[o++] = (char)c;
+    }
+    while (o > 0 && out[o - 1] == '.')
+        o--;
+    out[o] = '\0';
+    if (o == 0)
+        return false;
+    if (all_digits_dots_ipv4(out))
+        *ip = true;
+#ifdef URISAN_HAVE_IDN2
+    if (high && !*ip) {
+        char *ace = NULL;
+        if (idn2_to_ascii_8z(out, &ace, IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT) == IDN2_OK &&
+            ace != NULL && strlen(ace) < cap) {
+            strcpy(out, ace);
+        }
+        idn2_free(ace);
+    }
+#else
+    (void)high;
+#endif
+    return true;
+}
+
+static bool is_ws_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+/* c is one of the bytes of set (never the terminator: NUL is data). */
+static bool in_set(char c, const char *set) { return c != '\0' && strchr(set, c) != NULL; }
+
+/* Does s[0..n) begin with the lower-case literal, ignoring case? */
+static bool iprefix(const char *s, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    return n >= l && g_ascii_strncasecmp(s, lit, l) == 0;
+}
+
+/*
+ * The host a link's visible text names: "https://www.bank.example/x",
+ * "www.bank.example", "bank.example/login", "help@bank.example",
+ * "mailto:help@bank.example". The text must be one token (a sentence
+ * names no single host).
+ */
+static bool display_host(const char *d, size_t n, char *out, size_t cap, bool *ip)
+{
+    size_t a = 0, e = n;
+    /* white space, no-break spaces (C2 A0) and wrapping punctuation */
+    for (;;) {
+        if (a < e && (is_ws_byte((unsigned char)d[a]) || in_set(d[a], "<([{\"'"))) {
+            a++;
+        } else if (e - a >= 2 && (unsigned char)d[a] == 0xC2 && (unsigned char)d[a + 1] == 0xA0) {
+            a += 2;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (e > a && (is_ws_byte((unsigned char)d[e - 1]) || in_set(d[e - 1], ">)]}\"'.,;:!?"))) {
+            e--;
+        } else if (e - a >= 2 && (unsigned char)d[e - 2] == 0xC2 && (unsigned char)d[e - 1] == 0xA0) {
+            e -= 2;
+        } else {
+            break;
+        }
+    }
+    if (e <= a)
+        return false;
+    for (size_t i = a; i < e; i++)
+        if (is_ws_byte((unsigned char)d[i]))
+            return false;
+    const char *s = d + a;
+    size_t len = e - a, hs = 0, he;
+    const char *css = NULL;
+    for (size_t i = 0; i + 2 < len; i++) {
+        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') {
+            css = s + i;
+            break;
+        }
+    }
+    if (css != NULL) {
+        hs = (size_t)(css - s) + 3;
+        he = hs;
+        while (he < len && !in_set(s[he], "/?#\\"))
+            he++;
+        for (size_t i = he; i > hs; i--) /* after the last '@' */
+            if (s[i - 1] == '@') {
+                hs = i;
+                break;
+            }
+    } else {
+        if (iprefix(s, len, "mailto:"))
+            hs = 7;
+        he = hs;
+        while (he < len && !in_set(s[he], "/?#\\"))
+            he++;
+        for (size_t i = he; i > hs; i--) /* a mail address: its domain */
+            if (s[i - 1] == '@') {
+                hs = i;
+                break;
+            }
+    }
+    /* the port */
+    if (hs < he && s[hs] == '[') {
+        const char *rb = memchr(s + hs, ']', he - hs);
+        if (rb == NULL)
+            return false;
+        he = (size_t)(rb - s) + 1;
+    } else {
+        const char *colon = memchr(s + hs, ':', he - hs);
+        if (colon != NULL)
+            he = (size_t)(colon - s);
+    }
+    if (!norm_host(s + hs, he - hs, out, cap, ip))
+        return false;
+    /* A bare word is no domain: "Click", "Invoice.pdf" (pdf is no TLD). */
+    return *ip || strchr(out, '.') != NULL;
+}
+
+/* The host an href opens: the authority's host (TAB/LF/CR removed as
+   browsers do), or for mailto: the domain of the address. */
+static bool href_host(const char *h, size_t n, char *out, size_t cap, bool *ip)
+{
+    char buf[8192];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (h[i] == '\t' || h[i] == '\n' || h[i] == '\r')
+            continue;
+        if (m == sizeof buf)
+            return false;
+        buf[m++] = h[i];
+    }
+    urisan_uri u;
+    urisan_parse(buf, m, NULL, &u, NULL);
+    if (urisan_span_present(u.host) && u.host.len > 0)
+        return norm_host(buf + u.host.off, u.host.len, out, cap, ip);
+    if (urisan_span_present(u.scheme) && urisan_span_present(u.path) &&
+        g_ascii_strncasecmp(buf + u.scheme.off, "mailto", u.scheme.len) == 0 &&
+        u.scheme.len == 6) {
+        const char *p = buf + u.path.off;
+        size_t pl = u.path.len;
+        const char *at = NULL;
+        for (size_t i = 0; i < pl; i++)
+            if (p[i] == '@')
+                at = p + i;
+        if (at == NULL)
+            return false;
+        size_t rest = pl - (size_t)(at + 1 - p);
+        const char *comma = memchr(at + 1, ',', rest);
+        if (comma != NULL)
+            rest = (size_t)(comma - (at + 1));
+        return norm_host(at + 1, rest, out, cap, ip);
+    }
+    return false;
+}
+
+bool mail_link_text_mismatch(const char *display, size_t dlen,
+                             const char *href, size_t hlen)
+{
+    char dh[HOST_MAX], hh[HOST_MAX];
+    bool dip = false, hip = false;
+    if (!display_host(display, dlen, dh, sizeof dh, &dip))
+        return false;
+    const psl_ctx_t *psl = get_psl();
+    if (psl == NULL)
+        return false;
+    const char *dreg = NULL;
+    if (!dip) {
+        /* The text names a domain only when its last label is a listed
+           suffix: "readme.txt" is no domain, "bank.example.com" is. */
+        const char *tld = strrchr(dh, '.');
+        tld = tld ? tld + 1 : dh;
+        if (!psl_is_public_suffix2(psl, tld, PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE))
+            return false;
+        dreg = psl_registrable_domain(psl, dh);
+        if (dreg == NULL)
+            return false; /* the text is a public suffix itself */
+    }
+    if (!href_host(href, hlen, hh, sizeof hh, &hip))
+        return false; /* a relative or host-less link: nothing to compare */
+    if (dip)
+        return strcmp(dh, hh) != 0;
+    if (hip)
+        return true; /* a domain shown over an address */
+    const char *hreg = psl_registrable_domain(psl, hh);
+    return hreg == NULL || strcmp(hreg, dreg) != 0;
+}
