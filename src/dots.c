@@ -20,6 +20,7 @@
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -126,6 +127,7 @@ typedef struct {
     size_t emitted;     /* kept segments */
     size_t skip;        /* ".." left unmatched at the left end */
     size_t lm_s, lm_e;  /* the leftmost kept segment */
+    size_t lm2_s, lm2_e; /* the one after it (when emitted >= 2) */
     bool first_kept;    /* the region's first segment was kept */
     bool dots, pct;
 } walk_res;
@@ -137,6 +139,8 @@ static void emit(const rope *r, size_t s, size_t e, bool normesc, char **w,
 
     o->emitted++;
     o->body += 1 + k;
+    o->lm2_s = o->lm_s;
+    o->lm2_e = o->lm_e;
     o->lm_s = s;
     o->lm_e = e;
     if (*w != NULL) {
@@ -156,8 +160,8 @@ static void emit(const rope *r, size_t s, size_t e, bool normesc, char **w,
  * wend == NULL counts; otherwise writes backwards ending at wend, using
  * total (kept segments, from the counting pass) to spot the leftmost.
  */
-static void walk(const rope *r, size_t lo, unsigned mode, char *wend,
-                 size_t total, bool rootless, walk_res *o)
+static void walk(const rope *r, size_t lo, unsigned mode, bool kept_last,
+                 char *wend, size_t total, bool rootless, walk_res *o)
 {
     bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
     bool normesc = (mode & URISAN_DOTS_NORMESC) != 0;
@@ -177,8 +181,10 @@ static void walk(const rope *r, size_t lo, unsigned mode, char *wend,
             o->pct = o->pct || enc;
             /* 5.2.4 B and C: a final "/." or "/.." is replaced by "/",
                which step E then moves to the output: an empty last
-               segment ("/a/b/.." -> "/a/"). */
-            if (rightmost)
+               segment ("/a/b/.." -> "/a/"). A final ".." that is kept
+               (keep mode) stays as it is: the seed draft's step 6 only
+               removes "<segment>/.." ("/.." stays "/.."). */
+            if (rightmost && !(kind == SEG_DOTDOT && kept_last))
                 emit(r, pos, pos, normesc, &w, total, rootless, o);
         }
         rightmost = false;
@@ -199,29 +205,36 @@ static void walk(const rope *r, size_t lo, unsigned mode, char *wend,
     }
 }
 
-/* Forward scan for the first ".." that has nothing to pop (for an error
-   offset); only run when there is one. */
-static size_t first_above(const rope *r, size_t lo, bool pct)
+/*
+ * Left-to-right stack depth after the segments that start in [lo, stop)
+ * (the RFC's own direction, counting only). *first_above: index of the
+ * first ".." that had nothing to pop, or SIZE_MAX.
+ */
+static size_t fwd_scan(const rope *r, size_t lo, size_t stop, bool pct,
+                       size_t *first_above)
 {
     size_t depth = 0, i = lo;
 
-    for (;;) {
+    *first_above = SIZE_MAX;
+    while (i < stop) {
         size_t e = i;
         while (e < r->n && at(r, e) != '/')
             e++;
         bool enc = false;
         int kind = seg_kind(r, i, e, pct, &enc);
-        if (kind == SEG_NORMAL)
+        if (kind == SEG_NORMAL) {
             depth++;
-        else if (kind == SEG_DOTDOT) {
-            if (depth == 0)
-                return i;
-            depth--;
+        } else if (kind == SEG_DOTDOT) {
+            if (depth > 0)
+                depth--;
+            else if (*first_above == SIZE_MAX)
+                *first_above = i;
         }
         if (e >= r->n)
-            return lo;
+            break;
         i = e + 1;
     }
+    return depth;
 }
 
 static bool has_colon(const rope *r, size_t s, size_t e)
@@ -286,13 +299,24 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
         }
     }
 
+    /* Keep modes: is the last segment a ".." with nothing to pop? */
+    bool kept_last = false;
+    if (m == URISAN_DOTS_KEEP || (m == URISAN_DOTS_RELREF && !rooted_in)) {
+        size_t ls = r.n, fa;
+        while (ls > lo && at(&r, ls - 1) != '/')
+            ls--;
+        bool enc = false;
+        kept_last = seg_kind(&r, ls, r.n, pct, &enc) == SEG_DOTDOT &&
+                    fwd_scan(&r, lo, ls, pct, &fa) == 0;
+    }
+
     walk_res w1;
-    walk(&r, lo, mode, NULL, 0, false, &w1);
+    walk(&r, lo, mode, kept_last, NULL, 0, false, &w1);
     info->dots = info->dots || w1.dots;
     info->pct_dot = info->pct_dot || w1.pct;
     info->above = stripped + w1.skip;
     if (stripped == 0 && w1.skip > 0)
-        info->first_above = first_above(&r, lo, pct);
+        (void)fwd_scan(&r, lo, r.n + 1, pct, &info->first_above);
 
     /* Shape of the result: prefix ++ kept segments. */
     const char *pre = "";
@@ -321,16 +345,24 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
         rootless = true; /* first segment kept: "a/b" stays rootless */
     } else {
         /* KEEP and RELREF on a rootless path: a relative path's leading
-           ".." are meaningful (4.2, RFC 2396 5.2 step 6g) and stay. */
+           ".." are meaningful (4.2; seed draft 5.2 steps 5-7 remove
+           "<segment>/../" and keep the rest) and stay in front. */
         rootless = true;
         if (w1.skip > 0) {
             pre = "../";
             prerep = w1.skip;
-        } else if (starts_empty ||
-                   (m == URISAN_DOTS_RELREF && has_colon(&r, w1.lm_s, w1.lm_e))) {
-            /* A first segment "" would make it "/x" (absolute, or "//x",
-               an authority); a first segment with ":" would read as a
-               scheme (4.2). "./" keeps the same path. */
+        } else if (m == URISAN_DOTS_KEEP && noauth && starts_empty &&
+                   w1.emitted >= 3 && w1.lm2_s == w1.lm2_e) {
+            /* "" "" "g" joins to "//g": the same guard as above. */
+            pre = "/.";
+            prerep = 1;
+        } else if (m == URISAN_DOTS_RELREF &&
+                   (starts_empty || has_colon(&r, w1.lm_s, w1.lm_e))) {
+            /* A reference without scheme and authority: a first segment
+               "" would make it "/x" (absolute, or "//x", an authority), a
+               first segment with ":" would read as a scheme (4.2). "./"
+               keeps the same relative path. (With a scheme, KEEP writes
+               the seed draft's string as it is: "f:" + ".//g" -> "f:/g".) */
             pre = "./";
             prerep = 1;
         }
@@ -338,15 +370,20 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
     for (const char *p = pre; *p; p++)
         prelen++;
     prelen *= prerep;
-    info->len = prelen + w1.body - (rootless ? 1 : 0);
+    /* A rootless result has no "/" before its first kept segment; when
+       nothing but kept ".." remain, the last "../" loses its "/". */
+    size_t bodyw = rootless ? (w1.body ? w1.body - 1 : 0) : w1.body;
+    if (rootless && w1.body == 0 && prelen > 0)
+        prelen--;
+    info->len = prelen + bodyw;
 
     if (out == NULL || info->len > cap)
         return;
     walk_res w2;
-    walk(&r, lo, mode, out + info->len, w1.emitted, rootless, &w2);
+    walk(&r, lo, mode, kept_last, out + info->len, w1.emitted, rootless, &w2);
     size_t k = 0;
-    for (size_t j = 0; j < prerep; j++)
-        for (const char *p = pre; *p; p++)
+    for (size_t j = 0; j < prerep && k < prelen; j++)
+        for (const char *p = pre; *p && k < prelen; p++)
             out[k++] = *p;
 }
 
