@@ -270,7 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         urisan_status s1, s2;
         int e1 = equiv(a, alen, b, blen, &s1);
         int e2 = equiv(b, blen, a, alen, &s2);
-        FUZZ_ASSERT(e1 == e2 && s1 == s2, "equivalent is not symmetric");
+        FUZZ_ASSERT(e1 == e2, "equivalent is not symmetric (%d, %d)", e1, e2);
         if (na != NULL && nb != NULL)
             FUZZ_ASSERT(e1 == (nal == nbl && memcmp(na, nb, nal) == 0),
                         "equivalent(a,b)=%d but the normal forms are %s", e1,
