@@ -677,6 +677,9 @@ def main(argv):
     ver = subprocess.run([squid, "-v"], stdout=subprocess.PIPE).stdout
     log(ver.decode("latin-1").splitlines()[0] if ver else squid)
 
+    # A test runner's timeout sends SIGTERM: unwind, so that the finally
+    # clause below still stops what we started.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
     procs = Procs()
     squids = []
     sq = None
