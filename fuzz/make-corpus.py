@@ -198,6 +198,35 @@ def write(harness, items, prefix='seed'):
     print('corpus/%s: %d %s files' % (harness, len(items), prefix))
 
 
+def policy_seeds():
+    """Policy files: the documented example, each directive, each error."""
+    ex = os.path.join(ROOT, 'examples', 'policy.txt')
+    out = []
+    if os.path.exists(ex):
+        with open(ex, 'rb') as f:
+            out.append(f.read())
+    lines = [
+        b'deny invalid too_long', b'flag idn', b'allow all', b'deny all', b'flag all',
+        b'allow nondefault_port', b'allow-scheme http https ws wss', b'allow-scheme HTTP',
+        b'allow-port 80 443 8000-8999', b'allow-port 0-65535', b'allow-port 65536',
+        b'allow-port 9-1', b'deny-host metadata.google.internal .internal.example.com',
+        b'deny-host 127.0.0.1 [::1] Example.COM.', b'allow-host .example.com',
+        b'limit uri 4096', b'limit scheme 1', b'limit userinfo 0', b'limit host 99999999999',
+        b'limit label 63', b'limit segments 256', b'limit bogus 1',
+        b'dangerous-scheme ms-msdt search-ms', b'default-port foo 1234', b'default-port http x',
+        b'# comment', b'   ', b'deny', b'deny nosuchflag', b'frobnicate x',
+        b'deny invalid # trailing comment', b'deny\tinvalid', b'deny invalid\r',
+        b'allow-scheme 1http', b'allow-scheme ' + b'a' * 65, b'deny-host ' + b'h' * 256,
+        b'deny-host \xc3\xa9.example', b'deny \x00', b'allow-port ' + b' '.join(b'%d' % i for i in range(130)),
+    ]
+    out += lines
+    rnd = random.Random(7)
+    for i in range(40):
+        k = rnd.randint(2, 6)
+        out.append(b'\n'.join(rnd.choice(lines) for _ in range(k)) + (b'\n' if i % 2 else b''))
+    return uniq(out)
+
+
 def main():
     singles = single_inputs()
     urls = url_sample(15)
@@ -221,6 +250,7 @@ def main():
     cli += [b'', b'\n', b'\r\n', b'\x00\n\xff\xfe\n', b'\r', b'a\rb\n', b'\n' * 50,
             b'http://a/\r\r\n', b'\xc3\n\xa9\n', b'x' * 9000 + b'\n' + b'http://h/']
     write('cli', cli)
+    write('policy', policy_seeds())
 
 
 if __name__ == '__main__':
