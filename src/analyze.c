@@ -8,6 +8,7 @@
  * is linear; nothing allocates and nothing recurses.
  */
 #include "risk.h"
+#include "scan.h"
 
 #include <string.h>
 
@@ -288,7 +289,10 @@ static urisan_flags host_address(const char *in, const urisan_uri *uri, urisan_s
         }
         return f;
     }
-    if (uri->host_type == URISAN_HOST_IPV4 || urisan_parse_ipv4_strict(s, n, out->ip)) {
+    /* strict dotted-decimal starts with a digit (and writes nothing
+       before failing on anything else) */
+    if (uri->host_type == URISAN_HOST_IPV4 ||
+        (cc_is((unsigned char)s[0], CC_DIGIT) && urisan_parse_ipv4_strict(s, n, out->ip))) {
         if (uri->host_type == URISAN_HOST_IPV4)
             memcpy(out->ip, uri->ip, 4);
         out->ip_family = 4;
@@ -372,6 +376,21 @@ static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *po
     return false;
 }
 
+/* scheme_dangerous for in[0..n) ":" with no byte a browser strips. */
+static bool scheme_dangerous_plain(const char *in, size_t n, const urisan_policy *pol)
+{
+    char name[POL_MAX_NAME];
+    if (n == 0 || n > sizeof name)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (i == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
+            return false;
+        name[i] = (char)lower_ascii(c);
+    }
+    return urisan_policy_dangerous(pol, name, n);
+}
+
 /* ------------------------------------------------------------------ */
 /* ambiguous_authority (SPEC 3)                                         */
 /* ------------------------------------------------------------------ */
@@ -384,20 +403,27 @@ static int scheme_kind(const char *in, urisan_span sch)
         return SCH_NONE;
     const char *s = in + sch.off;
     size_t n = sch.len;
-    /* WHATWG "special schemes" other than file */
-    if (urisan_ieq(s, n, "http") || urisan_ieq(s, n, "https") || urisan_ieq(s, n, "ws") ||
-        urisan_ieq(s, n, "wss") || urisan_ieq(s, n, "ftp"))
-        return SCH_SPECIAL;
-    if (urisan_ieq(s, n, "file"))
-        return SCH_FILE;
-    return SCH_OTHER;
+    char b[5];
+    if (n < 2 || n > 5)
+        return SCH_OTHER;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (char)lower_ascii((unsigned char)s[i]);
+    /* WHATWG "special schemes" other than file; one compare per length */
+    switch (n) {
+    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
+    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
+                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
+    default: return memcmp(b, "https", 5) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    }
 }
 
 /*
  * Could RFC 3986, WHATWG/browsers, curl, Python and Go disagree on the
  * host? Judged on the raw input; every rule is one SPEC 3 bullet.
  */
-static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_span host)
+static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_span host,
+                      unsigned cls, const scan_iter *base)
 {
     int kind = scheme_kind(in, uri->scheme);
     size_t r = kind == SCH_NONE ? 0 : uri->scheme.off + uri->scheme.len + 1;
@@ -447,9 +473,17 @@ static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_
 
     /* The authority of RFC 3986 Appendix B: after "//", up to / ? # */
     if (nslash >= 2) {
-        size_t as = r + 2, ae = as, ats = 0;
-        for (; ae < len && !cc_is((unsigned char)in[ae], CC_AUTHEND); ae++) {
-            unsigned char c = (unsigned char)in[ae];
+        /* Every byte these rules look at is special (scan.h): walk those
+           only. */
+        size_t as = r + 2, ae = len, ats = 0;
+        scan_iter it;
+        scan_from(&it, base, as);
+        for (size_t j; (j = scan_pop(&it)) < len;) {
+            unsigned char c = (unsigned char)in[j];
+            if (cc_is(c, CC_AUTHEND)) {
+                ae = j;
+                break;
+            }
             if (c == '@')
                 ats++;
             /* "\" ends the authority for browsers; TAB/CR/LF are removed */
@@ -462,7 +496,7 @@ static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_
            ends the authority, before the next "/", is a userinfo for
            parsers that end the authority elsewhere */
         if (ae < len && in[ae] != '/') {
-            for (size_t j = ae + 1; j < len && in[j] != '/'; j++)
+            for (size_t j; (j = scan_pop(&it)) < len && in[j] != '/';)
                 if (in[j] == '@')
                     return true;
         }
@@ -476,7 +510,7 @@ static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_
 
     if (host.off != URISAN_ABSENT && host.len > 0) {
         const char *h = in + host.off;
-        if (h[0] != '[' && uri->host_type != URISAN_HOST_IPV4) {
+        if ((cls & SCAN_PCT) && h[0] != '[' && uri->host_type != URISAN_HOST_IPV4) {
             /* any escape in a name: "%2f", "%23", "%00", "%67oogle.com" -
                some parsers decode it, some refuse, some split on it */
             for (size_t j = 0; j < host.len; j++)
@@ -566,7 +600,24 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
     urisan_flags f = 0;
     if (!uri->valid)
         f |= F(INVALID);
-    f |= scan_bytes(in, len);
+    /* Every flag scan_bytes sets needs a "%" or an odd byte (a control,
+       space, DEL, non-ASCII or "\\"); most inputs have neither. Both are
+       special bytes (scan.h): walk those only. */
+    scan_iter base;
+    scan_init(&base, in, len);
+    unsigned cls = 0;
+    {
+        scan_iter it = base;
+        for (size_t j; cls != (SCAN_PCT | SCAN_ODD) && (j = scan_pop(&it)) < len;) {
+            unsigned char c = (unsigned char)in[j];
+            if (c == '%')
+                cls |= SCAN_PCT;
+            else if (c <= 0x20 || c >= 0x7F || c == '\\')
+                cls |= SCAN_ODD;
+        }
+    }
+    if (cls != 0)
+        f |= scan_bytes(in, len);
 
     urisan_uri u = *uri; /* spans checked against len */
     urisan_span none = {URISAN_ABSENT, 0};
@@ -576,8 +627,22 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
     if (!span_ok(u.port, len)) u.port = none;
     if (!span_ok(u.path, len)) u.path = none;
 
-    if (u.path.off != URISAN_ABSENT)
-        f |= scan_path(in, u.path);
+    if (u.path.off != URISAN_ABSENT) {
+        /* Without "%", a dot segment starts with a raw "." at the start of
+           the path or right after a "/": no such place, no dot flag. */
+        bool maybe = true;
+        if (!(cls & SCAN_PCT)) {
+            size_t ps = u.path.off, pe = ps + u.path.len;
+            maybe = u.path.len > 0 && in[ps] == '.';
+            scan_iter it;
+            scan_from(&it, &base, ps);
+            for (size_t j; !maybe && (j = scan_pop(&it)) < pe;)
+                if (in[j] == '/' && j + 1 < pe && in[j + 1] == '.')
+                    maybe = true;
+        }
+        if (maybe)
+            f |= scan_path(in, u.path);
+    }
 
     /* userinfo: what precedes the authority's last "@" (SPEC 2); an empty
        one counts. password: a ":" in it, even with nothing after. */
@@ -599,7 +664,7 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
             if (u.port.off != URISAN_ABSENT)
                 ae = u.port.off + u.port.len;
         }
-        for (int part = 0; part < 2; part++) {
+        for (int part = 0; part < 2 && (cls & SCAN_PCT); part++) {
             size_t s = part == 0 ? as : u.path.off;
             size_t e = part == 0 ? ae : u.path.off + u.path.len;
             if (s == URISAN_ABSENT)
@@ -614,12 +679,21 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
 
     if (u.host.off != URISAN_ABSENT && u.host.len > 0) {
         f |= host_address(in, &u, u.host, out);
-        f |= host_idn(in + u.host.off, u.host.len);
+        /* idn needs an escape, a byte >= 0x80 or a "-" ("xn--") */
+        if (cls != 0 || memchr(in + u.host.off, '-', u.host.len) != NULL)
+            f |= host_idn(in + u.host.off, u.host.len);
     }
 
-    if (scheme_dangerous(in, len, pol))
+    if (!(cls & SCAN_ODD) && u.scheme.off == 0 && u.scheme.len < len &&
+        in[u.scheme.len] == ':') {
+        /* Nothing for a browser to strip: the scheme is the text before
+           the ":", as scheme_dangerous would read it. */
+        if (scheme_dangerous_plain(in, u.scheme.len, pol))
+            f |= F(DANGEROUS_SCHEME);
+    } else if (scheme_dangerous(in, len, pol)) {
         f |= F(DANGEROUS_SCHEME);
-    if (ambiguous(in, len, &u, u.host))
+    }
+    if (ambiguous(in, len, &u, u.host, cls, &base))
         f |= F(AMBIGUOUS_AUTHORITY);
 
     out->flags = implications(f);

@@ -309,6 +309,12 @@ static void reader_byte(host_reader *r, unsigned char b)
 
 bool urisan_ipv4_deobfuscate(const char *s, size_t n, uint8_t out[4])
 {
+    /* Fast no: the first part must start with a digit, and an ASCII byte
+       other than "%" maps only to itself (lower-cased), so a host that
+       starts with any other ASCII byte is no address ("www.example"). */
+    if (n == 0 || ((unsigned char)s[0] < 0x80 && s[0] != '%' &&
+                   !cc_is((unsigned char)s[0], CC_DIGIT)))
+        return false;
     host_reader r = {0};
     for (size_t i = 0; i < n && !r.failed; i++) {
         unsigned char c = (unsigned char)s[i];

@@ -149,6 +149,34 @@ static inline size_t scan_pop(scan_iter *it)
     return j;
 }
 
+/* Start at offset from (<= len) instead of 0. */
+static inline void scan_init_at(scan_iter *it, const char *in, size_t len, size_t from)
+{
+    it->in = in;
+    it->len = len;
+    it->blk = from & ~(size_t)63;
+    it->m = from < len ? scan_block(in, len, it->blk) & (~(uint64_t)0 << (from & 63)) : 0;
+    if (from >= len)
+        it->blk = len;
+}
+
+/* An iterator at offset from (<= len) that reuses base's block when from
+   lies in it; base must be fresh from scan_init (nothing taken yet). */
+static inline void scan_from(scan_iter *it, const scan_iter *base, size_t from)
+{
+    if (from < base->len && (from & ~(size_t)63) == base->blk) {
+        *it = *base;
+        it->m &= ~(uint64_t)0 << (from & 63);
+    } else {
+        scan_init_at(it, base->in, base->len, from);
+    }
+}
+
+/* Kinds of unusual byte an input holds (analyze.c collects them from a
+   walk over the special bytes; both kinds are special). */
+#define SCAN_PCT 1u /* a "%" */
+#define SCAN_ODD 2u /* a byte <= 0x20, DEL, >= 0x80, or "\\" */
+
 /* The full parser without the fast path (parse.c), for tests that check
    the two agree. */
 urisan_status urisan_parse_full(const char *in, size_t len, const urisan_limits *lim,
