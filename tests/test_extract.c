@@ -3,7 +3,9 @@
  * and F). The mail side (--mail) is tested through the command by
  * tests/extract_mail_test.py.
  */
+#ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS */
+#endif
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""`urisan extract` end to end (SPEC section 6): free text, and --mail on
+the fixtures in tests/mail/ plus a 10 MB message generated here.
+
+usage: extract_mail_test.py PATH/TO/urisan
+
+Results are asserted, never time. The mail cases skip (with a message)
+when the command was built without the 'mail' option.
+"""
+import base64
+import json
+import os
+import quopri
+import resource
+import subprocess
+import sys
+import tempfile
+
+URISAN = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAIL = os.path.join(HERE, "mail")
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(args, stdin=b""):
+    p = subprocess.run([URISAN, "extract"] + args, input=stdin,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr
+
+
+def hits(args, stdin=b""):
+    rc, out, err = run(["--json"] + args, stdin)
+    rows = [json.loads(line) for line in out.decode("utf-8").splitlines()]
+    return rc, rows, err
+
+
+def uris(rows):
+    return [r["uri"] for r in rows]
+
+
+def by_uri(rows, uri):
+    for r in rows:
+        if r["uri"] == uri:
+            return r
+    return None
+
+
+# ---- free text --------------------------------------------------------
+
+APPENDIX_E = (b'   Yes, Jim, I found it under "http://www.w3.org/Addressing/",\n'
+              b'   but you can probably pick it up from <ftp://ds.internic.\n'
+              b'   net/rfc/>.  Note the warning in <http://www.ics.uci.edu/pub/\n'
+              b'   ietf/uri/historical.html#WARNING>.\n')
+
+
+def test_free_text():
+    rc, rows, _ = hits(["-"], APPENDIX_E)
+    check(rc == 0, "appendix E: exit 0")
+    check(uris(rows) == ["http://www.w3.org/Addressing/", "ftp://ds.internic.net/rfc/",
+                         "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING"],
+          "appendix E: exactly its three URIs, got %r" % uris(rows))
+    for r in rows:
+        check(r["part"] == 0 and r["context"] == "text" and r["display"] is None,
+              "free text: part 0, context text, display null: %r" % r)
+        check(APPENDIX_E[r["offset"]:r["offset"] + 4] in (b"http", b"ftp:"),
+              "offset points at the URI: %r" % r)
+    check(rows[1]["form"] == ["angle", "wrapped"], "wrapped form: %r" % rows[1]["form"])
+
+    # From a file argument, same result; text output has one line per hit.
+    with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+        f.write(APPENDIX_E)
+        f.flush()
+        rc, rows2, _ = hits([f.name])
+        check(uris(rows2) == uris(rows), "file argument equals stdin")
+        rc, out, _ = run([f.name])
+        lines = out.decode().splitlines()
+        check(len(lines) == 3 and lines[0].startswith("0 31 text allow - \"http://www.w3.org/"),
+              "text output lines: %r" % lines[:1])
+
+    rc, rows, _ = hits([], b"bad http://a.example/%zz and www.example.com.")
+    check(rc == 1, "a denied hit exits 1 (got %d)" % rc)
+    check(uris(rows) == ["http://a.example/%zz", "http://www.example.com"], "bare + www: %r" % uris(rows))
+    check(rows[1]["form"] == ["abbreviated", "trimmed"], "www form: %r" % rows[1]["form"])
+
+    # NUL, invalid UTF-8 and controls: one JSON line per hit, valid JSON.
+    rc, rows, _ = hits([], b"\x00\xff http://a.example/\xff\xfe\x01 x")
+    check(len(rows) == 1 and rows[0]["uri"] == "http://a.example/\u00ff\u00fe",
+          "raw bytes are escaped: %r" % rows)
+
+    rc, out, err = run(["/nonexistent/file"])
+    check(rc == 2 and b"nonexistent" in err, "missing file: exit 2 with the path")
+    rc, out, err = run(["a", "b"])
+    check(rc == 2, "two files: usage error")
+
+
+# ---- mail fixtures ----------------------------------------------------
+
+def mail(name):
+    return hits(["--mail", os.path.join(MAIL, name)])
+
+
+def test_qp_soft_break():
+    rc, rows, _ = mail("qp_soft_break.eml")
+    check(uris(rows) == [
+        "https://statements.example.com/download/2025/03/statement-0001.pdf?token=abc123&lang=en",
+        "https://lists.example.com/unsub?id=42",
+        "http://127.0.0.1:8080/pixel.gif"], "qp: soft breaks joined: %r" % uris(rows))
+    check(all(r["part"] == "1" and r["context"] == "text" for r in rows), "qp: part 1, text")
+    check("ip_loopback" in rows[2]["flags"], "qp: loopback pixel flagged")
+
+
+def test_base64_html():
+    rc, rows, _ = mail("base64_html.eml")
+    got = [(r["context"], r["uri"], r["display"]) for r in rows]
+    check(got == [
+        ("html-href", "https://cdn.example.com/s.css", None),
+        ("html-href", "https://shop.example.com/offer?id=7&ref=mail", "See the offer"),
+        ("html-src", "https://img.example.com/banner.png", None),
+        ("html-src", "https://js.example.com/t.js", None)],
+        "base64 html: links, not comments/script/style/title text: %r" % got)
+
+
+def test_entities():
+    rc, rows, _ = mail("entities.eml")
+    u = uris(rows)
+    check(u[:3] == ["http://evil.example/login?a=1&b=2", "https://decimal.example/",
+                    "javascript:alert(document.cookie)"], "entities decoded: %r" % u[:3])
+    check(by_uri(rows, "javascript:alert(document.cookie)")["verdict"] == "deny",
+          "entity-spelled javascript: denied")
+    tab = by_uri(rows, "java\tscript:alert(1)")
+    check(tab is not None and "dangerous_scheme" in tab["flags"], "&#x09; inside the scheme")
+    check("https://unquoted.example/a&b" in u, "unquoted attribute value")
+    check("https://trimmed.example/" in u, "white space around the URL trimmed")
+    check("?x=1&copy=2" in u, "legacy entity before '=' stays as written in attributes")
+    check("https://upper.example/" in u and "https://second.example/" not in u,
+          "upper-case tag; first of two href attributes wins")
+    check(rc == 1, "entities: exit 1 (denied hits)")
+
+
+def test_phish():
+    rc, rows, _ = mail("phish.eml")
+    mism = [(r["display"], r["uri"]) for r in rows if "link_text_mismatch" in r["flags"]]
+    check(mism == [
+        ("https://www.paypal.com/signin", "http://paypal.com.account-verify.example.net/signin"),
+        ("paypal.com", "http://198.51.100.7/paypal/")],
+        "mismatch exactly on the two disguised links: %r" % mism)
+    first = rows[0]
+    check(first["verdict"] in ("flag", "deny") and "link_text_mismatch" in first["reasons"],
+          "mismatch is a reason of the verdict: %r" % first)
+    check(len(rows) == 8, "phish: eight links, got %d" % len(rows))
+
+
+def test_nested():
+    rc, rows, _ = mail("nested_multipart.eml")
+    got = [(r["part"], r["context"], r["uri"]) for r in rows]
+    check(got == [
+        ("1.1", "text", "https://alt-plain.example/a"),
+        ("1.2", "html-href", "https://alt-html.example/a"),
+        ("3.1", "text", "https://inner-plain.example/wrapped/path"),
+        ("3.2", "html-href", "https://inner-html.example/f")],
+        "nested: parts in order, image skipped, preamble/epilogue unseen: %r" % got)
+
+
+def test_charsets():
+    rc, rows, _ = mail("charsets.eml")
+    got = [(r["part"], r["uri"], r["display"]) for r in rows]
+    check(got == [
+        ("1", "http://caf\u00e9.example/menu", None),
+        ("1", "http://example.com/\u00fcber", None),
+        ("2", "http://example.com/na\u00efve", "Caf\u00e9 \u2014 na\u00efve")],
+        "iso-8859-1 and windows-1252 converted to UTF-8: %r" % got)
+    check("idn" in rows[0]["flags"] and "non_ascii" in rows[0]["flags"], "IRI host flagged")
+
+
+# ---- a 10 MB message --------------------------------------------------
+
+def big_message(path, target=(10 << 20) + (1 << 19)):
+    """multipart/mixed: a quoted-printable text part and a base64 HTML part,
+    about target bytes; returns the expected hit counts."""
+    text_lines, html_links = [], []
+    n_text = n_html = n_mism = 0
+    size = 0
+    i = 0
+    while size < target:
+        text_lines.append("Line %d: statement at https://statements%d.example.com/download/%s?id=%d "
+                          "(see it soon)." % (i, i, "d" * 40, i))
+        n_text += 1
+        if i % 100 == 0:
+            html_links.append('<a href="https://evil.example/%d">bank%d.com</a><br>' % (i, i))
+            n_mism += 1
+        else:
+            html_links.append('<a href="https://www.site%d.com/?a=1&amp;b=%d">site%d.com</a><br>'
+                              % (i, i, i))
+        n_html += 1
+        size += len(text_lines[-1]) * 1.05 + len(html_links[-1]) * 1.37
+        i += 1
+    qp = quopri.encodestring(("\n".join(text_lines) + "\n").encode())
+    b64 = base64.encodebytes(("<html><body>" + "\n".join(html_links) + "</body></html>").encode())
+    with open(path, "wb") as f:
+        f.write(b"From: a@example.org\nTo: b@example.org\nSubject: big\n"
+                b"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=BIG\n\n"
+                b"--BIG\nContent-Type: text/plain; charset=utf-8\n"
+                b"Content-Transfer-Encoding: quoted-printable\n\n")
+        f.write(qp)
+        f.write(b"\n--BIG\nContent-Type: text/html; charset=utf-8\n"
+                b"Content-Transfer-Encoding: base64\n\n")
+        f.write(b64)
+        f.write(b"\n--BIG--\n")
+    return n_text, n_html, n_mism
+
+
+def test_big_message():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "big.eml")
+        n_text, n_html, n_mism = big_message(path)
+        size = os.path.getsize(path)
+        check(size >= 10 << 20, "big message is at least 10 MB (%d)" % size)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        p = subprocess.run([URISAN, "extract", "--mail", "--json", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        check(p.returncode in (0, 1), "big: exit %d: %s" % (p.returncode, p.stderr[:200]))
+        lines = p.stdout.splitlines()
+        text = html = mism = 0
+        qp_ok = True
+        for line in lines:
+            r = json.loads(line)
+            if r["context"] == "text":
+                text += 1
+                if not r["uri"].endswith("?id=%d" % (text - 1)):
+                    qp_ok = False
+            else:
+                html += 1
+                if "link_text_mismatch" in r["flags"]:
+                    mism += 1
+        check(text == n_text, "big: %d text hits, want %d" % (text, n_text))
+        check(qp_ok, "big: every QP-wrapped URL whole")
+        check(html == n_html, "big: %d html hits, want %d" % (html, n_html))
+        check(mism == n_mism, "big: %d mismatches, want %d" % (mism, n_mism))
+        # Bounded memory: a small multiple of the message (generous for
+        # sanitizer builds, whose shadow memory counts too).
+        if rss_kib > before:
+            check(rss_kib * 1024 < 60 * size + (512 << 20),
+                  "big: peak RSS %d KiB for a %d-byte message" % (rss_kib, size))
+        print("big message: %d bytes, %d hits, peak RSS %d KiB" % (size, len(lines), rss_kib))
+
+
+def mail_built():
+    rc, out, err = run(["--mail", os.path.join(MAIL, "qp_soft_break.eml")])
+    if rc == 2 and b"not available" in err:
+        return False
+    return True
+
+
+def main():
+    test_free_text()
+    if mail_built():
+        test_qp_soft_break()
+        test_base64_html()
+        test_entities()
+        test_phish()
+        test_nested()
+        test_charsets()
+        test_big_message()
+    else:
+        rc, out, err = run(["--mail", "-"], b"x")
+        check(rc == 2 and b"meson option 'mail'" in err, "--mail without GMime: clear error, exit 2")
+        print("SKIP: mail cases (urisan built without the 'mail' option)")
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("all extract cases passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
