@@ -77,6 +77,8 @@ static inline char *fuzz_dup(const uint8_t *data, size_t size)
         abort();
     if (size)
         memcpy(p, data, size);
+    else
+        p[0] = '\0'; /* never read (length 0); keeps -Wmaybe-uninitialized quiet */
     fuzz_cur_in = p;
     fuzz_cur_len = size;
     return p;
@@ -90,6 +92,8 @@ static inline char *fuzz_dup_part(const char *s, size_t n)
         abort();
     if (n)
         memcpy(p, s, n);
+    else
+        p[0] = '\0';
     return p;
 }
 
