@@ -29,6 +29,9 @@ static urisan_flags analyse(const char *in, size_t len, urisan_report *rep_out)
     urisan_decision d;
     urisan_check(s, len, NULL, &u, &r, &d);
     guard_free(&g);
+    /* invalid is exactly "the parse result is not valid" */
+    ck_assert_msg(!!(r.flags & F(INVALID)) == !u.valid, "%.*s: invalid flag %d, valid %d",
+                  (int)len, in, !!(r.flags & F(INVALID)), u.valid);
     if (rep_out)
         *rep_out = r;
     return r.flags;
