@@ -179,6 +179,27 @@ def test_charsets():
     check("idn" in rows[0]["flags"] and "non_ascii" in rows[0]["flags"], "IRI host flagged")
 
 
+def test_deep_nesting():
+    """Past GMime's nesting limit the parts are not parsed: the command
+    fails closed - the raw message is scanned as part "raw", exit 2."""
+    depth = 1100
+    parts = ["From: a@example.org\nMIME-Version: 1.0\n"
+             "Content-Type: multipart/mixed; boundary=b0\n\n"]
+    for i in range(1, depth):
+        parts.append("--b%d\nContent-Type: multipart/mixed; boundary=b%d\n\n" % (i - 1, i))
+    parts.append("--b%d\nContent-Type: text/plain\n\nhttp://deep.example/\n" % (depth - 1))
+    parts += ["--b%d--\n" % i for i in reversed(range(depth))]
+    rc, rows, err = hits(["--mail", "-"], "".join(parts).encode())
+    check(rc == 2 and b"nested deeper" in err, "deep nesting: exit 2 with a message (%d)" % rc)
+    check([(r["part"], r["uri"]) for r in rows] == [("raw", "http://deep.example/")],
+          "deep nesting: the hidden link is still reported: %r" % rows)
+    # 300 levels are parsed normally.
+    rc, rows, _ = mail("../../corpus/mail/deep-nesting.eml") if os.path.exists(
+        os.path.join(MAIL, "../../corpus/mail/deep-nesting.eml")) else (0, [], b"")
+    if rows:
+        check(rc == 0 and rows[0]["part"] == ".".join(["1"] * 300), "300 levels parsed")
+
+
 # ---- a 10 MB message --------------------------------------------------
 
 def big_message(path, target=(10 << 20) + (1 << 19)):
@@ -268,6 +289,7 @@ def main():
         test_phish()
         test_nested()
         test_charsets()
+        test_deep_nesting()
         test_big_message()
     else:
         rc, out, err = run(["--mail", "-"], b"x")

@@ -342,6 +342,8 @@ static void finish_display(scan *s)
         w = s->disp_start + HTML_DISPLAY_MAX;
         while (w > s->disp_start && ((unsigned char)p[w] & 0xC0) == 0x80)
             w--; /* cut at a UTF-8 boundary */
+        if (w > s->disp_start && p[w - 1] == ' ')
+            w--;
     }
     d->disp.len = w;
     html_link *l = &d->links[s->pending_link];

@@ -21,6 +21,9 @@
 
 static bool gmime_ready;
 
+/* Below GMime's own nesting limit (gmime-parser.c MAX_LEVEL, 1024). */
+#define MAIL_MAX_DEPTH 1000
+
 /* ------------------------------------------------------------------ */
 /* MIME                                                                */
 /* ------------------------------------------------------------------ */
@@ -94,19 +97,32 @@ int mail_walk(const char *cmd, const char *data, size_t len,
         return cli_fail(cmd, "the input is not a mail message");
 
     int rc = 0;
+    bool too_deep = false;
     GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
     if (g_mime_part_iter_is_valid(it)) {
         do {
             GMimeObject *o = g_mime_part_iter_get_current(it);
-            if (!GMIME_IS_PART(o))
-                continue; /* multiparts and attached messages: their
-                             children come next */
             GMimeContentType *ct = g_mime_object_get_content_type(o);
-            if (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))
+            char *path = part_path(it);
+            size_t depth = 1;
+            for (const char *q = path; *q; q++)
+                depth += *q == '.';
+            /* GMime stops descending at its nesting limit (MAX_LEVEL,
+               1024): what lies deeper is a container left unparsed or
+               lost. Hiding a link down there must not hide it from us. */
+            if (depth >= MAIL_MAX_DEPTH ||
+                (GMIME_IS_PART(o) && ct != NULL &&
+                 (g_mime_content_type_is_type(ct, "multipart", "*") ||
+                  g_mime_content_type_is_type(ct, "message", "rfc822"))))
+                too_deep = true;
+            if (!GMIME_IS_PART(o) ||
+                (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
+                g_free(path); /* multiparts and attached messages: their
+                                 children come next; no other type is text */
                 continue;
+            }
             mail_part mp;
             GByteArray *arr = decode_part(GMIME_PART(o));
-            char *path = part_path(it);
             mp.path = path;
             mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
             mp.text = (const char *)arr->data;
@@ -122,6 +138,14 @@ int mail_walk(const char *cmd, const char *data, size_t len,
     }
     g_mime_part_iter_free(it);
     g_object_unref(m);
+    if (rc == 0 && too_deep) {
+        /* Fail closed: every link the raw bytes show, and an error. */
+        mail_part raw = { "raw", false, data, len };
+        if (!fn(ctx, &raw))
+            return CLI_EXIT_USAGE;
+        return cli_fail(cmd, "MIME parts nested deeper than %d levels: the raw "
+                             "message was scanned as text (part \"raw\")", MAIL_MAX_DEPTH);
+    }
     return rc;
 }
 

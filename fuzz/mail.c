@@ -1,0 +1,121 @@
+/*
+ * fuzz/mail.c - `urisan extract --mail` below the output: the GMime walk
+ * (src/cli/mail.c), the HTML link scan (src/cli/html.c) and the
+ * link-text judgement, on hostile messages and hostile HTML.
+ *
+ * Invariants:
+ *  1. every link lies inside its part: the attribute value's offset is in
+ *     the part, the decoded URL and display text lie in the scan's
+ *     buffers, a display text is at most HTML_DISPLAY_MAX bytes and has no
+ *     leading, trailing or doubled ASCII white space;
+ *  2. a decoded URL has no leading or trailing byte <= 0x20;
+ *  3. scanning the same HTML twice gives the same links (no state leaks
+ *     between scans);
+ *  4. text parts go through urisan_extract with every hit inside the part;
+ *  5. the link-text judgement is a pure function: the same answer twice.
+ * The raw input is also scanned as HTML on its own, so the tokenizer is
+ * fuzzed without a MIME wrapper.
+ */
+#include "fuzz_util.h"
+
+#include "html.h"
+#include "mail.h"
+
+static void check_links(const char *h, size_t n)
+{
+    html_doc a, b;
+    html_doc_init(&a, (size_t)64 << 20);
+    html_doc_init(&b, (size_t)64 << 20);
+    bool oka = html_scan(&a, h, n);
+    bool okb = html_scan(&b, h, n);
+    FUZZ_ASSERT(oka == okb && a.n == b.n, "two scans of one HTML text differ");
+    for (size_t k = 0; k < a.n; k++) {
+        const html_link *l = &a.links[k];
+        FUZZ_ASSERT(l->off <= n, "link %zu: value offset %zu past the part (%zu)", k, l->off, n);
+        FUZZ_ASSERT(l->url <= a.text.len && l->url_len <= a.text.len - l->url,
+                    "link %zu: url outside the text buffer", k);
+        if (l->url_len > 0) {
+            FUZZ_ASSERT((unsigned char)a.text.p[l->url] > 0x20 &&
+                            (unsigned char)a.text.p[l->url + l->url_len - 1] > 0x20,
+                        "link %zu: url not trimmed", k);
+        }
+        const html_link *m = &b.links[k];
+        FUZZ_ASSERT(l->attr == m->attr && l->off == m->off && l->url_len == m->url_len &&
+                        memcmp(a.text.p + l->url, b.text.p + m->url, l->url_len) == 0 &&
+                        l->has_display == m->has_display && l->display_len == m->display_len,
+                    "link %zu differs between two scans", k);
+        if (!l->has_display)
+            continue;
+        FUZZ_ASSERT(l->display <= a.disp.len && l->display_len <= a.disp.len - l->display,
+                    "link %zu: display outside its buffer", k);
+        FUZZ_ASSERT(l->display_len <= HTML_DISPLAY_MAX, "link %zu: display of %zu bytes", k,
+                    l->display_len);
+        const char *d = a.disp.p + l->display;
+        for (size_t i = 0; i < l->display_len; i++) {
+            bool sp = d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r' || d[i] == '\f';
+            if (!sp)
+                continue;
+            FUZZ_ASSERT(d[i] == ' ' && i > 0 && i + 1 < l->display_len && d[i + 1] != ' ',
+                        "link %zu: display white space not collapsed", k);
+        }
+        const char *url = a.text.p + l->url;
+        bool j1 = mail_link_text_mismatch(d, l->display_len, url, l->url_len);
+        bool j2 = mail_link_text_mismatch(d, l->display_len, url, l->url_len);
+        FUZZ_ASSERT(j1 == j2, "link %zu: link-text judgement not deterministic", k);
+    }
+    html_doc_free(&a);
+    html_doc_free(&b);
+}
+
+static bool on_part(void *ctx, const mail_part *p)
+{
+    (void)ctx;
+    FUZZ_ASSERT(p->path != NULL && p->path[0] != '\0', "part without a path");
+    if (p->html) {
+        char *copy = fuzz_dup_part(p->text, p->len);
+        check_links(copy, p->len);
+        free(copy);
+        return true;
+    }
+    char *copy = fuzz_dup_part(p->text, p->len);
+    size_t scap = urisan_extract_scratch_size(NULL);
+    char *scr = malloc(scap);
+    if (scr == NULL)
+        abort();
+    urisan_hit hits[64];
+    size_t start = 0;
+    for (;;) {
+        size_t n = 0, next = 0;
+        urisan_status st = urisan_extract(copy, p->len, start, NULL, hits, 64, &n, scr, scap, &next);
+        FUZZ_ASSERT(st == URISAN_OK || st == URISAN_E_TOO_MANY, "part %s: status %s", p->path,
+                    fuzz_status(st));
+        for (size_t k = 0; k < n; k++)
+            FUZZ_ASSERT(hits[k].off <= p->len && hits[k].len <= p->len - hits[k].off,
+                        "part %s: hit outside the part", p->path);
+        if (st == URISAN_OK)
+            break;
+        FUZZ_ASSERT(next > start, "part %s: no progress", p->path);
+        start = next;
+    }
+    free(scr);
+    free(copy);
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0; /* (and gcc then knows the copy is initialised) */
+    char *in = fuzz_dup(data, size);
+    (void)mail_walk("fuzz", in, size, on_part, NULL);
+    check_links(in, size);
+    /* The judgement on arbitrary text: first line shown, rest as href. */
+    size_t alen, blen;
+    const char *b;
+    fuzz_split_nl(in, size, &alen, &b, &blen);
+    bool j1 = mail_link_text_mismatch(in, alen, b, blen);
+    bool j2 = mail_link_text_mismatch(in, alen, b, blen);
+    FUZZ_ASSERT(j1 == j2, "link-text judgement not deterministic");
+    fuzz_done(in);
+    return 0;
+}
