@@ -229,7 +229,9 @@ static NOINLINE uint64_t loop_urisan_normalize(const line_t *l, size_t n, size_t
         urisan_status st = urisan_normalize(l[i].s, l[i].len, NULL, outbuf, OUTCAP,
                                             &need, NULL);
         ok += st == URISAN_OK;
-        sum += (uint64_t)st + need + (unsigned char)outbuf[0];
+        /* outbuf is only read when this call wrote it: a stale byte would
+           make the checksum depend on the previous round */
+        sum += (uint64_t)st + need + (st == URISAN_OK && need ? (unsigned char)outbuf[0] : 0);
     }
     *accepted = ok;
     return sum;
