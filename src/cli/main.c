@@ -63,13 +63,20 @@ static const cli_command commands[] = {
       "Exit status: 0 equivalent, 1 not, 2 error (usage, or a URI that\n"
       "cannot be normalised).\n" },
     { "extract", cmd_extract,
-      "[--mail] [--json] [FILE|-]",
+      "[--mail] [--json] [--policy FILE] [FILE|-]",
       "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
-      "Appendix E and print one line per hit.\n"
+      "Appendix E and F and print one line per hit, with its flags and the\n"
+      "policy's verdict.\n"
       "\n"
-      "  --mail   the input is a mail message: undo quoted-printable soft\n"
-      "           breaks and read HTML href attributes\n"
-      "  --json   one JSON object per hit\n" },
+      "  --mail         the input is a mail message: every text part decoded\n"
+      "                 (quoted-printable, base64, charset to UTF-8); HTML\n"
+      "                 href/src attributes with entities decoded, and the\n"
+      "                 link text (link_text_mismatch)\n"
+      "  --json         one JSON object per hit\n"
+      "  --policy FILE  apply the policy FILE on top of the built-in default\n"
+      "\n"
+      "Text output: PART OFFSET CONTEXT VERDICT REASONS \"URI\" [\"DISPLAY\"]\n"
+      "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "squid-acl", cmd_squid_acl,
       "[--policy FILE]",
       "Run as a Squid external ACL helper: read one request per line on\n"
