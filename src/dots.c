@@ -127,7 +127,6 @@ typedef struct {
     size_t emitted;     /* kept segments */
     size_t skip;        /* ".." left unmatched at the left end */
     size_t lm_s, lm_e;  /* the leftmost kept segment */
-    size_t lm2_s, lm2_e; /* the one after it (when emitted >= 2) */
     bool first_kept;    /* the region's first segment was kept */
     bool dots, pct;
 } walk_res;
@@ -139,8 +138,6 @@ static void emit(const rope *r, size_t s, size_t e, bool normesc, char **w,
 
     o->emitted++;
     o->body += 1 + k;
-    o->lm2_s = o->lm_s;
-    o->lm2_e = o->lm_e;
     o->lm_s = s;
     o->lm_e = e;
     if (*w != NULL) {
@@ -237,6 +234,40 @@ static size_t fwd_scan(const rope *r, size_t lo, size_t stop, bool pct,
     return depth;
 }
 
+/*
+ * KEEP on a rootless path: the first empty segment that is pushed while
+ * nothing is kept and nothing is pending ("t/..//x", ".//x") becomes a
+ * root, as it does in the draft's string rewriting. Not when it is the
+ * last segment ("t/../" -> "", no root). *p: its index (a "/").
+ */
+static bool keep_root(const rope *r, bool pct, size_t *p)
+{
+    size_t depth = 0, kept = 0, i = 0;
+
+    for (;;) {
+        size_t e = i;
+        while (e < r->n && at(r, e) != '/')
+            e++;
+        if (e >= r->n)
+            return false;
+        bool enc = false;
+        int kind = seg_kind(r, i, e, pct, &enc);
+        if (kind == SEG_NORMAL) {
+            if (e == i && depth == 0 && kept == 0) {
+                *p = i;
+                return true;
+            }
+            depth++;
+        } else if (kind == SEG_DOTDOT) {
+            if (depth > 0)
+                depth--;
+            else
+                kept++;
+        }
+        i = e + 1;
+    }
+}
+
 static bool has_colon(const rope *r, size_t s, size_t e)
 {
     for (size_t i = s; i < e; i++)
@@ -297,6 +328,15 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
         } else {
             lo = i;
         }
+    } else if (m == URISAN_DOTS_KEEP) {
+        /* The seed draft works on the string: once "t/../" is removed
+           from "t/..//x", what is left, "/x", is an absolute path whose
+           root no later ".." can remove ("t/..//../x" -> "/../x"). */
+        size_t p;
+        if (keep_root(&r, pct, &p)) {
+            rooted_in = true;
+            lo = p + 1;
+        }
     }
 
     /* Keep modes: is the last segment a ".." with nothing to pop? */
@@ -351,11 +391,6 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
         if (w1.skip > 0) {
             pre = "../";
             prerep = w1.skip;
-        } else if (m == URISAN_DOTS_KEEP && noauth && starts_empty &&
-                   w1.emitted >= 3 && w1.lm2_s == w1.lm2_e) {
-            /* "" "" "g" joins to "//g": the same guard as above. */
-            pre = "/.";
-            prerep = 1;
         } else if (m == URISAN_DOTS_RELREF &&
                    (starts_empty || has_colon(&r, w1.lm_s, w1.lm_e))) {
             /* A reference without scheme and authority: a first segment

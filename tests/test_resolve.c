@@ -352,6 +352,9 @@ static const hazard_row hazards[] = {
        removes "./" and leaves "/g", one slash, no hazard */
     { "f:", ".//g", URISAN_ABOVE_ROOT_KEEP, "f:/g", "f:/g" },
     { "f:", ".///g", URISAN_ABOVE_ROOT_KEEP, "f:/.//g", "f://g" },
+    /* keep: "t/..//../x" -> "/../x" (the draft's string: the "/" left
+       after removing "t/../" is a root) */
+    { "f:", "t/..//../x", URISAN_ABOVE_ROOT_KEEP, "f:/../x", "f:/x" },
     /* With an authority a path may start with "//": nothing to guard. */
     { "f://h/a", ".//g", URISAN_ABOVE_ROOT_CLAMP, "f://h//g", "f://h//g" },
     { "http://h", "/.//g", URISAN_ABOVE_ROOT_CLAMP, "http://h//g", "http://h//g" },
@@ -736,6 +739,10 @@ static size_t stack_rds(const char *in, size_t n, unsigned mode, char *out, size
                 kept++;
                 kept_now = true;
             }
+        } else if (!dot && l == 0 && !rooted && mode == URISAN_DOTS_KEEP && sp == 0 &&
+                   kept == 0 && !last) {
+            /* the draft's string: "t/..//x" -> "/x", a root from here on */
+            rooted = true;
         } else if (!dot) {
             seg[sp] = in + i;
             len[sp++] = l;
