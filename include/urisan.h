@@ -341,7 +341,9 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
                                                hyphens left out */
 #define URISAN_HIT_ABBREVIATED    (1u << 6) /* "www." form without a scheme
                                                (Appendix F): uri is
-                                               "http://" + the text */
+                                               "http://" + the text (the
+                                               text alone when longer than
+                                               max_uri: too_long anyway) */
 #define URISAN_HIT_TRIMMED        (1u << 7) /* trailing punctuation or an
                                                unbalanced closing bracket
                                                was left out */
