@@ -276,6 +276,77 @@ static bool has_colon(const rope *r, size_t s, size_t e)
     return false;
 }
 
+/* Is any segment "." or ".." (a segment can only be one if it starts
+   with "." or "%")? One forward pass. */
+static bool has_dot_segment(const rope *r, bool pct)
+{
+    size_t i = 0;
+
+    for (;;) {
+        size_t e = i;
+        while (e < r->n && at(r, e) != '/')
+            e++;
+        unsigned char c = i < r->n ? at(r, i) : 0;
+        if (c == '.' || (pct && c == '%')) {
+            bool enc = false;
+            if (seg_kind(r, i, e, pct, &enc) != SEG_NORMAL)
+                return true;
+        }
+        if (e >= r->n)
+            return false;
+        i = e + 1;
+    }
+}
+
+/* Output of one piece: a copy, or its escape-normal form. */
+static size_t piece_out(const char *p, size_t n, bool normesc, char *w)
+{
+    if (normesc)
+        return urisan_norm_escapes(p, n, 0, w);
+    if (w != NULL && n)
+        memcpy(w, p, n);
+    return n;
+}
+
+/*
+ * The common case, no dot segment at all: the path is written as it is
+ * (escape-normalised with NORMESC), after the same guards as below: "/."
+ * before "//" without an authority, "./" before a first segment with ":"
+ * in a relative-path reference. The pieces are a ("" or ending in "/")
+ * and b, so no escape spans them.
+ */
+static void copy_through(const rope *r, unsigned mode, char *out, size_t cap,
+                         urisan_dots_info *info)
+{
+    bool normesc = (mode & URISAN_DOTS_NORMESC) != 0;
+    const char *pre = "";
+    size_t prelen = 0;
+
+    if (at(r, 0) == '/') {
+        if ((mode & URISAN_DOTS_NOAUTH) && r->n >= 2 && at(r, 1) == '/') {
+            pre = "/.";
+            prelen = 2;
+        }
+    } else if ((mode & URISAN_DOTS_MODE) == URISAN_DOTS_RELREF) {
+        size_t e = 0;
+        while (e < r->n && at(r, e) != '/')
+            e++;
+        if (has_colon(r, 0, e)) {
+            pre = "./";
+            prelen = 2;
+        }
+    }
+    size_t la = piece_out(r->a, r->alen, normesc, NULL);
+    size_t lb = piece_out(r->b, r->n - r->alen, normesc, NULL);
+    info->len = prelen + la + lb;
+    if (out == NULL || info->len > cap)
+        return;
+    if (prelen)
+        memcpy(out, pre, prelen);
+    piece_out(r->a, r->alen, normesc, out + prelen);
+    piece_out(r->b, r->n - r->alen, normesc, out + prelen + la);
+}
+
 void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
                         unsigned mode, char *out, size_t cap,
                         urisan_dots_info *info)
@@ -289,6 +360,10 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
     memset(info, 0, sizeof *info);
     if (r.n == 0)
         return;
+    if (!has_dot_segment(&r, pct)) {
+        copy_through(&r, mode, out, cap, info);
+        return;
+    }
     if (at(&r, 0) == '/') {
         rooted_in = true;
         lo = 1;
@@ -427,6 +502,17 @@ size_t urisan_norm_escapes(const char *in, size_t n, int lower, char *out)
     size_t k = 0;
 
     for (size_t i = 0; i < n;) {
+        if (!lower) {
+            /* Only escapes change: copy the run up to the next "%". */
+            const char *pc = memchr(in + i, '%', n - i);
+            size_t run = pc ? (size_t)(pc - (in + i)) : n - i;
+            if (out != NULL && run)
+                memcpy(out + k, in + i, run);
+            k += run;
+            i += run;
+            if (i >= n)
+                break;
+        }
         if (is_escape_at(in, n, i)) {
             unsigned char hi = (unsigned char)in[i + 1], lo = (unsigned char)in[i + 2];
             unsigned char v = (unsigned char)(hexval(hi) * 16 + hexval(lo));

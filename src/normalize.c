@@ -140,8 +140,10 @@ static bool empty_path_is_slash(const char *in, const urisan_uri *u)
            urisan_ieq(s, n, "ws") || urisan_ieq(s, n, "wss");
 }
 
-/* Write (w != NULL) or count the normal form; fills *pt when writing. */
-static size_t build(const char *in, const urisan_uri *u, char *w, urisan_parts *pt)
+/* Write (w != NULL, wcap bytes known to be enough) or count the normal
+   form; fills *pt. */
+static size_t build(const char *in, const urisan_uri *u, char *w, size_t wcap,
+                    urisan_parts *pt)
 {
     const urisan_span none = { URISAN_ABSENT, 0 };
     bool has_scheme = urisan_span_present(u->scheme);
@@ -187,19 +189,16 @@ static size_t build(const char *in, const urisan_uri *u, char *w, urisan_parts *
     if (!has_auth)
         mode |= URISAN_DOTS_NOAUTH;
     urisan_dots_info di;
-    urisan_remove_dots(p, pn, NULL, 0, mode, NULL, 0, &di);
+    urisan_remove_dots(p, pn, NULL, 0, mode, w ? w + k : NULL, w ? wcap - k : 0, &di);
     pt->path.off = k;
     if (di.len == 0 && has_auth && has_scheme && empty_path_is_slash(in, u)) {
         /* 6.2.3: "http://example.com" -> "http://example.com/" */
         if (w)
             w[k] = '/';
         k++;
-    } else if (w) {
-        urisan_remove_dots(p, pn, NULL, 0, mode, w + k, di.len, &di);
-        if (has_scheme && urisan_ieq(in + u->scheme.off, u->scheme.len, "mailto"))
-            mailto_domains(w + k, di.len);
-        k += di.len;
     } else {
+        if (w && has_scheme && urisan_ieq(in + u->scheme.off, u->scheme.len, "mailto"))
+            mailto_domains(w + k, di.len);
         k += di.len;
     }
     pt->path.len = k - pt->path.off;
@@ -253,11 +252,21 @@ urisan_status urisan_normalize_ex(const char *in, size_t len,
         }
         return st;
     }
-    size_t n = build(in, &u, NULL, &pt);
+    /* The normal form is at most 2 bytes longer than the input: only the
+       path can grow, by the "/." or "./" guard or the "/" of an empty
+       http path (never both); every other change shrinks or keeps the
+       length. With that much room, write in one pass. */
+    size_t n;
+    if (cap >= len + 2) {
+        n = build(in, &u, buf, cap, &pt);
+    } else {
+        n = build(in, &u, NULL, 0, &pt);
+        if (n <= cap)
+            (void)build(in, &u, buf, cap, &pt);
+    }
     *needed = n;
     if (n > cap)
         return URISAN_E_NOSPACE;
-    (void)build(in, &u, buf, &pt);
     if (parts)
         *parts = pt;
     return URISAN_OK;
