@@ -179,6 +179,19 @@ def test_charsets():
     check("idn" in rows[0]["flags"] and "non_ascii" in rows[0]["flags"], "IRI host flagged")
 
 
+def test_empty_links():
+    """Fuzz finding (corpus/mail/crash-empty-link-buffers.html): links
+    whose URL and text are empty, before any buffer was allocated, were
+    addressed as NULL + 0."""
+    msg = (b"From: a@example.org\nMIME-Version: 1.0\nContent-Type: text/html\n\n"
+           b'<a href=""></a><a href="x"></a><img src="">')
+    rc, rows, err = hits(["--mail", "-"], msg)
+    check(b"runtime error" not in err, "empty links: no undefined behaviour: %r" % err[:300])
+    check([(r["context"], r["uri"], r["display"]) for r in rows] ==
+          [("html-href", "", ""), ("html-href", "x", ""), ("html-src", "", None)],
+          "empty links reported as such: %r" % rows)
+
+
 def test_deep_nesting():
     """Past GMime's nesting limit the parts are not parsed: the command
     fails closed - the raw message is scanned as part "raw", exit 2."""
@@ -289,6 +302,7 @@ def main():
         test_phish()
         test_nested()
         test_charsets()
+        test_empty_links()
         test_deep_nesting()
         test_big_message()
     else:

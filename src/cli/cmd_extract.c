@@ -245,10 +245,10 @@ static bool scan_html(ex_ctx *c, const char *part, const char *t, size_t len)
         r.context = l->attr == HTML_HREF ? "html-href" : "html-src";
         r.offset = l->off;
         r.length = l->url_len;
-        r.uri = d.text.p + l->url;
+        r.uri = html_url(&d, l);
         r.uri_len = l->url_len;
         if (l->has_display) {
-            r.display = d.disp.len ? d.disp.p + l->display : "";
+            r.display = html_display(&d, l);
             r.display_len = l->display_len;
         }
         urisan_uri u;

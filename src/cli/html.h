@@ -42,6 +42,17 @@ typedef struct {
     bool failed;         /* a bound was hit or malloc failed */
 } html_doc;
 
+/* The decoded URL and display text of a link (never NULL, even when a
+   buffer was never allocated because everything was empty). */
+static inline const char *html_url(const html_doc *d, const html_link *l)
+{
+    return d->text.p ? d->text.p + l->url : "";
+}
+static inline const char *html_display(const html_doc *d, const html_link *l)
+{
+    return d->disp.p ? d->disp.p + l->display : "";
+}
+
 void html_doc_init(html_doc *d, size_t max);
 void html_doc_free(html_doc *d);
 
