@@ -10,7 +10,7 @@ pkgs=(
   libclang-rt-14-dev llvm                           # sanitizers, libFuzzer, llvm-cov
   liburiparser-dev libcurl4-openssl-dev libjson-c-dev  # differential oracles
   libglib2.0-dev                                    # benchmark peer (GUri)
-  libgmime-3.0-dev libpsl-dev                       # extract --mail
+  libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
   squid                                             # e2e: the proxy helper
   valgrind                                          # callgrind figures
 )
