@@ -784,6 +784,7 @@ int main(int argc, char **argv)
     }
 #endif
 
+    int status = 0;
     dataset_t *ds = xmalloc(((size_t)nfiles + 1) * sizeof *ds);
     size_t nds = 0;
     for (int i = 0; i < nfiles; i++) {
@@ -809,12 +810,13 @@ int main(int argc, char **argv)
             printf("callgrind %s %s urls %zu bytes %zu\n", entries[e].name, ds[k].name,
                    ds[k].n, ds[k].bytes);
         }
-        return 0;
+        goto cleanup;
     }
 
     if (nfiles > 0 && nds == 0 && !linear) {
         printf("urisan-bench: no data set could be read; skipping\n");
-        return 77;
+        status = 77;
+        goto cleanup;
     }
     if (nfiles == 0 && datasets)
         printf("urisan-bench: no data files given; data sets skipped\n");
@@ -835,6 +837,7 @@ int main(int argc, char **argv)
         fputs(ratios, stdout);
     }
     printf("checksum %llx\n", (unsigned long long)bench_sink);
+cleanup:
     for (size_t k = 0; k < nds; k++) {
         free(ds[k].buf);
         free(ds[k].lines);
@@ -846,5 +849,5 @@ int main(int argc, char **argv)
     curl_url_cleanup(curl_h);
     curl_global_cleanup();
 #endif
-    return 0;
+    return status;
 }

@@ -1002,7 +1002,7 @@ static void curl_expected_parts(const char *in, const urisan_uri *u, bool get_em
     sb_str(f, " | ");
     if (u->path.len == 0 && urisan_span_present(u->host))
         sb_str(f, "/");
-    else
+    else if (urisan_span_present(u->path)) /* absent after too_long */
         sb_put(f, in + u->path.off, u->path.len);
     sb_str(f, " | ");
     if (urisan_span_present(u->query) && (u->query.len > 0 || get_empty))
@@ -1043,7 +1043,7 @@ static void curl_expected_url(const char *in, const urisan_uri *u, bool get_empt
     }
     if (u->path.len == 0 && urisan_span_present(u->host))
         sb_str(f, "/");
-    else
+    else if (urisan_span_present(u->path)) /* absent after too_long */
         sb_put(f, in + u->path.off, u->path.len);
     if (urisan_span_present(u->query) && (u->query.len > 0 || get_empty)) {
         sb_str(f, "?");
