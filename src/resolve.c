@@ -125,6 +125,7 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
     piece frag = piece_of(ref, R.fragment);
     piece pa = { "", 0, true }, pb = { "", 0, true };  /* path = pa ++ pb */
     bool verbatim = false;  /* T.path = Base.path, no remove_dot_segments */
+    bool merged = false;    /* T.path = merge(Base.path, R.path) (5.2.3) */
     size_t pa_off = 0, pb_off = 0;  /* offsets of pa in base, pb in ref */
     unsigned pa_in = 0;
 
@@ -153,6 +154,7 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
                                                      : piece_of(base, B.query);
             } else {
                 if (ref[R.path.off] != '/') {
+                    merged = true;
                     /* 5.2.3 merge: "/" ++ ref when the base has an
                        authority and an empty path; otherwise the base path
                        up to and including its last "/" ++ ref. */
@@ -195,6 +197,18 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
         else
             set_err(err, URISAN_E_ABOVE_ROOT, pb_off + (fi.first_above - pa.n), 1);
         return URISAN_E_ABOVE_ROOT;
+    }
+
+    /* keep is RFC 2396 / the seed draft's 5.2, whose dot steps 3-7 are
+       part of the merge routine: a reference with a scheme, an authority
+       or an absolute path gives T.path = R.path as written (draft C.2
+       "/./g = http://a/./g", "/../g = http://a/../g"; SPEC 5: every
+       Appendix C example passes in its mode). The flags above are still
+       judged on that path. It re-parses as it did in the reference (or,
+       non-strict, as an absolute path under the base's authority). */
+    if (opt->above_root == URISAN_ABOVE_ROOT_KEEP && !merged && !verbatim) {
+        verbatim = true;
+        pa = pb;
     }
 
     /* The path proper: 5.2.4 on the raw text (RFC 3986 does not decode

@@ -152,8 +152,11 @@ static const c_row appendix_c[] = {
     /* ... "interpreted as http://a/g by some implementations" (clamp) */
     { "../../../g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
     { "../../../../g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
-    /* "/./g" -> "http://a/./g" is in `differences` (the draft copies an
-       absolute-path reference without removing dots). */
+    /* The draft (RFC 2396 5.2 step 5) copies an absolute-path reference
+       without removing dots: keep writes it as the draft does (SPEC 5:
+       every Appendix C example passes in the mode it is written for). */
+    { "/./g", "http://a/./g", 0, URISAN_ABOVE_ROOT_KEEP, 0 },
+    { "/./g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
     { "/../g", "http://a/../g", 0, URISAN_ABOVE_ROOT_KEEP, 0 },
     { "g.", "http://a/b/c/g.", 0, URISAN_ABOVE_ROOT_KEEP, 1 },
     { ".g", "http://a/b/c/.g", 0, URISAN_ABOVE_ROOT_KEEP, 1 },
@@ -208,11 +211,6 @@ typedef struct {
     "moves \"/x\" (the 5.4-style literal result); uriparser keeps it rootless"
 
 static const diff_row differences[] = {
-    { "seed-draft-appendix-c", BASE, "/./g", 0, URISAN_ABOVE_ROOT_KEEP,
-      "http://a/./g", "http://a/g", URISAN_OK,
-      "the draft copies an absolute-path reference without removing dots "
-      "(RFC 2396 5.2 step 5); RFC 3986 5.2.2 removes them from every target "
-      "path, and keep only changes what happens to \"..\" above the root" },
     { "uriparser-resolve.tsv", "foo:a/b", "../c", 0, URISAN_ABOVE_ROOT_CLAMP,
       "foo:c", "foo:/c", URISAN_OK, ROOTLESS_WHY },
     { "uriparser-resolve.tsv", "zz:abc", "foo/../../../bar", 0, URISAN_ABOVE_ROOT_CLAMP,
@@ -864,6 +862,50 @@ START_TEST(keep_and_relref_modes_equal_a_segment_stack_on_all_short_paths)
 }
 END_TEST
 
+/* SPEC 5 / seed draft 5.2 and C.2 ("/./g = http://a/./g"): in keep (RFC
+   2396) mode the dot steps belong to the merge; a reference with a
+   scheme, an authority or an absolute path keeps its path as written.
+   The flags are still judged on that path, in every mode. */
+START_TEST(keep_copies_unmerged_reference_paths_as_the_seed_draft_does)
+{
+    static const struct { const char *ref, *keep, *clamp; } rows[] = {
+        { "/./g", "http://a/./g", "http://a/g" },
+        { "/a/b/../c", "http://a/a/b/../c", "http://a/a/c" },
+        { "/../g", "http://a/../g", "http://a/g" },
+        { "//g/./x/../y", "http://g/./x/../y", "http://g/y" },
+        { "g:/a/./b/../c", "g:/a/./b/../c", "g:/a/c" },
+        /* merged paths still go through the draft's steps 3-7 */
+        { "./g/../h", "http://a/b/c/h", "http://a/b/c/h" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char *out;
+        urisan_flags fk, fc;
+        urisan_error e;
+        ck_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_KEEP, &out, &fk, &e),
+                         URISAN_OK);
+        ck_assert_msg(strcmp(out, rows[i].keep) == 0, "keep %s -> %s, want %s", rows[i].ref,
+                      out, rows[i].keep);
+        free(out);
+        ck_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fc, &e),
+                         URISAN_OK);
+        ck_assert_msg(strcmp(out, rows[i].clamp) == 0, "clamp %s -> %s, want %s", rows[i].ref,
+                      out, rows[i].clamp);
+        free(out);
+        ck_assert_uint_eq(fk, fc);
+        ck_assert(fk & URISAN_F(DOT_SEGMENTS));
+    }
+    /* non-strict: "http:/./g" is the absolute path "/./g" */
+    char *out;
+    urisan_error e;
+    ck_assert_int_eq(res(BASE, "http:/./g", 1, URISAN_ABOVE_ROOT_KEEP, &out, NULL, &e), URISAN_OK);
+    ck_assert_str_eq(out, "http://a/./g");
+    free(out);
+    /* reject is unchanged: "/../g" climbs above the root */
+    ck_assert_int_eq(res(BASE, "/../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, NULL, &e),
+                     URISAN_E_ABOVE_ROOT);
+}
+END_TEST
+
 START_TEST(remove_dot_segments_writes_nothing_when_it_does_not_fit)
 {
     char out[8];
@@ -914,6 +956,7 @@ static Suite *resolve_suite(void)
     tcase_add_test(tc, remove_dot_segments_equals_literal_rfc_transcription_on_all_short_paths);
     tcase_add_test(tc, keep_and_relref_modes_equal_a_segment_stack_on_all_short_paths);
     tcase_add_test(tc, remove_dot_segments_writes_nothing_when_it_does_not_fit);
+    tcase_add_test(tc, keep_copies_unmerged_reference_paths_as_the_seed_draft_does);
     suite_add_tcase(s, tc);
     return s;
 }
