@@ -457,6 +457,22 @@ def test_usage_errors_exit_2_with_usage():
         assert r.stdout == b"", args
 
 
+def test_resolve_seed_draft_appendix_c2_in_keep_mode():
+    # SPEC 5: every seed draft Appendix C example passes in the mode it is
+    # written for; C.2 is the draft's (RFC 2396) algorithm: --above-root=keep.
+    cases = {"../../../g": "http://a/../g", "../../../../g": "http://a/../../g",
+             "/./g": "http://a/./g", "/../g": "http://a/../g",
+             "g.": "http://a/b/c/g.", "..g": "http://a/b/c/..g",
+             "./../g": "http://a/b/g", "./g/.": "http://a/b/c/g/",
+             "g;x=1/../y": "http://a/b/c/y", "g#s/../x": "http://a/b/c/g#s/../x",
+             "http:g": "http:g"}
+    r = run(["resolve", "--above-root=keep", BASE, *cases.keys()])
+    assert r.returncode == 0, r.stderr
+    assert lines_of(r.stdout) == [v.encode() for v in cases.values()]
+    r = run(["resolve", "--above-root=keep", "--non-strict", BASE, "http:g"])
+    assert lines_of(r.stdout) == [b"http://a/b/c/g"]
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("test_") and callable(f)]
