@@ -1,8 +1,10 @@
 /*
  * ref_resolve.h - the resolution oracle: RFC 3986 section 5.2 transcribed
  * literally (5.2.2 pseudocode, 5.2.3 merge, the 5.2.4 input/output-buffer
- * algorithm, 5.3 recomposition), and the seed draft's section 5.2 steps 3-7
- * (draft-fielding-uri-rfc2396bis-00) for the `keep` above-root mode.
+ * algorithm, 5.3 recomposition), and for the `keep` above-root mode the
+ * seed draft's section 5.2 (draft-fielding-uri-rfc2396bis-00): its
+ * pseudocode copies an unmerged reference path as written, and steps 3-7
+ * process a merged one.
  * Quadratic string rewriting and malloc are fine here: it is the obviously
  * correct version the fast resolver is compared with.
  */
@@ -243,7 +245,7 @@ static inline void rr_resolve(const char *base, size_t blen, const char *ref, si
     rr_parse(base, blen, &B);
     rr_parse(ref, rlen, &R);
     memset(&T, 0, sizeof T);
-    int dot_removal = 1;
+    int dot_removal = 1, was_merged = 0;
     fuzz_str merged = {0};
     fs_add(&merged, "", 0);
 
@@ -290,6 +292,7 @@ static inline void rr_resolve(const char *base, size_t blen, const char *ref, si
                     T.path.def = 1;
                     fs_clear(&T.path.s);
                     fs_add(&T.path.s, merged.p, merged.len);
+                    was_merged = 1;
                 }
                 rr_copy(&T.query, &R.query);
             }
@@ -307,8 +310,13 @@ static inline void rr_resolve(const char *base, size_t blen, const char *ref, si
         if (mode == RR_CLAMP) {
             rr_remove_dot_segments(&T.path.s, &o, &above);
         } else {
+            /* The seed draft's pseudocode: T.path = R.path for a
+               reference with a scheme, an authority or an absolute path
+               ("/./g" = "http://a/./g", C.2); only the merge of a
+               relative path runs steps 3-7. */
             fs_add(&o, T.path.s.p ? T.path.s.p : "", T.path.s.len);
-            rr_draft_dots(&o);
+            if (was_merged)
+                rr_draft_dots(&o);
         }
         fs_clear(&T.path.s);
         fs_add(&T.path.s, o.p, o.len);
