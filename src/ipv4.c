@@ -180,16 +180,58 @@ static const struct {
     {0x1D7EC, 0x1D7F5, '0'}, /* sans-serif bold digits */
     {0x1D7F6, 0x1D7FF, '0'}, /* monospace digits */
     {0x1FBF0, 0x1FBF9, '0'}, /* segmented digits */
+    /* More of IdnaMappingTable (Unicode 17), found by comparing every code
+       point with an independent UTS #46 implementation (SPEC 3 says every
+       character UTS #46 maps to an address character counts): */
+    {0x00AA, 0x00AA, 'a'},   /* feminine ordinal indicator */
+    {0x02E3, 0x02E3, 'x'},   /* modifier letter small x */
+    {0x1D2C, 0x1D2C, 'a'},   /* modifier letter capital A */
+    {0x1D2E, 0x1D2E, 'b'},   /* modifier letter capital B */
+    {0x1D30, 0x1D31, 'd'},   /* modifier letter capital D, E */
+    {0x1D43, 0x1D43, 'a'},   /* modifier letter small a */
+    {0x1D47, 0x1D47, 'b'},   /* modifier letter small b */
+    {0x1D48, 0x1D49, 'd'},   /* modifier letter small d, e */
+    {0x1D9C, 0x1D9C, 'c'},   /* modifier letter small c */
+    {0x1DA0, 0x1DA0, 'f'},   /* modifier letter small f */
+    {0x212C, 0x212C, 'b'},   /* script capital B */
+    {0xA7F2, 0xA7F2, 'c'},   /* modifier letter capital C */
+    {0xA7F3, 0xA7F3, 'f'},   /* modifier letter capital F */
+    {0x1CCD6, 0x1CCDB, 'a'}, /* outlined capital A..F */
+    {0x1CCED, 0x1CCED, 'x'}, /* outlined capital X */
+    {0x1CCF0, 0x1CCF9, '0'}, /* outlined digits */
+    {0x1F12B, 0x1F12B, 'c'}, /* circled italic capital C */
+    {0x1F130, 0x1F135, 'a'}, /* squared capital A..F */
+    {0x1F147, 0x1F147, 'x'}, /* squared capital X */
+};
+
+/* Code points UTS #46 maps to two address characters. */
+static const struct {
+    uint32_t cp;
+    char to[3];
+} map_pairs[] = {
+    {0x3372, "da"}, /* square da */
+    {0x33C4, "cc"}, /* square cc */
+    {0x33C5, "cd"}, /* square cd */
+    {0x33C8, "db"}, /* square db */
+    {0xFB00, "ff"}, /* latin small ligature ff */
+    {0x1F12D, "cd"}, /* circled CD */
 };
 
 /* Code points UTS #46 ignores (maps to nothing): soft hyphen, combining
    grapheme joiner, Mongolian variation selectors, zero width space, word
-   joiner, variation selectors, zero width no-break space. */
+   joiner, variation selectors, zero width no-break space; and since
+   Unicode 15.1 the other default ignorables: Hangul fillers, Khmer inherent
+   vowels, Mongolian vowel separator and FVS4, invisible operators,
+   deprecated format characters, shorthand format controls, musical
+   symbol format characters. */
 static const struct {
     uint32_t lo, hi;
 } ignored[] = {
     {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x180B, 0x180D}, {0x200B, 0x200B},
     {0x2060, 0x2060}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF}, {0xE0100, 0xE01EF},
+    {0x115F, 0x1160}, {0x17B4, 0x17B5}, {0x180E, 0x180F}, {0x2061, 0x2064},
+    {0x206A, 0x206F}, {0x3164, 0x3164}, {0xFFA0, 0xFFA0}, {0x1BCA0, 0x1BCA3},
+    {0x1D173, 0x1D17A},
 };
 
 /* Reserved (unassigned) code points inside Mathematical Alphanumeric
@@ -220,6 +262,13 @@ static int map_cp(uint32_t cp, char out[3])
     for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
         if (cp >= ignored[i].lo && cp <= ignored[i].hi)
             return 0;
+    for (size_t i = 0; i < sizeof map_pairs / sizeof map_pairs[0]; i++) {
+        if (cp == map_pairs[i].cp) {
+            out[0] = map_pairs[i].to[0];
+            out[1] = map_pairs[i].to[1];
+            return 2;
+        }
+    }
     /* Numbers that NFKC maps to several characters: circled 10-20,
        "1." .. "20." (digit full stop), circled 21-35 and 36-50, "0.". */
     unsigned num = 0;

@@ -637,6 +637,46 @@ START_TEST(unicode_digit_and_dot_forms_are_obfuscated)
 }
 END_TEST
 
+/*
+ * SPEC 3 ip_obfuscated: "non-ASCII characters that UTS #46 maps to ASCII
+ * digits, a-f, x or ." - all of them, not only the fullwidth and circled
+ * ones: modifier letters, letter-like symbols, squared and outlined
+ * letters and digits, the squares that map to two letters, and the
+ * default-ignorable code points UTS #46 (Unicode 15.1 on) maps to nothing.
+ * Found by comparing every code point with Python idna.uts46_remap.
+ */
+START_TEST(every_uts46_mapping_to_an_address_character_is_obfuscated)
+{
+    static const struct {
+        const char *in, *ip;
+    } c[] = {
+        {"http://0\xcb\xa3" "7f.1/", "127.0.0.1"},              /* U+02E3 small x */
+        {"http://0x7\xe1\xb6\xa0.1/", "127.0.0.1"},             /* U+1DA0 small f */
+        {"http://0x7\xea\x9f\xb3.1/", "127.0.0.1"},             /* U+A7F3 capital F */
+        {"http://0x7%E1%B6%A0.1/", "127.0.0.1"},                /* percent-encoded */
+        {"http://0\xf0\x9f\x85\x87" "7f.1/", "127.0.0.1"},      /* U+1F147 squared X */
+        {"http://\xf0\x9c\xb3\xb1\xf0\x9c\xb3\xb2\xf0\x9c\xb3\xb7.0.0.1/",
+         "127.0.0.1"},                                          /* U+1CCF1.. outlined */
+        {"http://0x\xc2\xaa.1/", "10.0.0.1"},                   /* U+00AA ordinal a */
+        {"http://0x\xe1\xb4\xac.1/", "10.0.0.1"},               /* U+1D2C capital A */
+        {"http://0x\xe2\x84\xac.1/", "11.0.0.1"},               /* U+212C script B */
+        {"http://0x\xf0\x9f\x84\xb5\xf0\x9f\x84\xb5.1/", "255.0.0.1"}, /* U+1F135 */
+        {"http://0x\xef\xac\x80.1/", "255.0.0.1"},              /* U+FB00 ligature ff */
+        {"http://0x\xe3\x8f\x84.1/", "204.0.0.1"},              /* U+33C4 square cc */
+        {"http://0x\xf0\x9f\x84\xad.1/", "205.0.0.1"},          /* U+1F12D circled CD */
+        {"http://127.0.0.\xe2\x81\xa1" "1/", "127.0.0.1"},      /* U+2061 ignored */
+        {"http://1\xe3\x85\xa4" "27.0.0.1/", "127.0.0.1"},      /* U+3164 ignored */
+        {"http://127.0\xef\xbe\xa0.0.1/", "127.0.0.1"},         /* U+FFA0 ignored */
+        {"http://127.0.0.1\xe1\xa0\x8e/", "127.0.0.1"},         /* U+180E ignored */
+        {"http://127.0.0.1\xf0\x9d\x85\xb3/", "127.0.0.1"},     /* U+1D173 ignored */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        expect_has(c[i].in, F(IP_LITERAL) | F(IP_OBFUSCATED));
+        expect_ip(c[i].in, c[i].ip);
+    }
+}
+END_TEST
+
 START_TEST(ipv4_mapped_ipv6_is_loopback_not_obfuscated)
 {
     expect_exact("http://[::ffff:127.0.0.1]/", F(IP_LITERAL) | F(IP_LOOPBACK));
@@ -917,6 +957,7 @@ static Suite *suite(void)
     tcase_add_test(t, slash_confusion_is_ambiguous_authority);
     tcase_add_test(t, numeric_ipv4_forms_are_obfuscated_loopback);
     tcase_add_test(t, unicode_digit_and_dot_forms_are_obfuscated);
+    tcase_add_test(t, every_uts46_mapping_to_an_address_character_is_obfuscated);
     tcase_add_test(t, ipv4_mapped_ipv6_is_loopback_not_obfuscated);
     tcase_add_test(t, cloud_metadata_address_is_link_local);
     tcase_add_test(t, pct2e_traversal_above_root);
