@@ -507,6 +507,47 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
         if (len >= 2 && (memcmp(in, "/\\", 2) == 0 || memcmp(in, "\\\\", 2) == 0))
             why = "a reference starting with /\\ or \\\\";
     }
+    /* a "\\" among two or more slashes right after "scheme:" or at the
+       start of a reference */
+    {
+        size_t st = u->scheme.off != URISAN_ABSENT ? u->scheme.len + 1 : 0, k = st;
+        int bs = 0;
+        while (k < len && (in[k] == '/' || in[k] == '\\')) {
+            bs |= in[k] == '\\';
+            k++;
+        }
+        if (k - st >= 2 && bs)
+            why = "a backslash among the slashes after the scheme or at the start";
+    }
+    if (u->scheme.off != URISAN_ABSENT) {
+        const char *s = in + u->scheme.off;
+        size_t sn = u->scheme.len, slashes = 0;
+        while (sn + 1 + slashes < len && in[sn + 1 + slashes] == '/')
+            slashes++;
+        int special = ieq(s, sn, "http") || ieq(s, sn, "https") || ieq(s, sn, "ws") ||
+                      ieq(s, sn, "wss") || ieq(s, sn, "ftp");
+        if (!special && !ieq(s, sn, "file") && (slashes == 1 || slashes >= 3))
+            why = "a non-special scheme followed by one or three+ slashes";
+        if (ieq(s, sn, "file") && u->host.off != URISAN_ABSENT &&
+            (ieq(in + u->host.off, u->host.len, "localhost") ||
+             ieq(in + u->host.off, u->host.len, "127.0.0.1")))
+            why = "file: with host localhost or 127.0.0.1";
+        if (ieq(s, sn, "file") && rs.authority.off != URISAN_ABSENT && rs.authority.len == 2) {
+            unsigned char c0 = (unsigned char)in[rs.authority.off], c1 = (unsigned char)in[rs.authority.off + 1];
+            if (((c0 | 0x20) >= 'a' && (c0 | 0x20) <= 'z') && (c1 == ':' || c1 == '|'))
+                why = "file: whose authority is a drive letter";
+        }
+    }
+    /* an "@" after the "#" or "?" that ends the authority, before the next "/" */
+    if (rs.authority.off != URISAN_ABSENT) {
+        size_t e = rs.authority.off + rs.authority.len;
+        if (e < len && (in[e] == '#' || in[e] == '?'))
+            for (size_t k = e + 1; k < len && in[k] != '/'; k++)
+                if (in[k] == '@') {
+                    why = "an @ after the # or ? that ends the authority";
+                    break;
+                }
+    }
     if (why != NULL && !(f & F(AMBIGUOUS_AUTHORITY)))
         fuzz_fail("ambiguous_authority not set: %s (flags: %s)", why, flag_list(f, buf, sizeof buf));
 
