@@ -362,11 +362,16 @@ bool urisan_ipv4_deobfuscate(const char *s, size_t n, uint8_t out[4])
        other than "%" maps only to itself (lower-cased), so a host that
        starts with any other ASCII byte is no address ("www.example"). */
     if (n == 0 || ((unsigned char)s[0] < 0x80 && s[0] != '%' &&
-                   !cc_is((unsigned char)s[0], CC_DIGIT)))
+                   !cc_is((unsigned char)s[0], CC_DIGIT) && !cc_is((unsigned char)s[0], CC_TABNL)))
         return false;
     host_reader r = {0};
     for (size_t i = 0; i < n && !r.failed; i++) {
         unsigned char c = (unsigned char)s[i];
+        /* A WHATWG URL parser removes every raw TAB, LF and CR from the
+           input before it parses (so does Python's urllib): the host it
+           sees has none (SPEC 3 "browsers connect there"). */
+        if (cc_is(c, CC_TABNL))
+            continue;
         if (c == '%') {
             /* WHATWG host parser: percent-decode, once. A "%" that does
                not start an escape stays and is no address character. */

@@ -677,6 +677,27 @@ START_TEST(every_uts46_mapping_to_an_address_character_is_obfuscated)
 }
 END_TEST
 
+/*
+ * SPEC 3 ip_obfuscated ("an inet_aton- or WHATWG-style IPv4 parser reads
+ * it as an address ... browsers connect there"): a WHATWG URL parser
+ * removes every raw TAB, LF and CR before it looks at the host (so does
+ * Python's urllib), so "http://169.254.169.254<TAB>/" is the metadata
+ * address, not a name. A percent-encoded TAB is decoded inside the host
+ * and is a forbidden host code point: no address.
+ */
+START_TEST(raw_tab_cr_lf_in_an_address_host_are_removed_as_browsers_do)
+{
+    expect_has("http://127.0.0.1\t/", F(IP_LITERAL) | F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+    expect_ip("http://127.0.0.1\t/", "127.0.0.1");
+    expect_has("http://169.254.169\n.254/latest", F(IP_OBFUSCATED) | F(IP_LINK_LOCAL));
+    expect_ip("http://169.254.169\n.254/latest", "169.254.169.254");
+    expect_has("http://\r10.0.0.1:8080/", F(IP_OBFUSCATED) | F(IP_PRIVATE));
+    expect_has("http://0x7\tf.1/", F(IP_OBFUSCATED) | F(IP_LOOPBACK));
+    expect_exact("http://127.0.0.1%09/", F(AMBIGUOUS_AUTHORITY) | F(ESCAPED_CTL));
+    expect_exact("http://\t/", F(INVALID) | F(CTL_RAW) | F(WHITESPACE) | F(AMBIGUOUS_AUTHORITY));
+}
+END_TEST
+
 START_TEST(ipv4_mapped_ipv6_is_loopback_not_obfuscated)
 {
     expect_exact("http://[::ffff:127.0.0.1]/", F(IP_LITERAL) | F(IP_LOOPBACK));
@@ -958,6 +979,7 @@ static Suite *suite(void)
     tcase_add_test(t, numeric_ipv4_forms_are_obfuscated_loopback);
     tcase_add_test(t, unicode_digit_and_dot_forms_are_obfuscated);
     tcase_add_test(t, every_uts46_mapping_to_an_address_character_is_obfuscated);
+    tcase_add_test(t, raw_tab_cr_lf_in_an_address_host_are_removed_as_browsers_do);
     tcase_add_test(t, ipv4_mapped_ipv6_is_loopback_not_obfuscated);
     tcase_add_test(t, cloud_metadata_address_is_link_local);
     tcase_add_test(t, pct2e_traversal_above_root);
