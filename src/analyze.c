@@ -575,11 +575,252 @@ static urisan_flags implications(urisan_flags f)
     return f;
 }
 
-URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan_uri *uri,
-                                        const urisan_policy *pol, urisan_report *out)
+/* ------------------------------------------------------------------ */
+/* Fast path: valid, plain inputs                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Most inputs are valid URIs without "%" and without any byte scan_bytes
+ * looks at (a control, space, DEL, non-ASCII or "\\"). For them most flags
+ * cannot fire: no byte or escape flag, no encoded_slash, no escape in the
+ * host, at most one "@" in the authority (userinfo has none), idn only as
+ * an "xn--" label (so only with "--" in the host), dangerous_scheme only
+ * on the parsed scheme. One pass over the input (16 bytes at a time)
+ * proves the input plain and finds the only places where the rest can
+ * fire: a "/" followed by "." (a dot segment must start there or at the
+ * start of the path) and "--". Everything else comes from the parse.
+ *
+ * plain_scan: the summary of in[0..len): *odd when some byte is "%", a control, space,
+ * DEL, non-ASCII or "\\"; *pairs when "/." or "--" occurs somewhere.
+ * SSE2: 16-byte loads 15 bytes apart, so every adjacent pair lies inside
+ * one load; the last load ends at len (or a short input is padded with
+ * a byte that is in no class).
+ */
+#ifdef URISAN_SCAN_SSE2
+typedef struct {
+    __m128i lo, hi;  /* smallest and largest byte seen (unsigned) */
+    __m128i pct;     /* "%" or "\\" seen */
+    __m128i pairs;   /* "/." or "--" seen (at lane i: bytes i, i + 1) */
+} plain_acc;
+
+static inline void plain16(__m128i x, plain_acc *a)
 {
-    if (out == NULL)
-        return URISAN_E_BAD_ARGUMENT;
+    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
+    a->lo = _mm_min_epu8(a->lo, x);
+    a->hi = _mm_max_epu8(a->hi, x);
+    a->pct = _mm_or_si128(a->pct, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    __m128i sd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
+                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('.')));
+    __m128i dd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('-')));
+    a->pairs = _mm_or_si128(a->pairs, _mm_or_si128(sd, dd));
+}
+#endif
+
+static inline void plain_scan(const char *in, size_t len, bool *odd, bool *pairs)
+{
+#ifdef URISAN_SCAN_SSE2
+    plain_acc a;
+    a.lo = _mm_set1_epi8(0x21);
+    a.hi = _mm_set1_epi8(0x7E);
+    a.pct = a.pairs = _mm_setzero_si128();
+    if (len >= 16) {
+        for (size_t k = 0; k + 16 <= len; k += 15)
+            plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + k)), &a);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + len - 16)), &a);
+    } else {
+        unsigned char tmp[16];
+        memset(tmp, 'a', sizeof tmp); /* plain filler, in no class */
+        memcpy(tmp, in, len);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)tmp), &a);
+    }
+    /* odd: a byte outside 0x21..0x7E, or "%" or "\\" */
+    bool range_ok = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a.lo, _mm_set1_epi8(0x21)),
+                                                     a.lo)) == 0xffff && /* all >= 0x21 */
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a.hi, _mm_set1_epi8(0x7E)),
+                                                     a.hi)) == 0xffff; /* all <= 0x7E */
+    *odd = !range_ok || _mm_movemask_epi8(a.pct) != 0;
+    *pairs = _mm_movemask_epi8(a.pairs) != 0;
+#else
+    bool od = false, pr = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '%' || c <= 0x20 || c >= 0x7F || c == '\\')
+            od = true;
+        if (i + 1 < len && ((c == '/' && in[i + 1] == '.') || (c == '-' && in[i + 1] == '-')))
+            pr = true;
+    }
+    *odd = od;
+    *pairs = pr;
+#endif
+}
+
+/* Is there a "/" followed by "." at some j with lo <= j, j + 1 < hi? */
+static bool slash_dot_in(const char *in, size_t lo, size_t hi)
+{
+    for (size_t j = lo; j + 1 < hi; j++)
+        if (in[j] == '/' && in[j + 1] == '.')
+            return true;
+    return false;
+}
+
+/* Is there "--" inside in[lo..hi)? */
+static bool dash_dash_in(const char *in, size_t lo, size_t hi)
+{
+    for (size_t j = lo; j + 1 < hi; j++)
+        if (in[j] == '-' && in[j + 1] == '-')
+            return true;
+    return false;
+}
+
+/* The kind of a lower-case scheme name[0..n) (as scheme_kind). */
+static int scheme_kind_lower(const char *b, size_t n)
+{
+    switch (n) {
+    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
+    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
+                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
+    case 5: return memcmp(b, "http", 4) == 0 && b[4] == 's' ? SCH_SPECIAL : SCH_OTHER;
+    default: return SCH_OTHER;
+    }
+}
+
+static bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
+                          const urisan_policy *pol, urisan_report *out)
+{
+    if (!uri->valid || uri->error.code != URISAN_OK || len == 0)
+        return false;
+    urisan_span sch = uri->scheme, host = uri->host, path = uri->path;
+    if (!span_ok(path, len))
+        return false;
+    if (sch.off != URISAN_ABSENT && (sch.off != 0 || sch.len >= len || in[sch.len] != ':'))
+        return false;
+    bool auth = host.off != URISAN_ABSENT;
+    if (auth && (!span_ok(host, len) || host.off + host.len > path.off))
+        return false;
+
+    /* One pass: the input is plain; where a dot segment or "xn--" could
+       start is looked at only when some "/." or "--" exists at all. */
+    bool odd, pairs;
+    plain_scan(in, len, &odd, &pairs);
+    if (odd)
+        return false;
+
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
+    memset(out, 0, sizeof *out);
+    urisan_flags f = 0;
+    size_t ps = path.off, pe = ps + path.len;
+    if ((path.len > 0 && in[ps] == '.') || (pairs && slash_dot_in(in, ps, pe)))
+        f |= scan_path(in, path);
+    if (uri->userinfo.off != URISAN_ABSENT) {
+        urisan_span ui = uri->userinfo;
+        if (!span_ok(ui, len))
+            return false;
+        f |= F(USERINFO);
+        if (memchr(in + ui.off, ':', ui.len) != NULL)
+            f |= F(PASSWORD);
+    }
+    if (uri->port.off != URISAN_ABSENT && uri->port.len > 0) {
+        if (!span_ok(uri->port, len))
+            return false;
+        f |= port_flags(in, uri, pol);
+    }
+    size_t hs = host.off;
+    if (auth && host.len > 0) {
+        unsigned char c0 = (unsigned char)in[hs];
+        /* a name that starts with a letter, "-" ... is no address: the
+           first IPv4 part starts with a digit, and an ASCII byte other
+           than "%" maps only to itself (urisan_ipv4_deobfuscate's
+           "fast no") */
+        if (c0 == '[' || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4)
+            f |= host_address(in, uri, host, out);
+        if (pairs && dash_dash_in(in, hs, hs + host.len))
+            f |= host_idn(in + hs, host.len);
+    }
+
+    /* The scheme, lower-cased (valid scheme characters: "| 0x20" does it).
+       dangerous_scheme: nothing for a browser to strip, so the scheme is
+       the parsed one; without a scheme a valid reference has no ":"
+       before its first "/", "?" or "#", which is no scheme either. */
+    int kind = SCH_NONE;
+    size_t r = 0;
+    if (sch.off != URISAN_ABSENT) {
+        char name[POL_MAX_NAME];
+        size_t n = sch.len;
+        kind = SCH_OTHER;
+        if (n > 0 && n <= sizeof name) {
+            if (n <= 8 && len >= 8) {
+                uint64_t w;
+                memcpy(&w, in, 8);
+                w |= (uint64_t)0x2020202020202020u;
+                memcpy(name, &w, 8);
+            } else {
+                for (size_t i = 0; i < n; i++)
+                    name[i] = (char)(in[i] | 0x20);
+            }
+            kind = scheme_kind_lower(name, n);
+            if (urisan_policy_dangerous_len(pol, n) && urisan_policy_dangerous(pol, name, n))
+                f |= F(DANGEROUS_SCHEME);
+        }
+        r = n + 1;
+    }
+
+    /* ambiguous_authority: the rules a valid plain input can break */
+    size_t nslash = 0;
+    while (r + nslash < len && in[r + nslash] == '/')
+        nslash++;
+    bool amb;
+    switch (kind) {
+    case SCH_SPECIAL: amb = nslash != 2; break;
+    case SCH_FILE: amb = nslash >= 4; break;
+    case SCH_OTHER: amb = nslash == 1 || nslash >= 3; break;
+    default: amb = nslash >= 3; break;
+    }
+    if (!amb && nslash >= 2) {
+        /* the authority (App. B) is the parse's: it ends where the path
+           starts */
+        size_t as = r + 2, ae = ps;
+        if (!auth || hs < as || ae < as)
+            return false;
+        if (ae < len && in[ae] != '/') {
+            /* "http://a?@b": an "@" before the next "/" */
+            for (size_t j = ae + 1; j < len && in[j] != '/'; j++)
+                if (in[j] == '@') {
+                    amb = true;
+                    break;
+                }
+        }
+        if (kind == SCH_FILE) {
+            if (ae - as == 2 && cc_is((unsigned char)in[as], CC_ALPHA) &&
+                (in[as + 1] == ':' || in[as + 1] == '|'))
+                amb = true;
+            const char *h = in + hs;
+            if (host.len > 0 && (urisan_ieq(h, host.len, "localhost") ||
+                                 (host.len == 9 && memcmp(h, "127.0.0.1", 9) == 0)))
+                amb = true;
+        }
+    }
+    if (amb)
+        f |= F(AMBIGUOUS_AUTHORITY);
+    out->flags = f ? implications(f) : 0;
+    return true;
+}
+
+#if defined(__GNUC__)
+#define ANALYZE_NOINLINE __attribute__((noinline))
+#else
+#define ANALYZE_NOINLINE
+#endif
+
+/* Every input: the general analysis. */
+static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
+                                                   const urisan_uri *uri,
+                                                   const urisan_policy *pol,
+                                                   urisan_report *out)
+{
     memset(out, 0, sizeof *out);
     if (uri == NULL || (in == NULL && len != 0)) {
         out->flags = F(INVALID);
@@ -698,6 +939,16 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
 
     out->flags = implications(f);
     return URISAN_OK;
+}
+
+URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan_uri *uri,
+                                        const urisan_policy *pol, urisan_report *out)
+{
+    if (out == NULL)
+        return URISAN_E_BAD_ARGUMENT;
+    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out))
+        return URISAN_OK;
+    return analyze_full(in, len, uri, pol, out);
 }
 
 /* ------------------------------------------------------------------ */

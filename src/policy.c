@@ -10,11 +10,14 @@
 
 #include <string.h>
 
-/* SPEC 3 dangerous_scheme: the built-in list, lower-case. */
-static const char *const builtin_dangerous[] = {
-    "javascript", "vbscript", "data", "file", "gopher",
-    "dict", "ldap", "tftp", "jar", "netdoc",
-};
+/* SPEC 3 dangerous_scheme: the built-in list (risk.h), with the lengths
+   computed by the compiler, never per call. */
+#define POL_ENTRY_(s) {s, sizeof s - 1},
+static const struct {
+    const char *name;
+    size_t len;
+} builtin_dangerous[] = {POL_BUILTIN_DANGEROUS(POL_ENTRY_)};
+#undef POL_ENTRY_
 
 URISAN_API size_t urisan_policy_size(void)
 {
@@ -53,9 +56,13 @@ static bool str_eq(const urisan_policy *p, pol_str s, const char *t, size_t n)
 
 bool urisan_policy_dangerous(const urisan_policy *pol, const char *name, size_t n)
 {
-    for (size_t i = 0; i < sizeof builtin_dangerous / sizeof builtin_dangerous[0]; i++)
-        if (strlen(builtin_dangerous[i]) == n && memcmp(builtin_dangerous[i], name, n) == 0)
-            return true;
+    /* Most schemes (http: 4, https: 5) match no entry's first byte or
+       length: one test each before any compare. */
+    if (n < 64 && (POL_BUILTIN_DANGEROUS_LENS >> n & 1))
+        for (size_t i = 0; i < sizeof builtin_dangerous / sizeof builtin_dangerous[0]; i++)
+            if (builtin_dangerous[i].len == n && builtin_dangerous[i].name[0] == name[0] &&
+                memcmp(builtin_dangerous[i].name, name, n) == 0)
+                return true;
     if (pol != NULL && pol->magic == POL_MAGIC)
         for (size_t i = 0; i < pol->n_dangerous; i++)
             if (str_eq(pol, pol->dangerous[i], name, n))

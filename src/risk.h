@@ -64,9 +64,25 @@ struct urisan_policy {
 int urisan_policy_default_port(const urisan_policy *pol, const char *s, size_t n);
 
 /* ---- policy.c ---- */
+/* SPEC 3 dangerous_scheme: the built-in list, lower-case. */
+#define POL_BUILTIN_DANGEROUS(X)                                          \
+    X("javascript") X("vbscript") X("data") X("file") X("gopher")         \
+    X("dict") X("ldap") X("tftp") X("jar") X("netdoc")
+/* Bit n set when some built-in entry is n bytes long (every one is < 64). */
+#define POL_LEN_BIT_(s) | ((uint64_t)1 << (sizeof s - 1))
+#define POL_BUILTIN_DANGEROUS_LENS (0 POL_BUILTIN_DANGEROUS(POL_LEN_BIT_))
+
 /* 1 when lower-case name[0..n) is a dangerous scheme under pol (NULL: the
    built-in list of SPEC 3 only). */
 bool urisan_policy_dangerous(const urisan_policy *pol, const char *name, size_t n);
+
+/* 0 when no scheme of n bytes can be dangerous under pol (pol valid or
+   NULL): no built-in entry and no policy entry has that length. */
+static inline bool urisan_policy_dangerous_len(const urisan_policy *pol, size_t n)
+{
+    return (n < 64 && (POL_BUILTIN_DANGEROUS_LENS >> n & 1)) ||
+           (pol != NULL && pol->n_dangerous > 0);
+}
 
 /* ---- ipv4.c ---- */
 /*
