@@ -19,6 +19,7 @@
  * 5.2.3 merge (base directory ++ reference path) without copying it.
  */
 #include "internal.h"
+#include "scan.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -298,6 +299,91 @@ static bool has_dot_segment(const rope *r, bool pct)
     }
 }
 
+/* SWAR on 8 bytes (any byte order): */
+static inline uint64_t load8(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline void store8(char *p, uint64_t x)
+{
+    memcpy(p, &x, 8);
+}
+
+#define ONES8 ((uint64_t)0x0101010101010101u)
+#define HIGH8 ((uint64_t)0x8080808080808080u)
+
+/* Some byte of x is c. */
+static inline bool has_byte8(uint64_t x, unsigned char c)
+{
+    uint64_t v = x ^ (ONES8 * c);
+    return ((v - ONES8) & ~v & HIGH8) != 0;
+}
+
+/* x with "A"-"Z" lower-cased (lower_ascii on each byte). Per byte on its
+   low 7 bits: + 0x3F sets bit 7 from "A" up, + 0x25 from "[" up; no sum
+   carries into the next byte. */
+static inline uint64_t lower8(uint64_t x)
+{
+    uint64_t h = x & ~HIGH8;
+    uint64_t ge_a = h + ONES8 * 0x3F;
+    uint64_t gt_z = h + ONES8 * 0x25;
+    uint64_t up = ge_a & ~gt_z & ~x & HIGH8;
+    return x | (up >> 2);
+}
+
+/*
+ * A cheap filter before has_dot_segment: 0 when no segment that starts in
+ * p[0..n) can be a dot segment. A segment starts at p[0] when start, and
+ * after every "/"; a dot segment starts with "." or (%2e) "%". "%" is a
+ * candidate whatever the mode: the filter may say 1 for nothing.
+ */
+#ifdef URISAN_SCAN_SSE2
+/* Lanes i of x with x[i] == "/" and x[i + 1] "." or "%" (lane 15: none). */
+static inline unsigned slash_dot16(__m128i x)
+{
+    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
+    __m128i nx = _mm_or_si128(_mm_cmpeq_epi8(x1, _mm_set1_epi8('.')),
+                              _mm_cmpeq_epi8(x1, _mm_set1_epi8('%')));
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')), nx));
+}
+#endif
+
+static bool dot_candidates(const char *p, size_t n, bool start)
+{
+    if (n == 0)
+        return false;
+    if (start && (p[0] == '.' || p[0] == '%'))
+        return true;
+#ifdef URISAN_SCAN_SSE2
+    if (n >= 16) {
+        /* 16-byte loads 15 apart: every adjacent pair lies in one load */
+        for (size_t k = 0;; k += 15) {
+            if (k + 16 > n)
+                k = n - 16;
+            if (slash_dot16(_mm_loadu_si128((const __m128i *)(const void *)(p + k))))
+                return true;
+            if (k + 16 == n)
+                return false;
+        }
+    }
+    if (n >= 8) {
+        /* lanes 0-7: p[0..8), lanes 8-15: p[n-8..n). A pair (j, j + 1)
+           with j + 1 < 8 lies in the low half, any other in the high
+           half; lane 7 pairs p[7] with p[n-8]: not a pair, ignored. */
+        __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
+                                       _mm_loadl_epi64((const __m128i *)(const void *)(p + n - 8)));
+        return (slash_dot16(x) & ~0x80u) != 0;
+    }
+#endif
+    for (size_t j = 0; j + 1 < n; j++)
+        if (p[j] == '/' && (p[j + 1] == '.' || p[j + 1] == '%'))
+            return true;
+    return false;
+}
+
 /* Output of one piece: a copy, or its escape-normal form. */
 static size_t piece_out(const char *p, size_t n, bool normesc, char *w)
 {
@@ -315,8 +401,8 @@ static size_t piece_out(const char *p, size_t n, bool normesc, char *w)
  * in a relative-path reference. The pieces are a ("" or ending in "/")
  * and b, so no escape spans them.
  */
-static void copy_through(const rope *r, unsigned mode, char *out, size_t cap,
-                         urisan_dots_info *info)
+static inline void copy_through(const rope *r, unsigned mode, char *out, size_t cap,
+                                urisan_dots_info *info)
 {
     bool normesc = (mode & URISAN_DOTS_NORMESC) != 0;
     const char *pre = "";
@@ -336,6 +422,16 @@ static void copy_through(const rope *r, unsigned mode, char *out, size_t cap,
             prelen = 2;
         }
     }
+    if (out != NULL && prelen + r->n <= cap) {
+        /* The escape-normal form is never longer than the text: write in
+           one pass, out[0..len) only. */
+        if (prelen)
+            memcpy(out, pre, prelen);
+        size_t la = piece_out(r->a, r->alen, normesc, out + prelen);
+        size_t lb = piece_out(r->b, r->n - r->alen, normesc, out + prelen + la);
+        info->len = prelen + la + lb;
+        return;
+    }
     size_t la = piece_out(r->a, r->alen, normesc, NULL);
     size_t lb = piece_out(r->b, r->n - r->alen, normesc, NULL);
     info->len = prelen + la + lb;
@@ -347,19 +443,22 @@ static void copy_through(const rope *r, unsigned mode, char *out, size_t cap,
     piece_out(r->b, r->n - r->alen, normesc, out + prelen + la);
 }
 
-void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
-                        unsigned mode, char *out, size_t cap,
-                        urisan_dots_info *info)
+#if defined(__GNUC__)
+#define DOTS_NOINLINE __attribute__((noinline))
+#else
+#define DOTS_NOINLINE
+#endif
+
+/* The path has a dot segment (or the filter could not rule one out). */
+static DOTS_NOINLINE void remove_dots_full(const rope *rp, unsigned mode, char *out,
+                                           size_t cap, urisan_dots_info *info)
 {
-    rope r = { alen ? a : "", blen ? b : "", alen, alen + blen };
+    rope r = *rp;
     unsigned m = mode & URISAN_DOTS_MODE;
     bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
     size_t lo = 0, stripped = 0;
     bool rooted_in = false;
 
-    memset(info, 0, sizeof *info);
-    if (r.n == 0)
-        return;
     if (!has_dot_segment(&r, pct)) {
         copy_through(&r, mode, out, cap, info);
         return;
@@ -497,11 +596,51 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
             out[k++] = *p;
 }
 
+void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
+                        unsigned mode, char *out, size_t cap,
+                        urisan_dots_info *info)
+{
+    rope r = { alen ? a : "", blen ? b : "", alen, alen + blen };
+
+    memset(info, 0, sizeof *info);
+    if (r.n == 0)
+        return;
+    /* Most paths have no dot segment. Without one the path is copied as
+       it is (escape-normalised with NORMESC). A segment that starts in b
+       starts at b[0] only when a is empty or ends with "/". */
+    if (dot_candidates(r.a, alen, true) ||
+        dot_candidates(r.b, blen, alen == 0 || r.a[alen - 1] == '/'))
+        remove_dots_full(&r, mode, out, cap, info);
+    else
+        copy_through(&r, mode, out, cap, info);
+}
+
 size_t urisan_norm_escapes(const char *in, size_t n, int lower, char *out)
 {
-    size_t k = 0;
+    size_t k = 0, i = 0;
 
-    for (size_t i = 0; i < n;) {
+    if (lower && n >= 8) {
+        /* A reg-name: 8 bytes at a time up to the first "%"; then the
+           last 8 (overlapping) when no "%" is there either. Until the
+           first "%" the output is the input lower-cased: k == i. */
+        for (; i + 8 <= n; i += 8) {
+            uint64_t x = load8(in + i);
+            if (has_byte8(x, '%'))
+                break;
+            if (out != NULL)
+                store8(out + i, lower8(x));
+        }
+        if (i < n && i + 8 > n) {
+            uint64_t x = load8(in + n - 8);
+            if (!has_byte8(x, '%')) {
+                if (out != NULL)
+                    store8(out + n - 8, lower8(x));
+                return n;
+            }
+        }
+        k = i;
+    }
+    while (i < n) {
         if (!lower) {
             /* Only escapes change: copy the run up to the next "%". */
             const char *pc = memchr(in + i, '%', n - i);
