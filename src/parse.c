@@ -472,6 +472,14 @@ bound:
     return bc;
 }
 
+/* p[0..4) as a 32-bit word in memory order. */
+static inline uint32_t load4(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
 /*
  * The fast path: a URI whose bytes outside unreserved / sub-delims are
  * only the delimiters of a plain, valid URI. It looks at those "special"
@@ -486,7 +494,10 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
                         urisan_uri *u)
 {
     urisan_limits lim;
-    urisan_limits_effective(lim_in, &lim);
+    if (lim_in == NULL)
+        urisan_limits_default(&lim); /* what urisan_limits_effective gives */
+    else
+        urisan_limits_effective(lim_in, &lim);
     /* The scan reads up to 63 bytes ahead. With no more bytes than the
        segment bound allows segments (there are at most len), no bound can
        stop the work part-way through the path, so reading ahead never reads
@@ -512,9 +523,13 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     if (j < len && in[j] == ':') {
         if (j == 0 || j > lim.max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
             return false;
-        for (size_t k = 1; k < j; k++)
-            if (!cc_is((unsigned char)in[k], CC_SCHEME))
-                return false;
+        /* "http" and "https" in any case are valid; else check each byte.
+           "| 0x20" maps only "H" and "h" to "h" (and so on). */
+        if (!((j == 4 || (j == 5 && (in[4] | 0x20) == 's')) &&
+              (load4(in) | 0x20202020u) == load4("http")))
+            for (size_t k = 1; k < j; k++)
+                if (!cc_is((unsigned char)in[k], CC_SCHEME))
+                    return false;
         u->scheme = span(0, j);
         scan_drop(&it);
         i = j + 1;
