@@ -615,6 +615,23 @@ void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
         copy_through(&r, mode, out, cap, info);
 }
 
+bool urisan_dots_none(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return !dot_candidates(a, alen, true) &&
+           !dot_candidates(b, blen, alen == 0 || a[alen - 1] == '/');
+}
+
+void urisan_dots_copy(const char *a, size_t alen, const char *b, size_t blen,
+                      unsigned mode, char *out, size_t cap, urisan_dots_info *info)
+{
+    rope r = { alen ? a : "", blen ? b : "", alen, alen + blen };
+
+    memset(info, 0, sizeof *info);
+    if (r.n == 0)
+        return;
+    copy_through(&r, mode, out, cap, info);
+}
+
 size_t urisan_norm_escapes(const char *in, size_t n, int lower, char *out)
 {
     size_t k = 0, i = 0;

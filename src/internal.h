@@ -93,6 +93,14 @@ typedef struct {
 void urisan_remove_dots(const char *a, size_t alen, const char *b, size_t blen,
                         unsigned mode, char *out, size_t cap,
                         urisan_dots_info *info);
+/* The pre-check urisan_remove_dots starts with: true when a ++ b has no
+   place where a dot segment could start. Then urisan_remove_dots gives
+   exactly what urisan_dots_copy does (the path copied, with the mode's
+   guard prefix; info->len set, the other fields zero), and with
+   URISAN_DOTS_PCT2E it reports no dot either. */
+bool urisan_dots_none(const char *a, size_t alen, const char *b, size_t blen);
+void urisan_dots_copy(const char *a, size_t alen, const char *b, size_t blen,
+                      unsigned mode, char *out, size_t cap, urisan_dots_info *info);
 /* Escape-normal form of in[0..n) (6.2.2.1, 6.2.2.2): upper-case hex,
    escaped unreserved decoded; with lower != 0 ASCII letters are
    lower-cased (reg-name). Returns the length; writes when out != NULL. */

@@ -181,8 +181,15 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
     /* Flags: judged on the target path before dot removal, with "%2e"
        as a dot (SPEC section 3), whatever the mode. */
     urisan_dots_info fi;
-    urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, URISAN_DOTS_RFC | URISAN_DOTS_PCT2E,
-                       NULL, 0, &fi);
+    /* Most paths have no place where a dot segment could start: one
+       pre-check then stands for the three remove_dots passes (flags,
+       length, write), and the path is a plain copy. */
+    bool nodots = urisan_dots_none(pa.p, pa.n, pb.p, pb.n);
+    if (nodots)
+        memset(&fi, 0, sizeof fi);
+    else
+        urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, URISAN_DOTS_RFC | URISAN_DOTS_PCT2E,
+                           NULL, 0, &fi);
     if (flags) {
         if (fi.dots)
             *flags |= URISAN_F(DOT_SEGMENTS);
@@ -221,6 +228,9 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
     size_t plen;
     if (verbatim) {
         plen = pa.n;
+    } else if (nodots) {
+        urisan_dots_copy(pa.p, pa.n, pb.p, pb.n, mode, NULL, 0, &pi);
+        plen = pi.len;
     } else {
         urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, mode, NULL, 0, &pi);
         plen = pi.len;
@@ -252,6 +262,9 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
     pt.path.len = plen;
     if (verbatim) {
         k = put(buf, k, pa.p, pa.n);
+    } else if (nodots) {
+        urisan_dots_copy(pa.p, pa.n, pb.p, pb.n, mode, buf + k, plen, &pi);
+        k += plen;
     } else {
         urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, mode, buf + k, plen, &pi);
         k += plen;
