@@ -74,6 +74,19 @@ int cli_getopts(const char *cmd, int argc, char **argv,
    max_uri + 1, so the library still sees the line is too long. */
 size_t cli_line_keep(const urisan_limits *lim);
 
+/*
+ * One answer per input (SPEC 7): the operands argv[first..last] when
+ * first <= last, otherwise each line of standard input (a line keeps at
+ * most `keep` bytes; see cli_lines). `one(ctx, bytes, len, full_len,
+ * truncated)` writes the answer and returns false when it could not.
+ * Returns CLI_EXIT_OK, or the status of a read or output failure (after
+ * printing it).
+ */
+typedef bool (*cli_input_fn)(void *ctx, const char *in, size_t len, size_t full_len,
+                             bool truncated);
+int cli_each_input(const char *cmd, char **argv, int first, int last, size_t keep,
+                   cli_input_fn one, void *ctx);
+
 /* Read a whole file ("-": stdin) of at most max bytes into a malloc'd
    buffer. Prints "urisan: CMD: PATH: reason" and returns false on error. */
 bool cli_read_file(const char *cmd, const char *path, size_t max,

@@ -205,9 +205,10 @@ static void write_text(check_ctx *c, const check_result *r)
 }
 
 /* Check one input and print its line. false on a write error. */
-static bool check_one(check_ctx *c, const char *in, size_t len,
+static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
 {
+    check_ctx *c = ctx;
     check_result r;
     r.in = in;
     r.len = len;
@@ -266,29 +267,7 @@ int cmd_check(int argc, char **argv)
     }
     cli_buf_init(&c.out, CLI_JSON_MAX);
 
-    int status = CLI_EXIT_OK;
-    bool io_ok = true;
-    if (nargs > 0) {
-        for (int i = 1; i <= nargs && io_ok; i++) {
-            size_t n = strlen(argv[i]);
-            io_ok = check_one(&c, argv[i], n, n, false);
-        }
-    } else {
-        cli_lines lr;
-        if (!cli_lines_init(&lr, STDIN_FILENO, cli_line_keep(lim))) {
-            status = cli_fail(CMD, "out of memory");
-        } else {
-            cli_line ln;
-            int got = 0;
-            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
-                io_ok = check_one(&c, ln.p, ln.len, ln.full_len, ln.truncated);
-            if (io_ok && got < 0)
-                status = cli_fail(CMD, "reading standard input: %s", strerror(lr.err));
-            cli_lines_free(&lr);
-        }
-    }
-    if (!io_ok && !ferror(stdout))
-        status = cli_fail(CMD, "out of memory for an output line");
+    int status = cli_each_input(CMD, argv, 1, nargs, cli_line_keep(lim), check_one, &c);
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
     cli_buf_free(&c.out);

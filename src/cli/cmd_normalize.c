@@ -16,9 +16,10 @@ typedef struct {
     bool failed;
 } normalize_ctx;
 
-static bool normalize_one(normalize_ctx *c, const char *in, size_t len,
+static bool normalize_one(void *ctx, const char *in, size_t len,
                           size_t full_len, bool truncated)
 {
+    normalize_ctx *c = ctx;
     size_t nlen = 0;
     urisan_error err;
     urisan_status st = cli_normalize(in, len, NULL, &c->nbuf, &c->ncap, &nlen, &err);
@@ -91,29 +92,7 @@ int cmd_normalize(int argc, char **argv)
     c.json = opts[0].seen;
     cli_buf_init(&c.out, CLI_JSON_MAX);
 
-    int status = CLI_EXIT_OK;
-    bool io_ok = true;
-    if (nargs > 0) {
-        for (int i = 1; i <= nargs && io_ok; i++) {
-            size_t n = strlen(argv[i]);
-            io_ok = normalize_one(&c, argv[i], n, n, false);
-        }
-    } else {
-        cli_lines lr;
-        if (!cli_lines_init(&lr, STDIN_FILENO, cli_line_keep(NULL))) {
-            status = cli_fail(cmd, "out of memory");
-        } else {
-            cli_line ln;
-            int got = 0;
-            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
-                io_ok = normalize_one(&c, ln.p, ln.len, ln.full_len, ln.truncated);
-            if (io_ok && got < 0)
-                status = cli_fail(cmd, "reading standard input: %s", strerror(lr.err));
-            cli_lines_free(&lr);
-        }
-    }
-    if (!io_ok && !ferror(stdout))
-        status = cli_fail(cmd, "out of memory for an output line");
+    int status = cli_each_input(cmd, argv, 1, nargs, cli_line_keep(NULL), normalize_one, &c);
     if (status == CLI_EXIT_OK && c.failed)
         status = CLI_EXIT_FAIL;
     cli_buf_free(&c.out);

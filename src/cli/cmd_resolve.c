@@ -35,9 +35,10 @@ static bool find_ctl(const char *s, size_t n, size_t *at)
     return false;
 }
 
-static bool resolve_one(resolve_ctx *c, const char *ref, size_t len,
+static bool resolve_one(void *ctx, const char *ref, size_t len,
                         size_t full_len, bool truncated)
 {
+    resolve_ctx *c = ctx;
     size_t rlen = 0;
     urisan_flags flags = 0;
     urisan_error err;
@@ -147,29 +148,7 @@ int cmd_resolve(int argc, char **argv)
     }
     cli_buf_init(&c.out, CLI_JSON_MAX);
 
-    int status = CLI_EXIT_OK;
-    bool io_ok = true;
-    if (nargs > 1) {
-        for (int i = 2; i <= nargs && io_ok; i++) {
-            size_t n = strlen(argv[i]);
-            io_ok = resolve_one(&c, argv[i], n, n, false);
-        }
-    } else {
-        cli_lines lr;
-        if (!cli_lines_init(&lr, STDIN_FILENO, cli_line_keep(NULL))) {
-            status = cli_fail(CMD, "out of memory");
-        } else {
-            cli_line ln;
-            int got = 0;
-            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
-                io_ok = resolve_one(&c, ln.p, ln.len, ln.full_len, ln.truncated);
-            if (io_ok && got < 0)
-                status = cli_fail(CMD, "reading standard input: %s", strerror(lr.err));
-            cli_lines_free(&lr);
-        }
-    }
-    if (!io_ok && !ferror(stdout))
-        status = cli_fail(CMD, "out of memory for an output line");
+    int status = cli_each_input(CMD, argv, 2, nargs, cli_line_keep(NULL), resolve_one, &c);
     if (status == CLI_EXIT_OK && c.failed)
         status = CLI_EXIT_FAIL;
     cli_buf_free(&c.out);

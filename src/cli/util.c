@@ -1,5 +1,6 @@
 /* util.c - helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -368,3 +369,32 @@ void cli_text_error(cli_buf *b, const urisan_error *e, const char *which)
     }
 }
 
+
+int cli_each_input(const char *cmd, char **argv, int first, int last, size_t keep,
+                   cli_input_fn one, void *ctx)
+{
+    int status = CLI_EXIT_OK;
+    bool io_ok = true;
+    if (first <= last) {
+        for (int i = first; i <= last && io_ok; i++) {
+            size_t n = strlen(argv[i]);
+            io_ok = one(ctx, argv[i], n, n, false);
+        }
+    } else {
+        cli_lines lr;
+        if (!cli_lines_init(&lr, STDIN_FILENO, keep)) {
+            status = cli_fail(cmd, "out of memory");
+        } else {
+            cli_line ln;
+            int got = 0;
+            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
+                io_ok = one(ctx, ln.p, ln.len, ln.full_len, ln.truncated);
+            if (io_ok && got < 0)
+                status = cli_fail(cmd, "reading standard input: %s", strerror(lr.err));
+            cli_lines_free(&lr);
+        }
+    }
+    if (!io_ok && !ferror(stdout))
+        status = cli_fail(cmd, "out of memory for an output line");
+    return status;
+}
