@@ -7,6 +7,9 @@
  *
  *   urisan-parse      urisan_parse                 (split + strict validation)
  *   urisan-analyze    urisan_parse + urisan_analyze (+ all risk flags)
+ *   urisan-check      urisan_check, NULL (default) policy: the same parse and
+ *                     flags, plus the verdict; inside the library the parse
+ *                     hands what its fast path saw to the analysis
  *   urisan-normalize  urisan_normalize
  *   urisan-resolve    urisan_resolve of the line against a fixed base
  *   uriparser         uriParseSingleUriExA + uriFreeUriMembersA
@@ -219,6 +222,25 @@ static NOINLINE uint64_t loop_urisan_analyze(const line_t *l, size_t n, size_t *
 }
 #endif
 
+#ifdef BENCH_HAVE_ANALYZE
+/* parse + analyse + the default policy's verdict in one call */
+static NOINLINE uint64_t loop_urisan_check(const line_t *l, size_t n, size_t *accepted)
+{
+    uint64_t sum = 0;
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        urisan_uri u;
+        urisan_report r;
+        urisan_decision d;
+        urisan_status st = urisan_check(l[i].s, l[i].len, NULL, &u, &r, &d);
+        ok += st == URISAN_OK;
+        sum += (uint64_t)st + r.flags + u.host.len + (uint64_t)d.verdict;
+    }
+    *accepted = ok;
+    return sum;
+}
+#endif
+
 #ifdef BENCH_HAVE_NORMALIZE
 static NOINLINE uint64_t loop_urisan_normalize(const line_t *l, size_t n, size_t *accepted)
 {
@@ -352,6 +374,7 @@ static const entry_t entries[] = {
     {"urisan-parse", loop_urisan_parse, 0},
 #ifdef BENCH_HAVE_ANALYZE
     {"urisan-analyze", loop_urisan_analyze, 0},
+    {"urisan-check", loop_urisan_check, 0},
 #endif
 #ifdef BENCH_HAVE_NORMALIZE
     {"urisan-normalize", loop_urisan_normalize, 0},

@@ -687,8 +687,29 @@ static int scheme_kind_lower(const char *b, size_t n)
     }
 }
 
-static bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
-                          const urisan_policy *pol, urisan_report *out)
+/* dash_dash_in for a host in[lo..hi) of the input in[0..len). */
+static inline bool dash_dash_host(const char *in, size_t len, size_t lo, size_t hi)
+{
+#ifdef URISAN_SCAN_SSE2
+    size_t n = hi - lo;
+    if (n <= 16 && lo + 16 <= len) {
+        /* one load; lane i pairs bytes i and i + 1, i + 1 < n */
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(in + lo));
+        __m128i dash = _mm_set1_epi8('-');
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(x, dash), _mm_cmpeq_epi8(_mm_srli_si128(x, 1), dash)));
+        return n >= 2 && (m & ((1u << (n - 1)) - 1u)) != 0;
+    }
+#else
+    (void)len;
+#endif
+    return dash_dash_in(in, lo, hi);
+}
+
+/* sum: what the parse fast path saw, or NULL (then one pass finds it). */
+static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out,
+                                 const urisan_scan_summary *sum)
 {
     if (!uri->valid || uri->error.code != URISAN_OK || len == 0)
         return false;
@@ -703,8 +724,18 @@ static bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
 
     /* One pass: the input is plain; where a dot segment or "xn--" could
        start is looked at only when some "/." or "--" exists at all. */
-    bool odd, pairs;
-    plain_scan(in, len, &odd, &pairs);
+    bool odd, pairs, slash_dot;
+    bool known = sum != NULL && sum->plain;
+    if (known) {
+        /* no odd byte but "%"; "/." in the path known; "--" looked for
+           in the host below */
+        odd = sum->pct;
+        pairs = true;
+        slash_dot = sum->slash_dot;
+    } else {
+        plain_scan(in, len, &odd, &pairs);
+        slash_dot = pairs;
+    }
     if (odd)
         return false;
 
@@ -713,7 +744,8 @@ static bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
     memset(out, 0, sizeof *out);
     urisan_flags f = 0;
     size_t ps = path.off, pe = ps + path.len;
-    if ((path.len > 0 && in[ps] == '.') || (pairs && slash_dot_in(in, ps, pe)))
+    if ((path.len > 0 && in[ps] == '.') ||
+        (slash_dot && (known || slash_dot_in(in, ps, pe))))
         f |= scan_path(in, path);
     if (uri->userinfo.off != URISAN_ABSENT) {
         urisan_span ui = uri->userinfo;
@@ -737,7 +769,7 @@ static bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
            "fast no") */
         if (c0 == '[' || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4)
             f |= host_address(in, uri, host, out);
-        if (pairs && dash_dash_in(in, hs, hs + host.len))
+        if (pairs && dash_dash_host(in, len, hs, hs + host.len))
             f |= host_idn(in + hs, host.len);
     }
 
@@ -946,7 +978,18 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
-    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out))
+    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out, NULL))
+        return URISAN_OK;
+    return analyze_full(in, len, uri, pol, out);
+}
+
+urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out,
+                                 const urisan_scan_summary *sum)
+{
+    if (out == NULL)
+        return URISAN_E_BAD_ARGUMENT;
+    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out, sum))
         return URISAN_OK;
     return analyze_full(in, len, uri, pol, out);
 }

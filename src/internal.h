@@ -60,6 +60,26 @@ bool urisan_ieq(const char *a, size_t alen, const char *lit);
 /* Effective limits: defaults when NULL, each clamped to the hard ceiling. */
 void urisan_limits_effective(const urisan_limits *in, urisan_limits *out);
 
+/* ---- parse -> analyse hand-over (urisan_check) ---- */
+/* What the parse fast path (parse.c) saw of the input, so an analysis of
+   the same input and parse need not look at every byte again. Only
+   meaningful when plain is set: then every byte is unreserved, a
+   sub-delim, ":" "@" "/" "?" "#" or "%" (no control, space, DEL,
+   non-ASCII or "\\"). */
+typedef struct {
+    bool plain;     /* the fast path parsed the input */
+    bool pct;       /* some "%" */
+    bool slash_dot; /* some "/" of the path is followed by "." */
+} urisan_scan_summary;
+
+/* urisan_parse that also fills *sum (never NULL). */
+urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
+                               urisan_uri *u, urisan_error *err, urisan_scan_summary *sum);
+/* urisan_analyze of the input and parse urisan_parse_sum just gave *sum for. */
+urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out,
+                                 const urisan_scan_summary *sum);
+
 /* ---- hosts (host.c) ---- */
 /* Strict RFC 3986 IPv6address in s[0..n); fills out[16]. On failure
    returns false and sets *errpos to the offending offset within s. */

@@ -490,12 +490,24 @@ static inline uint32_t load4(const char *p)
  * scratch, so the result is the full parser's by construction
  * (tests/test_scan.c checks the two agree).
  */
-static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
-                        urisan_uri *u)
+#if defined(__GNUC__)
+#define PARSE_INLINE inline __attribute__((always_inline))
+#else
+#define PARSE_INLINE inline
+#endif
+
+/* What urisan_limits_effective(NULL) gives (urisan_limits_default). */
+static const urisan_limits parse_defaults = {8192, 64, 1024, 255, 63, 1024};
+
+/* Inlined into each caller, so urisan_parse (sum == NULL) keeps no
+   summary at all. */
+static PARSE_INLINE bool parse_plain(const char *in, size_t len,
+                                     const urisan_limits *lim_in, urisan_uri *u,
+                                     urisan_scan_summary *sum)
 {
     urisan_limits lim;
     if (lim_in == NULL)
-        urisan_limits_default(&lim); /* what urisan_limits_effective gives */
+        lim = parse_defaults; /* no call, no clamping to do */
     else
         urisan_limits_effective(lim_in, &lim);
     /* The scan reads up to 63 bytes ahead. With no more bytes than the
@@ -602,6 +614,7 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
     }
 
     /* path: pchar and "/" */
+    bool pct = false, slash_dot = false; /* for *sum */
     size_t ps = i;
     size_t segs = (i < len && in[i] != '/' && !cc_is((unsigned char)in[i], CC_PATHEND)) ? 1 : 0;
     for (;;) {
@@ -612,11 +625,13 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
         if (c == '/') {
             if (++segs > lim.max_segments)
                 return false;
+            slash_dot |= j + 1 < len && in[j + 1] == '.';
         } else if (c == '?' || c == '#') {
             break;
         } else if (c == '%') {
             if (!is_escape_at(in, len, j))
                 return false;
+            pct = true;
         } else if (c != ':' && c != '@') {
             return false;
         }
@@ -640,6 +655,7 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
             if (c == '%') {
                 if (!is_escape_at(in, len, j))
                     return false;
+                pct = true;
             } else if (c != ':' && c != '@' && c != '/' && c != '?') {
                 return false;
             }
@@ -657,6 +673,7 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
             if (c == '%') {
                 if (!is_escape_at(in, len, j))
                     return false;
+                pct = true;
             } else if (c != ':' && c != '@' && c != '/' && c != '?') {
                 return false;
             }
@@ -664,6 +681,12 @@ static bool parse_plain(const char *in, size_t len, const urisan_limits *lim_in,
         u->fragment = span(fs, len - fs);
     }
     u->valid = 1;
+    if (sum != NULL) {
+        /* A "%" anywhere else (scheme, authority) took the full parser. */
+        sum->plain = true;
+        sum->pct = pct;
+        sum->slash_dot = slash_dot;
+    }
     return true;
 }
 
@@ -671,7 +694,19 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
                                       const urisan_limits *lim,
                                       urisan_uri *u, urisan_error *err)
 {
-    if (u != NULL && (in != NULL || len == 0) && parse_plain(in, len, lim, u)) {
+    if (u != NULL && (in != NULL || len == 0) && parse_plain(in, len, lim, u, NULL)) {
+        if (err)
+            *err = u->error;
+        return URISAN_OK;
+    }
+    return urisan_parse_full(in, len, lim, u, err);
+}
+
+urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
+                               urisan_uri *u, urisan_error *err, urisan_scan_summary *sum)
+{
+    sum->plain = false;
+    if (u != NULL && (in != NULL || len == 0) && parse_plain(in, len, lim, u, sum)) {
         if (err)
             *err = u->error;
         return URISAN_OK;
