@@ -129,6 +129,12 @@ int cli_finish(const char *cmd, int status);
 void cli_json_error(json_w *w, const char *key, const urisan_error *e);
 /* key: ["name", ...] in bit order. */
 void cli_json_flags(json_w *w, const char *key, urisan_flags f);
+/* Reasons of a decision, as every command lists them: the flags that
+   denied (bit order), then the rules that denied, then the flags only
+   reported; none for an allowed URI. */
+void cli_json_reasons(json_w *w, const char *key, const urisan_decision *d);
+/* The same, comma-separated; "-" when there are none. */
+void cli_text_reasons(cli_buf *b, const urisan_decision *d);
 /* key: the span's text, or null when absent. */
 void cli_json_span(json_w *w, const char *key, const char *in, urisan_span s);
 /* "components": {scheme, userinfo, host, host_type, port, path, query,

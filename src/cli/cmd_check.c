@@ -67,55 +67,6 @@ static void judge(check_ctx *c, check_result *r)
     }
 }
 
-/* Reasons: deny flags (bit order), deny rules, then flags only reported.
-   An allowed URI has none. */
-static void json_reasons(json_w *w, const urisan_decision *d)
-{
-    json_key(w, "reasons");
-    json_arr_open(w);
-    if (d->verdict != URISAN_ALLOW) {
-        for (unsigned bit = 0; bit < 64; bit++) {
-            if ((d->deny_flags >> bit) & 1u)
-                json_cstr(w, urisan_flag_name((urisan_flag)bit));
-        }
-        for (unsigned rule = 0; rule < URISAN_REASON_COUNT_; rule++) {
-            if ((d->rules >> rule) & 1u)
-                json_cstr(w, urisan_rule_reason_name((urisan_rule_reason)rule));
-        }
-        for (unsigned bit = 0; bit < 64; bit++) {
-            if ((d->flag_flags >> bit) & 1u)
-                json_cstr(w, urisan_flag_name((urisan_flag)bit));
-        }
-    }
-    json_arr_close(w);
-}
-
-static void text_reasons(cli_buf *b, const urisan_decision *d)
-{
-    size_t start = b->len;
-    if (d->verdict != URISAN_ALLOW) {
-        for (int pass = 0; pass < 3; pass++) {
-            unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
-            for (unsigned bit = 0; bit < limit; bit++) {
-                const char *name = NULL;
-                if (pass == 0 && ((d->deny_flags >> bit) & 1u))
-                    name = urisan_flag_name((urisan_flag)bit);
-                else if (pass == 1 && ((d->rules >> bit) & 1u))
-                    name = urisan_rule_reason_name((urisan_rule_reason)bit);
-                else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
-                    name = urisan_flag_name((urisan_flag)bit);
-                if (name == NULL)
-                    continue;
-                if (b->len != start)
-                    cli_buf_addc(b, ',');
-                cli_buf_adds(b, name);
-            }
-        }
-    }
-    if (b->len == start)
-        cli_buf_addc(b, '-');
-}
-
 static void write_json(check_ctx *c, const check_result *r)
 {
     json_w w;
@@ -136,7 +87,7 @@ static void write_json(check_ctx *c, const check_result *r)
 
     cli_json_flags(&w, "flags", r->rep.flags);
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
-    json_reasons(&w, &r->dec);
+    cli_json_reasons(&w, "reasons", &r->dec);
     if (c->base != NULL) {
         if (r->resolved)
             json_kstr(&w, "resolved", c->rbuf, r->rlen);
@@ -177,7 +128,7 @@ static void write_text(check_ctx *c, const check_result *r)
     cli_buf_clear(b);
     cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
     cli_buf_addc(b, ' ');
-    text_reasons(b, &r->dec);
+    cli_text_reasons(b, &r->dec);
     cli_buf_add(b, " \"", 2);
     json_escape(b, r->in, r->len);
     cli_buf_addc(b, '"');

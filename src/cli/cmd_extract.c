@@ -48,50 +48,6 @@ static const char *const form_names[] = {
     "hyphen_dropped", "abbreviated", "trimmed",
 };
 
-/* Reasons as `check` gives them: deny flags, deny rules, then the flags
-   only reported; none for an allowed URI. */
-static void json_reasons(json_w *w, const urisan_decision *d)
-{
-    json_key(w, "reasons");
-    json_arr_open(w);
-    if (d->verdict != URISAN_ALLOW) {
-        for (unsigned bit = 0; bit < 64; bit++)
-            if ((d->deny_flags >> bit) & 1u)
-                json_cstr(w, urisan_flag_name((urisan_flag)bit));
-        for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++)
-            if ((d->rules >> r) & 1u)
-                json_cstr(w, urisan_rule_reason_name((urisan_rule_reason)r));
-        for (unsigned bit = 0; bit < 64; bit++)
-            if ((d->flag_flags >> bit) & 1u)
-                json_cstr(w, urisan_flag_name((urisan_flag)bit));
-    }
-    json_arr_close(w);
-}
-
-static void text_reasons(cli_buf *b, const urisan_decision *d)
-{
-    size_t start = b->len;
-    for (int pass = 0; pass < 3 && d->verdict != URISAN_ALLOW; pass++) {
-        unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
-        for (unsigned bit = 0; bit < limit; bit++) {
-            const char *name = NULL;
-            if (pass == 0 && ((d->deny_flags >> bit) & 1u))
-                name = urisan_flag_name((urisan_flag)bit);
-            else if (pass == 1 && ((d->rules >> bit) & 1u))
-                name = urisan_rule_reason_name((urisan_rule_reason)bit);
-            else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
-                name = urisan_flag_name((urisan_flag)bit);
-            if (name == NULL)
-                continue;
-            if (b->len != start)
-                cli_buf_addc(b, ',');
-            cli_buf_adds(b, name);
-        }
-    }
-    if (b->len == start)
-        cli_buf_addc(b, '-');
-}
-
 static void write_json(ex_ctx *c, const ex_row *r)
 {
     json_w w;
@@ -118,7 +74,7 @@ static void write_json(ex_ctx *c, const ex_row *r)
     json_arr_close(&w);
     cli_json_flags(&w, "flags", r->flags);
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
-    json_reasons(&w, &r->dec);
+    cli_json_reasons(&w, "reasons", &r->dec);
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -165,7 +121,7 @@ static void write_text(ex_ctx *c, const ex_row *r)
     cli_buf_addc(b, ' ');
     cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
     cli_buf_addc(b, ' ');
-    text_reasons(b, &r->dec);
+    cli_text_reasons(b, &r->dec);
     cli_buf_add(b, " \"", 2);
     json_escape(b, r->uri, r->uri_len);
     cli_buf_addc(b, '"');

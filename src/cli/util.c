@@ -398,3 +398,53 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
         status = cli_fail(cmd, "out of memory for an output line");
     return status;
 }
+
+#define CLI_REASONS_MAX (2 * 64 + URISAN_REASON_COUNT_)
+
+/* The one place that orders a decision's reasons (cli_json_reasons,
+   cli_text_reasons). Returns how many names were stored. */
+static size_t reason_names(const urisan_decision *d, const char *names[CLI_REASONS_MAX])
+{
+    size_t n = 0;
+    if (d->verdict == URISAN_ALLOW)
+        return 0;
+    for (int pass = 0; pass < 3; pass++) {
+        unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
+        for (unsigned bit = 0; bit < limit; bit++) {
+            const char *name = NULL;
+            if (pass == 0 && ((d->deny_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            else if (pass == 1 && ((d->rules >> bit) & 1u))
+                name = urisan_rule_reason_name((urisan_rule_reason)bit);
+            else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            if (name != NULL)
+                names[n++] = name;
+        }
+    }
+    return n;
+}
+
+void cli_json_reasons(json_w *w, const char *key, const urisan_decision *d)
+{
+    const char *names[CLI_REASONS_MAX];
+    size_t n = reason_names(d, names);
+    json_key(w, key);
+    json_arr_open(w);
+    for (size_t i = 0; i < n; i++)
+        json_cstr(w, names[i]);
+    json_arr_close(w);
+}
+
+void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+{
+    const char *names[CLI_REASONS_MAX];
+    size_t n = reason_names(d, names);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            cli_buf_addc(b, ',');
+        cli_buf_adds(b, names[i]);
+    }
+    if (n == 0)
+        cli_buf_addc(b, '-');
+}
