@@ -499,6 +499,33 @@ static inline uint32_t load4(const char *p)
 /* What urisan_limits_effective(NULL) gives (urisan_limits_default). */
 static const urisan_limits parse_defaults = {8192, 64, 1024, 255, 63, 1024};
 
+/*
+ * Fast path: the special bytes of a query or fragment, from the scan.
+ * query = fragment = *( pchar / "/" / "?" )  (3.4, 3.5); a query ends at
+ * "#" (stop_at_hash). *end gets where it ended; false: not plain (the
+ * full parser decides).
+ */
+static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t len,
+                                          bool stop_at_hash, bool *pct, size_t *end)
+{
+    for (;;) {
+        size_t j = scan_pop(it);
+        *end = j;
+        if (j >= len)
+            return true;
+        char c = in[j];
+        if (c == '#' && stop_at_hash)
+            return true;
+        if (c == '%') {
+            if (!is_escape_at(in, len, j))
+                return false;
+            *pct = true;
+        } else if (c != ':' && c != '@' && c != '/' && c != '?') {
+            return false;
+        }
+    }
+}
+
 /* Inlined into each caller, so urisan_parse (sum == NULL) keeps no
    summary at all. */
 static PARSE_INLINE bool parse_plain(const char *in, size_t len,
@@ -645,39 +672,15 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     /* query and fragment: pchar / "/" / "?" */
     if (i < len && in[i] == '?') {
         size_t qs = i + 1;
-        for (;;) {
-            j = scan_pop(&it);
-            if (j >= len)
-                break;
-            char c = in[j];
-            if (c == '#')
-                break;
-            if (c == '%') {
-                if (!is_escape_at(in, len, j))
-                    return false;
-                pct = true;
-            } else if (c != ':' && c != '@' && c != '/' && c != '?') {
-                return false;
-            }
-        }
+        if (!fast_query_or_fragment(&it, in, len, true, &pct, &j))
+            return false;
         u->query = span(qs, j - qs);
         i = j;
     }
     if (i < len) { /* in[i] == '#' */
         size_t fs = i + 1;
-        for (;;) {
-            j = scan_pop(&it);
-            if (j >= len)
-                break;
-            char c = in[j];
-            if (c == '%') {
-                if (!is_escape_at(in, len, j))
-                    return false;
-                pct = true;
-            } else if (c != ':' && c != '@' && c != '/' && c != '?') {
-                return false;
-            }
-        }
+        if (!fast_query_or_fragment(&it, in, len, false, &pct, &j))
+            return false;
         u->fragment = span(fs, len - fs);
     }
     u->valid = 1;
