@@ -1,19 +1,23 @@
 /*
- * fuzz/cli.c - `urisan check` on any bytes of standard input (SPEC 7),
- * driven in-process: the CLI's own cmd_check (src/cli/cmd_check.c, with
- * its line reader src/cli/lines.c and JSON writer src/cli/json.c) runs
- * with file descriptors 0 and 1 pointed at memfds.
+ * fuzz/cli.c - the line-reading commands on any bytes of standard input
+ * (SPEC 7), driven in-process: the CLI's own cmd_check, cmd_normalize and
+ * cmd_resolve (src/cli/cmd_*.c, with the line reader src/cli/lines.c and
+ * the JSON writer src/cli/json.c) run with file descriptors 0 and 1
+ * pointed at memfds.
  *
- * Invariants:
+ * Invariants, for `check`, `normalize` and `resolve BASE` (the base of
+ * RFC 3986 5.4; --above-root and --non-strict chosen by the input size):
  *  1. exactly one output line per input line (lines end at LF; a last
  *     line without LF counts; an empty input has none), in --json and in
  *     text mode;
  *  2. every --json line parses back with json-c (strict, UTF-8 checked)
  *     into an object with the keys of SPEC 7 and the right types;
  *  3. each line says what the library says about that input line (a
- *     trailing CR stripped, kept to max_uri + 1 bytes): valid, flags in
- *     bit order, verdict; "uri" is the line itself when it is valid UTF-8;
- *  4. the exit status is 1 when something was denied, else 0.
+ *     trailing CR stripped, kept to max_uri + 1 bytes): check: valid,
+ *     flags in bit order, verdict; normalize and resolve: the result or
+ *     the error code; the input is echoed back when it is valid UTF-8;
+ *  4. the exit status is 1 when something was denied (check) or failed
+ *     (normalize, resolve), else 0.
  */
 #define _GNU_SOURCE 1
 #include <json-c/json.h>
@@ -25,6 +29,14 @@
 /* src/cli/cli.h (not included: its json.h has a json_bool() that clashes
    with json-c's json_bool type). */
 int cmd_check(int argc, char **argv);
+int cmd_normalize(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
+
+/* The longest line the commands keep: max_uri + 1 (SPEC 4 default). */
+#define KEEP 8193
+
+/* RFC 3986 5.4's base. */
+static const char base_uri[] = "http://a/b/c/d;p?q";
 
 static int memfd_with(const char *data, size_t n)
 {
@@ -60,8 +72,10 @@ static void slurp(int fd, fuzz_str *out)
     }
 }
 
-/* Run `urisan check [--json]` with stdin = data; output into *out. */
-static int run_check(const char *data, size_t n, int json, fuzz_str *out)
+/* Run a command (argv, NULL-terminated) with stdin = data; output into
+   *out; its exit status. */
+static int run_cmd(int (*cmd)(int, char **), char **argv, const char *data, size_t n,
+                   fuzz_str *out)
 {
     int in_fd = memfd_with(data, n);
     int out_fd = memfd_create("urisan-fuzz-out", 0);
@@ -72,9 +86,10 @@ static int run_check(const char *data, size_t n, int json, fuzz_str *out)
     int saved_in = dup(0), saved_out = dup(1);
     if (saved_in < 0 || saved_out < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
         abort();
-    char a0[] = "check", a1[] = "--json";
-    char *argv[] = {a0, json ? a1 : NULL, NULL};
-    int rc = cmd_check(json ? 2 : 1, argv);
+    int argc = 0;
+    while (argv[argc] != NULL)
+        argc++;
+    int rc = cmd(argc, argv);
     fflush(stdout);
     if (dup2(saved_out, 1) < 0 || dup2(saved_in, 0) < 0)
         abort();
@@ -84,6 +99,23 @@ static int run_check(const char *data, size_t n, int json, fuzz_str *out)
     slurp(out_fd, out);
     close(out_fd);
     return rc;
+}
+
+/* `urisan check [--json]` with stdin = data. */
+static int run_check(const char *data, size_t n, int json, fuzz_str *out)
+{
+    char a0[] = "check", a1[] = "--json";
+    char *argv[] = {a0, json ? a1 : NULL, NULL};
+    return run_cmd(cmd_check, argv, data, n, out);
+}
+
+/* Lines of LF-terminated text (a last line without LF counts). */
+static size_t count_lines(const char *p, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == '\n';
+    return k + (n > 0 && p[n - 1] != '\n');
 }
 
 /* RFC 3629 well-formed UTF-8. */
@@ -137,8 +169,8 @@ static json_object *get(json_object *o, const char *key, json_type t, int nullab
     return v;
 }
 
-static void check_json_line(const char *ol, size_t on, const char *il, size_t in_len, size_t lineno,
-                            int *denied)
+/* One output line as one strict JSON object (the caller puts it). */
+static json_object *parse_line(const char *ol, size_t on, size_t lineno)
 {
     json_tokener *tok = json_tokener_new();
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -148,34 +180,59 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
                 "output line %zu is not one JSON value: %s", lineno, json_tokener_error_desc(je));
     json_tokener_free(tok);
     FUZZ_ASSERT(json_object_is_type(o, json_type_object), "line %zu is not a JSON object", lineno);
+    return o;
+}
+
+/* The input echoed back under key: itself when kept whole and UTF-8. */
+static void check_echo(json_object *o, const char *key, const char *il, size_t in_len, size_t lineno)
+{
+    json_object *v = get(o, key, json_type_string, 1, lineno);
+    if (v != NULL && in_len <= KEEP && valid_utf8((const unsigned char *)il, in_len)) {
+        size_t n = (size_t)json_object_get_string_len(v);
+        FUZZ_ASSERT(n == in_len && memcmp(json_object_get_string(v), il, n) == 0,
+                    "line %zu: \"%s\" is not the input line", lineno, key);
+    }
+    json_object *t = get(o, "truncated", json_type_boolean, 0, lineno);
+    FUZZ_ASSERT(json_object_get_boolean(t) == (in_len > KEEP), "line %zu: truncated is wrong",
+                lineno);
+    json_object *len = get(o, "length", json_type_int, 0, lineno);
+    FUZZ_ASSERT((size_t)json_object_get_int64(len) == in_len, "line %zu: length %lld, line has %zu",
+                lineno, (long long)json_object_get_int64(len), in_len);
+}
+
+/* "error": null exactly when st is ok, else the code of st. */
+static void check_error(json_object *o, urisan_status st, size_t lineno)
+{
+    json_object *err = get(o, "error", json_type_object, 1, lineno);
+    FUZZ_ASSERT((err == NULL) == (st == URISAN_OK), "line %zu: error must be null exactly when ok",
+                lineno);
+    if (err == NULL)
+        return;
+    json_object *code = get(err, "code", json_type_string, 0, lineno);
+    FUZZ_ASSERT(strcmp(json_object_get_string(code), urisan_status_name(st)) == 0,
+                "line %zu: error code %s, library %s", lineno, json_object_get_string(code),
+                urisan_status_name(st));
+    get(err, "offset", json_type_int, 0, lineno);
+    get(err, "message", json_type_string, 0, lineno);
+}
+
+static void check_json_line(const char *ol, size_t on, const char *il, size_t in_len, size_t lineno,
+                            int *denied)
+{
+    json_object *o = parse_line(ol, on, lineno);
 
     /* what the library says about this input line */
-    size_t keep = in_len > 8193 ? 8193 : in_len;
+    size_t keep = in_len > KEEP ? KEEP : in_len;
     urisan_uri u;
     urisan_report r;
     urisan_decision d;
     char *copy = fuzz_dup_part(il, keep);
     urisan_check(copy, keep, NULL, &u, &r, &d);
 
-    json_object *uri = get(o, "uri", json_type_string, 1, lineno);
-    if (uri != NULL && keep == in_len && valid_utf8((const unsigned char *)il, in_len)) {
-        size_t n = (size_t)json_object_get_string_len(uri);
-        FUZZ_ASSERT(n == in_len && memcmp(json_object_get_string(uri), il, n) == 0,
-                    "line %zu: \"uri\" is not the input line", lineno);
-    }
+    check_echo(o, "uri", il, in_len, lineno);
     json_object *valid = get(o, "valid", json_type_boolean, 0, lineno);
     FUZZ_ASSERT(json_object_get_boolean(valid) == (u.valid != 0), "line %zu: valid differs", lineno);
-    json_object *err = get(o, "error", json_type_object, 1, lineno);
-    FUZZ_ASSERT((err == NULL) == (u.valid != 0), "line %zu: error must be null exactly when valid",
-                lineno);
-    if (err != NULL) {
-        json_object *code = get(err, "code", json_type_string, 0, lineno);
-        FUZZ_ASSERT(strcmp(json_object_get_string(code), urisan_status_name(u.error.code)) == 0,
-                    "line %zu: error code %s, library %s", lineno, json_object_get_string(code),
-                    urisan_status_name(u.error.code));
-        get(err, "offset", json_type_int, 0, lineno);
-        get(err, "message", json_type_string, 0, lineno);
-    }
+    check_error(o, u.valid ? URISAN_OK : u.error.code, lineno);
     json_object *comp = get(o, "components", json_type_object, 1, lineno);
     if (comp != NULL) {
         static const char *keys[] = {"scheme", "userinfo", "host", "host_type",
@@ -207,47 +264,153 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
     json_object_put(o);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* What normalize or resolve (mode) should answer for one line. */
+typedef struct {
+    int resolve;
+    urisan_resolve_opts opt;
+} transform_mode;
+
+static void check_transform_line(const char *ol, size_t on, const char *il, size_t in_len,
+                                 size_t lineno, const transform_mode *m, int *failed)
 {
-    char *in = fuzz_dup(data, size);
-    /* the input lines */
-    size_t nlines = 0;
-    for (size_t i = 0; i < size; i++)
-        nlines += in[i] == '\n';
-    if (size > 0 && in[size - 1] != '\n')
-        nlines++;
+    json_object *o = parse_line(ol, on, lineno);
+    size_t keep = in_len > KEEP ? KEEP : in_len;
+    char *copy = fuzz_dup_part(il, keep);
+    size_t cap = 4 * keep + 64, needed = 0;
+    char *buf = (char *)malloc(cap);
+    if (buf == NULL)
+        abort();
+    urisan_error err;
+    urisan_status st;
+    for (;;) {
+        err = (urisan_error){URISAN_OK, 0, 0};
+        st = m->resolve ? urisan_resolve(base_uri, sizeof base_uri - 1, copy, keep, &m->opt, buf, cap,
+                                         &needed, NULL, &err)
+                        : urisan_normalize(copy, keep, NULL, buf, cap, &needed, &err);
+        if (st != URISAN_E_NOSPACE || needed <= cap)
+            break;
+        cap = needed;
+        buf = (char *)realloc(buf, cap);
+        if (buf == NULL)
+            abort();
+    }
+    if (st != URISAN_OK && err.code != URISAN_OK)
+        st = err.code;
 
-    fuzz_str out = {0};
-    int rc = run_check(in, size, 1, &out);
-    size_t got = 0;
-    for (size_t i = 0; i < out.len; i++)
-        got += out.p[i] == '\n';
-    FUZZ_ASSERT(got == nlines && (out.len == 0 || out.p[out.len - 1] == '\n'),
-                "--json: %zu input lines, %zu output lines", nlines, got);
+    check_echo(o, m->resolve ? "ref" : "uri", il, in_len, lineno);
+    if (m->resolve) {
+        json_object *b = get(o, "base", json_type_string, 0, lineno);
+        FUZZ_ASSERT(strcmp(json_object_get_string(b), base_uri) == 0, "line %zu: base changed",
+                    lineno);
+        get(o, "flags", json_type_array, 0, lineno);
+    }
+    json_object *res = get(o, "result", json_type_string, 1, lineno);
+    FUZZ_ASSERT((res != NULL) == (st == URISAN_OK), "line %zu: result must be there exactly when ok",
+                lineno);
+    if (res != NULL && valid_utf8((const unsigned char *)buf, needed)) {
+        size_t n = (size_t)json_object_get_string_len(res);
+        FUZZ_ASSERT(n == needed && memcmp(json_object_get_string(res), buf, n) == 0,
+                    "line %zu: result differs from the library's", lineno);
+    }
+    check_error(o, st, lineno);
+    if (st != URISAN_OK)
+        *failed = 1;
+    free(buf);
+    free(copy);
+    json_object_put(o);
+}
 
+/* Walk input and output lines in step; for each pair call check (check
+   mode when m is NULL); sets *bad when some line denied or failed. */
+static void walk_lines(const char *in, size_t size, const fuzz_str *out, const transform_mode *m,
+                       int *bad)
+{
     size_t ip = 0, op = 0, lineno = 0;
-    int denied = 0;
     while (ip < size) {
         const char *nl = (const char *)memchr(in + ip, '\n', size - ip);
         size_t ie = nl ? (size_t)(nl - in) : size;
         size_t il = ie - ip;
         if (nl != NULL && il > 0 && in[ie - 1] == '\r')
             il--; /* SPEC 7: a trailing CR of a CRLF ending is stripped */
-        const char *onl = (const char *)memchr(out.p + op, '\n', out.len - op);
-        size_t oe = (size_t)(onl - out.p);
+        const char *onl = (const char *)memchr(out->p + op, '\n', out->len - op);
+        size_t oe = (size_t)(onl - out->p);
         lineno++;
-        check_json_line(out.p + op, oe - op, in + ip, il, lineno, &denied);
+        if (m == NULL)
+            check_json_line(out->p + op, oe - op, in + ip, il, lineno, bad);
+        else
+            check_transform_line(out->p + op, oe - op, in + ip, il, lineno, m, bad);
         ip = nl ? ie + 1 : size;
         op = oe + 1;
     }
-    FUZZ_ASSERT(rc == (denied ? 1 : 0), "--json: exit status %d, something denied: %d", rc, denied);
+}
 
+static void expect_lines(const fuzz_str *out, size_t nlines, const char *what)
+{
+    size_t got = count_lines(out->p, out->len);
+    FUZZ_ASSERT(got == nlines && (out->len == 0 || out->p[out->len - 1] == '\n'),
+                "%s: %zu input lines, %zu output lines", what, nlines, got);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *in = fuzz_dup(data, size);
+    size_t nlines = count_lines(in, size);
+    fuzz_str out = {0};
+
+    /* check */
+    int rc = run_check(in, size, 1, &out);
+    expect_lines(&out, nlines, "check --json");
+    int denied = 0;
+    walk_lines(in, size, &out, NULL, &denied);
+    FUZZ_ASSERT(rc == (denied ? 1 : 0), "check --json: exit status %d, something denied: %d", rc,
+                denied);
     rc = run_check(in, size, 0, &out);
-    got = 0;
-    for (size_t i = 0; i < out.len; i++)
-        got += out.p[i] == '\n';
-    FUZZ_ASSERT(got == nlines, "text mode: %zu input lines, %zu output lines", nlines, got);
-    FUZZ_ASSERT(rc == (denied ? 1 : 0), "text mode: exit status %d", rc);
+    expect_lines(&out, nlines, "check");
+    FUZZ_ASSERT(rc == (denied ? 1 : 0), "check: exit status %d", rc);
+
+    /* normalize */
+    transform_mode nm = {0, {0}};
+    char n0[] = "normalize", js[] = "--json";
+    char *nargv[] = {n0, js, NULL, NULL};
+    rc = run_cmd(cmd_normalize, nargv, in, size, &out);
+    expect_lines(&out, nlines, "normalize --json");
+    int failed = 0;
+    walk_lines(in, size, &out, &nm, &failed);
+    FUZZ_ASSERT(rc == (failed ? 1 : 0), "normalize --json: exit status %d, failed %d", rc, failed);
+    nargv[1] = NULL;
+    rc = run_cmd(cmd_normalize, nargv, in, size, &out);
+    expect_lines(&out, nlines, "normalize");
+
+    /* resolve BASE, the mode chosen by the input size */
+    static const char *const modes[] = {"--above-root=clamp", "--above-root=keep",
+                                        "--above-root=reject"};
+    transform_mode rm = {1, {0}};
+    rm.opt.above_root = (urisan_above_root)(size % 3 == 0   ? URISAN_ABOVE_ROOT_CLAMP
+                                            : size % 3 == 1 ? URISAN_ABOVE_ROOT_KEEP
+                                                            : URISAN_ABOVE_ROOT_REJECT);
+    rm.opt.non_strict = (size / 3) % 2 == 1;
+    char r0[] = "resolve", ns[] = "--non-strict", mode[24], b[sizeof base_uri];
+    memcpy(mode, modes[size % 3], strlen(modes[size % 3]) + 1);
+    memcpy(b, base_uri, sizeof base_uri);
+    char *rargv[6];
+    int ra = 0;
+    rargv[ra++] = r0;
+    rargv[ra++] = js;
+    rargv[ra++] = mode;
+    if (rm.opt.non_strict)
+        rargv[ra++] = ns;
+    rargv[ra++] = b;
+    rargv[ra] = NULL;
+    rc = run_cmd(cmd_resolve, rargv, in, size, &out);
+    expect_lines(&out, nlines, "resolve --json");
+    failed = 0;
+    walk_lines(in, size, &out, &rm, &failed);
+    FUZZ_ASSERT(rc == (failed ? 1 : 0), "resolve --json: exit status %d, failed %d", rc, failed);
+    for (int i = 1; rargv[i] != NULL; i++) /* the same without --json */
+        rargv[i] = rargv[i + 1];
+    rc = run_cmd(cmd_resolve, rargv, in, size, &out);
+    expect_lines(&out, nlines, "resolve");
+
     fs_free(&out);
     fuzz_done(in);
     return 0;
