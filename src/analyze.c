@@ -687,18 +687,40 @@ static int scheme_kind_lower(const char *b, size_t n)
     }
 }
 
+#ifdef URISAN_SCAN_SSE2
+/* Lanes i (0..14) where x holds "--" at bytes i, i + 1. */
+static inline unsigned dash_pairs16(__m128i x)
+{
+    __m128i dash = _mm_set1_epi8('-');
+    return (unsigned)_mm_movemask_epi8(
+               _mm_and_si128(_mm_cmpeq_epi8(x, dash), _mm_cmpeq_epi8(_mm_srli_si128(x, 1), dash))) &
+           0x7fffu;
+}
+#endif
+
 /* dash_dash_in for a host in[lo..hi) of the input in[0..len). */
 static inline bool dash_dash_host(const char *in, size_t len, size_t lo, size_t hi)
 {
-#ifdef URISAN_SCAN_SSE2
     size_t n = hi - lo;
-    if (n <= 16 && lo + 16 <= len) {
-        /* one load; lane i pairs bytes i and i + 1, i + 1 < n */
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(in + lo));
-        __m128i dash = _mm_set1_epi8('-');
-        unsigned m = (unsigned)_mm_movemask_epi8(
-            _mm_and_si128(_mm_cmpeq_epi8(x, dash), _mm_cmpeq_epi8(_mm_srli_si128(x, 1), dash)));
-        return n >= 2 && (m & ((1u << (n - 1)) - 1u)) != 0;
+    if (n < 2)
+        return false;
+#ifdef URISAN_SCAN_SSE2
+    if (n <= 16 && len >= 16) {
+        /* One load that holds the host: from lo when 16 bytes remain,
+           else the 16 bytes that end at len; the host's pairs are lanes
+           s .. s + n - 2. */
+        size_t at = lo + 16 <= len ? lo : len - 16;
+        unsigned s = (unsigned)(lo - at);
+        unsigned m = dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + at)));
+        return ((m >> s) & ((1u << (n - 1)) - 1u)) != 0;
+    }
+    if (n > 16) {
+        /* loads 15 bytes apart, the last one ending at hi: every pair of
+           the host lies in lanes 0..14 of one load */
+        for (size_t k = lo; k + 16 <= hi; k += 15)
+            if (dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + k))))
+                return true;
+        return dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + hi - 16))) != 0;
     }
 #else
     (void)len;

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -769,6 +770,51 @@ START_TEST(clean_uris_have_no_flags)
 }
 END_TEST
 
+/* idn through urisan_check and through urisan_parse + urisan_analyze,
+   the input flush against a guard page. */
+static void expect_idn_both_ways(const char *in, size_t len, bool want)
+{
+    guard_buf g = {0};
+    const char *s = guard_place(&g, in, len);
+    ck_assert_ptr_nonnull(s);
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_check(s, len, NULL, &u, &r, &d);
+    ck_assert_msg(!!(r.flags & F(IDN)) == want, "check %.*s: idn %d", (int)len, in, !want);
+    urisan_parse(s, len, NULL, &u, NULL);
+    ck_assert_int_eq(urisan_analyze(s, len, &u, NULL, &r), URISAN_OK);
+    ck_assert_msg(!!(r.flags & F(IDN)) == want, "analyze %.*s: idn %d", (int)len, in, !want);
+    guard_free(&g);
+}
+
+/* The "--" of an xn-- label at every place of hosts of 4 to 40 bytes,
+   with the host at the end of the input or followed by more: the host
+   scans (one load, the load that ends at the input's end, 15-byte
+   strides) must see each one. */
+START_TEST(xn_label_anywhere_in_a_host_is_idn)
+{
+    static const char *const tails[] = {"", "/", ":81", "/a/b/c/d/e/f/g/h/i", "?q#f"};
+    char host[48], in[128];
+    for (size_t n = 4; n <= 40; n++) {
+        for (size_t i = 0; i + 4 <= n; i++) {
+            if (i == 1)
+                continue; /* "." + "xn--": an empty first label */
+            memset(host, 'a', n);
+            if (i > 0)
+                host[i - 1] = '.';
+            memcpy(host + i, "xn--", 4);
+            for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+                int len = snprintf(in, sizeof in, "http://%.*s%s", (int)n, host, tails[t]);
+                expect_idn_both_ways(in, (size_t)len, true);
+                in[7 + i + 1] = 'm'; /* "xm--": a "--" that is no xn label */
+                expect_idn_both_ways(in, (size_t)len, false);
+            }
+        }
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* Addresses: report and RFC 5952 text                                      */
 /* ---------------------------------------------------------------------- */
@@ -1002,6 +1048,7 @@ static Suite *suite(void)
     tcase_add_test(t, analyze_rejects_bad_arguments);
     tcase_add_test(t, forged_spans_are_not_followed);
     tcase_add_test(t, megabyte_of_hostile_input_is_analysed);
+    tcase_add_test(t, xn_label_anywhere_in_a_host_is_idn);
     suite_add_tcase(s, t);
     return s;
 }
