@@ -144,6 +144,12 @@ typedef struct {
     size_t segments;            /* number of path segments */
     int valid;                  /* 1: a valid RFC 3986 URI-reference */
     urisan_error error;         /* first validation error (code OK when valid) */
+    /* Private to the library: what urisan_parse saw of in/len, so that
+       urisan_analyze of the same in/len need not read every byte again
+       (it is used only when in and len are the ones parsed). */
+    const char *scan_in_;
+    size_t scan_len_;
+    unsigned scan_bits_;
 } urisan_uri;
 
 #define URISAN_NO_PORT UINT32_MAX
@@ -209,8 +215,10 @@ typedef struct {
 
 /*
  * Risk analysis of a parsed input (uri from urisan_parse of the same
- * in/len). pol may be NULL (default policy: its dangerous-scheme list and
- * port table).
+ * in/len, the bytes unchanged since). pol may be NULL (default policy:
+ * its dangerous-scheme list and port table). Spans of uri are checked
+ * against len before use, so a uri that does not fit gives a wrong
+ * report, never a read outside in[0..len).
  */
 URISAN_API urisan_status urisan_analyze(const char *in, size_t len,
                                         const urisan_uri *uri,

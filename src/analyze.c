@@ -728,10 +728,10 @@ static inline bool dash_dash_host(const char *in, size_t len, size_t lo, size_t 
     return dash_dash_in(in, lo, hi);
 }
 
-/* sum: what the parse fast path saw, or NULL (then one pass finds it). */
+/* What the parse fast path saw of this very in/len is taken from uri
+   (SCAN_SUM_*); else one pass finds it. */
 static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
-                                 const urisan_policy *pol, urisan_report *out,
-                                 const urisan_scan_summary *sum)
+                                 const urisan_policy *pol, urisan_report *out)
 {
     if (!uri->valid || uri->error.code != URISAN_OK || len == 0)
         return false;
@@ -747,13 +747,14 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
     /* One pass: the input is plain; where a dot segment or "xn--" could
        start is looked at only when some "/." or "--" exists at all. */
     bool odd, pairs, slash_dot;
-    bool known = sum != NULL && sum->plain;
+    bool known = uri->scan_in_ == in && uri->scan_len_ == len &&
+                 (uri->scan_bits_ & SCAN_SUM_PLAIN) != 0;
     if (known) {
         /* no odd byte but "%"; "/." in the path known; "--" looked for
            in the host below */
-        odd = sum->pct;
+        odd = (uri->scan_bits_ & SCAN_SUM_PCT) != 0;
         pairs = true;
-        slash_dot = sum->slash_dot;
+        slash_dot = (uri->scan_bits_ & SCAN_SUM_SLASH_DOT) != 0;
     } else {
         plain_scan(in, len, &odd, &pairs);
         slash_dot = pairs;
@@ -1000,18 +1001,7 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
-    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out, NULL))
-        return URISAN_OK;
-    return analyze_full(in, len, uri, pol, out);
-}
-
-urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
-                                 const urisan_policy *pol, urisan_report *out,
-                                 const urisan_scan_summary *sum)
-{
-    if (out == NULL)
-        return URISAN_E_BAD_ARGUMENT;
-    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out, sum))
+    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out))
         return URISAN_OK;
     return analyze_full(in, len, uri, pol, out);
 }

@@ -60,25 +60,15 @@ bool urisan_ieq(const char *a, size_t alen, const char *lit);
 /* Effective limits: defaults when NULL, each clamped to the hard ceiling. */
 void urisan_limits_effective(const urisan_limits *in, urisan_limits *out);
 
-/* ---- parse -> analyse hand-over (urisan_check) ---- */
-/* What the parse fast path (parse.c) saw of the input, so an analysis of
-   the same input and parse need not look at every byte again. Only
-   meaningful when plain is set: then every byte is unreserved, a
-   sub-delim, ":" "@" "/" "?" "#" or "%" (no control, space, DEL,
-   non-ASCII or "\\"). */
-typedef struct {
-    bool plain;     /* the fast path parsed the input */
-    bool pct;       /* some "%" */
-    bool slash_dot; /* some "/" of the path is followed by "." */
-} urisan_scan_summary;
-
-/* urisan_parse that also fills *sum (never NULL). */
-urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
-                               urisan_uri *u, urisan_error *err, urisan_scan_summary *sum);
-/* urisan_analyze of the input and parse urisan_parse_sum just gave *sum for. */
-urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
-                                 const urisan_policy *pol, urisan_report *out,
-                                 const urisan_scan_summary *sum);
+/* ---- parse -> analyse hand-over (urisan_uri.scan_bits_) ---- */
+/* What the parse fast path (parse.c) saw of in/len (urisan_uri's
+   scan_in_, scan_len_), so an analysis of the same input need not look at
+   every byte again. Only meaningful with SCAN_SUM_PLAIN: then every byte
+   is unreserved, a sub-delim, ":" "@" "/" "?" "#" or "%" (no control,
+   space, DEL, non-ASCII or "\\"). */
+#define SCAN_SUM_PLAIN     1u /* the fast path parsed the input */
+#define SCAN_SUM_PCT       2u /* some "%" */
+#define SCAN_SUM_SLASH_DOT 4u /* some "/" of the path is followed by "." */
 
 /* ---- hosts (host.c) ---- */
 /* Strict RFC 3986 IPv6address in s[0..n); fills out[16]. On failure

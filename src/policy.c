@@ -606,11 +606,9 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         dec = &d_local;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
-    urisan_scan_summary sum; /* the parse's findings, handed to the analysis */
     /* NULL: the default limits (urisan_policy_limits' defaults), taken
        without the clamping pass */
-    urisan_status st = urisan_parse_sum(in, len, pol != NULL ? &pol->limits : NULL, uri,
-                                        NULL, &sum);
+    urisan_status st = urisan_parse(in, len, pol != NULL ? &pol->limits : NULL, uri, NULL);
     if (st == URISAN_E_BAD_ARGUMENT) {
         memset(rep, 0, sizeof *rep);
         rep->flags = URISAN_F(INVALID);
@@ -619,7 +617,7 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         dec->deny_flags = URISAN_F(INVALID);
         return st;
     }
-    urisan_analyze_sum(in, len, uri, pol, rep, &sum);
+    urisan_analyze(in, len, uri, pol, rep);
     urisan_decide(in, len, uri, rep, pol, dec);
     return st;
 }

@@ -20,6 +20,10 @@
 #if defined(__SSE2__) && !defined(URISAN_NO_SIMD)
 #include <emmintrin.h>
 #define URISAN_SCAN_SSE2 1
+#if defined(__SSSE3__)
+#include <tmmintrin.h>
+#define URISAN_SCAN_SSSE3 1
+#endif
 #endif
 
 /* Bit i set when p[i] is special, for i < n <= 64; higher bits zero. */
@@ -32,7 +36,24 @@ static inline uint64_t scan_special_scalar(const char *p, size_t n)
     return m;
 }
 
-#ifdef URISAN_SCAN_SSE2
+#if defined(URISAN_SCAN_SSSE3)
+/* 16-bit mask of the special bytes of x, by two 16-entry nibble tables
+   (pshufb): bit h of lo[l] is set when byte 16 * h + l is plain (CC_REG),
+   and hi[h] = 1 << h for h < 8, 0 for the bytes >= 0x80. */
+static inline unsigned scan_special16(__m128i x)
+{
+    const __m128i lo_tab = _mm_setr_epi8((char)0xa8, (char)0xfc, (char)0xf8, (char)0xf8,
+                                         (char)0xfc, (char)0xf8, (char)0xfc, (char)0xfc,
+                                         (char)0xfc, (char)0xfc, (char)0xf4, 0x5c, 0x54, 0x5c,
+                                         (char)0xd4, 0x70);
+    const __m128i hi_tab = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i nib = _mm_set1_epi8(0x0f);
+    __m128i lo = _mm_shuffle_epi8(lo_tab, _mm_and_si128(x, nib));
+    __m128i hi = _mm_shuffle_epi8(hi_tab, _mm_and_si128(_mm_srli_epi16(x, 4), nib));
+    __m128i special = _mm_cmpeq_epi8(_mm_and_si128(lo, hi), _mm_setzero_si128());
+    return (unsigned)_mm_movemask_epi8(special);
+}
+#elif defined(URISAN_SCAN_SSE2)
 /* 16-bit mask of the special bytes of x. Plain = ALPHA / DIGIT /
    "&'()*+,-." (0x26-0x2E, one range) / "!" "$" ";" "=" "_" "~". */
 static inline unsigned scan_special16(__m128i x)
@@ -181,5 +202,22 @@ static inline void scan_from(scan_iter *it, const scan_iter *base, size_t from)
    the two agree. */
 urisan_status urisan_parse_full(const char *in, size_t len, const urisan_limits *lim,
                                 urisan_uri *u, urisan_error *err);
+
+/* The fast path alone (parse_fast.h): true when it parsed in (then *u is
+   what urisan_parse_full gives), false when the full parser must run.
+   _base is compiled for the build's baseline (parse.c); _ssse3 with
+   -mssse3 (parse_ssse3.c, when URISAN_HAVE_SSSE3_VARIANT), to be called
+   only when urisan_cpu_ssse3(). */
+bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u);
+#ifdef URISAN_HAVE_SSSE3_VARIANT
+bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u);
+
+/* Does this CPU have SSSE3? (a load and a test: the compiler runtime
+   fills its CPU model before main) */
+static inline bool urisan_cpu_ssse3(void)
+{
+    return __builtin_cpu_supports("ssse3") != 0;
+}
+#endif
 
 #endif

@@ -1,14 +1,17 @@
 /*
  * test_scan.c - the fast paths give exactly the slow paths' answers.
  *
- * 1. The SSE2 special-byte mask (src/scan.h) equals the class-table mask for
+ * 1. The SIMD special-byte mask (src/scan.h) equals the class-table mask for
  *    every byte value at every position of lengths 1-80 and 127-130, and on
  *    random buffers; buffers are exact-size heap blocks so an overread
- *    faults under ASan/valgrind.
- * 2. urisan_parse (fast path first) equals urisan_parse_full (the full
- *    parser alone), field by field, on the shared URL data sets, on
- *    hand-picked inputs, on random mutations of them, and under tight limits
- *    that make every bound bite.
+ *    faults under ASan/valgrind. This file is built twice (tests/meson.build):
+ *    as test_scan (SSE2 compares) and, on x86, as test_scan_ssse3 with
+ *    -mssse3 (the pshufb classifier; skipped on a CPU without SSSE3).
+ * 2. urisan_parse (fast path first), and each fast path alone
+ *    (urisan_parse_fast_base, urisan_parse_fast_ssse3), equal
+ *    urisan_parse_full (the full parser alone), field by field, on the
+ *    shared URL data sets, on hand-picked inputs, on random mutations of
+ *    them, and under tight limits that make every bound bite.
  */
 #include <check.h>
 #include <stdint.h>
@@ -132,7 +135,28 @@ static void span_eq(urisan_span a, urisan_span b, const char *what, const char *
                   a.off, a.len, b.off, b.len);
 }
 
-static size_t compared;
+static size_t compared, fast_base_took, fast_ssse3_took;
+
+/* Every field of two parse results. */
+static void same_uri(const urisan_uri *pa, const urisan_uri *pb, const char *in, size_t len)
+{
+    urisan_uri a = *pa, b = *pb;
+    span_eq(a.scheme, b.scheme, "scheme", in, len);
+    span_eq(a.userinfo, b.userinfo, "userinfo", in, len);
+    span_eq(a.host, b.host, "host", in, len);
+    span_eq(a.port, b.port, "port", in, len);
+    span_eq(a.path, b.path, "path", in, len);
+    span_eq(a.query, b.query, "query", in, len);
+    span_eq(a.fragment, b.fragment, "fragment", in, len);
+    span_eq(a.zone, b.zone, "zone", in, len);
+    ck_assert_msg(a.host_type == b.host_type, "host_type differs on [%.*s]", (int)len, in);
+    ck_assert_msg(memcmp(a.ip, b.ip, sizeof a.ip) == 0, "ip differs on [%.*s]", (int)len, in);
+    ck_assert_uint_eq(a.port_value, b.port_value);
+    ck_assert_uint_eq(a.segments, b.segments);
+    ck_assert_int_eq(a.valid, b.valid);
+    ck_assert_int_eq(a.error.code, b.error.code);
+    ck_assert_uint_eq(a.error.offset, b.error.offset);
+}
 
 static void agree(const char *src, size_t len, const urisan_limits *lim)
 {
@@ -151,21 +175,25 @@ static void agree(const char *src, size_t len, const urisan_limits *lim)
     ck_assert_int_eq(ea.code, eb.code);
     ck_assert_uint_eq(ea.offset, eb.offset);
     ck_assert_uint_eq(ea.input, eb.input);
-    span_eq(a.scheme, b.scheme, "scheme", in, len);
-    span_eq(a.userinfo, b.userinfo, "userinfo", in, len);
-    span_eq(a.host, b.host, "host", in, len);
-    span_eq(a.port, b.port, "port", in, len);
-    span_eq(a.path, b.path, "path", in, len);
-    span_eq(a.query, b.query, "query", in, len);
-    span_eq(a.fragment, b.fragment, "fragment", in, len);
-    span_eq(a.zone, b.zone, "zone", in, len);
-    ck_assert_msg(a.host_type == b.host_type, "host_type differs on [%.*s]", (int)len, in);
-    ck_assert_msg(memcmp(a.ip, b.ip, sizeof a.ip) == 0, "ip differs on [%.*s]", (int)len, in);
-    ck_assert_uint_eq(a.port_value, b.port_value);
-    ck_assert_uint_eq(a.segments, b.segments);
-    ck_assert_int_eq(a.valid, b.valid);
-    ck_assert_int_eq(a.error.code, b.error.code);
-    ck_assert_uint_eq(a.error.offset, b.error.offset);
+    same_uri(&a, &b, in, len);
+
+    /* each fast path alone: when it takes the input, the full parser's answer */
+    memset(&a, 0x5a, sizeof a);
+    if (urisan_parse_fast_base(in, len, lim, &a)) {
+        ck_assert_int_eq(sb, URISAN_OK);
+        same_uri(&a, &b, in, len);
+        fast_base_took++;
+    }
+#ifdef URISAN_HAVE_SSSE3_VARIANT
+    if (urisan_cpu_ssse3()) {
+        memset(&a, 0x5a, sizeof a);
+        if (urisan_parse_fast_ssse3(in, len, lim, &a)) {
+            ck_assert_int_eq(sb, URISAN_OK);
+            same_uri(&a, &b, in, len);
+            fast_ssse3_took++;
+        }
+    }
+#endif
     free(in);
     compared++;
 }
@@ -259,6 +287,13 @@ START_TEST(fast_parse_equals_full_parse_on_hand_picked_inputs)
         agree_all_limits(big, n);
         mutate_and_agree(big, n, 20);
     }
+    /* each fast path took a good share of them, so the agreement says
+       something about it */
+    ck_assert_uint_gt(fast_base_took, compared / 20);
+#ifdef URISAN_HAVE_SSSE3_VARIANT
+    if (urisan_cpu_ssse3())
+        ck_assert_uint_eq(fast_ssse3_took, fast_base_took);
+#endif
 }
 END_TEST
 
@@ -291,12 +326,23 @@ START_TEST(fast_parse_equals_full_parse_on_the_url_data_sets)
     }
     if (files == 0)
         printf("SKIP: no URL data sets\n");
-    printf("compared %zu parses\n", compared);
+    printf("compared %zu parses; the fast path took %zu (baseline build), %zu (SSSE3 build)\n",
+           compared, fast_base_took, fast_ssse3_took);
+#ifdef URISAN_HAVE_SSSE3_VARIANT
+    if (urisan_cpu_ssse3())
+        ck_assert_uint_eq(fast_ssse3_took, fast_base_took);
+#endif
 }
 END_TEST
 
 int main(void)
 {
+#if defined(URISAN_SCAN_SSSE3) && defined(URISAN_HAVE_SSSE3_VARIANT)
+    if (!urisan_cpu_ssse3()) {
+        printf("SKIP: this CPU has no SSSE3\n");
+        return 77;
+    }
+#endif
     Suite *s = suite_create("scan");
     TCase *tc = tcase_create("scan");
     tcase_set_timeout(tc, 300);
