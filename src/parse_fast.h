@@ -79,16 +79,17 @@ static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t 
 static PARSE_INLINE bool parse_plain(const char *in, size_t len,
                                      const urisan_limits *lim_in, urisan_uri *u)
 {
-    urisan_limits lim;
-    if (lim_in == NULL)
-        lim = parse_defaults; /* no call, no clamping to do */
-    else
-        urisan_limits_effective(lim_in, &lim);
+    urisan_limits eff;
+    const urisan_limits *lim = &parse_defaults; /* no call, no clamping to do */
+    if (lim_in != NULL) {
+        urisan_limits_effective(lim_in, &eff);
+        lim = &eff;
+    }
     /* The scan reads up to 63 bytes ahead. With no more bytes than the
        segment bound allows segments (there are at most len), no bound can
        stop the work part-way through the path, so reading ahead never reads
        past a bound; longer inputs take the full parser, which stops there. */
-    if (len > lim.max_uri || len > lim.max_segments)
+    if (len > lim->max_uri || len > lim->max_segments)
         return false;
 
     u->scheme = u->userinfo = u->host = u->port = absent;
@@ -107,7 +108,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     /* scheme: the first special byte is the ":" (App. B) */
     j = scan_peek(&it);
     if (j < len && in[j] == ':') {
-        if (j == 0 || j > lim.max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
+        if (j == 0 || j > lim->max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
             return false;
         /* "http" and "https" in any case are valid; else check each byte.
            "| 0x20" maps only "H" and "h" to "h" (and so on). */
@@ -151,7 +152,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
         if (colons > 1)
             return false; /* a ":" in the host */
         if (at != URISAN_ABSENT) {
-            if (at - as > lim.max_userinfo)
+            if (at - as > lim->max_userinfo)
                 return false;
             u->userinfo = span(as, at - as);
             hs = at + 1;
@@ -159,7 +160,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
         size_t he = (colon != URISAN_ABSENT) ? colon : ae;
         size_t hlen = he - hs;
         /* No label can be longer than 63 (or the label bound) then. */
-        if (hlen > 63 || hlen > lim.max_host || hlen > lim.max_label)
+        if (hlen > 63 || hlen > lim->max_host || hlen > lim->max_label)
             return false;
         u->host = span(hs, hlen);
         if (hlen == 0)
@@ -197,9 +198,10 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
             break;
         char c = in[j];
         if (c == '/') {
-            if (++segs > lim.max_segments)
+            if (++segs > lim->max_segments)
                 return false;
-            slash_dot |= j + 1 < len && in[j + 1] == '.';
+            /* in[j + 1], or this "/" itself when it is the last byte */
+            slash_dot |= in[j + (j + 1 < len)] == '.';
         } else if (c == '?' || c == '#') {
             break;
         } else if (c == '%') {
@@ -210,7 +212,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
             return false;
         }
     }
-    if (segs > lim.max_segments)
+    if (segs > lim->max_segments)
         return false;
     u->path = span(ps, j - ps);
     u->segments = segs;
