@@ -18,13 +18,17 @@
  *     exceeded, with every component absent, and the offset inside the
  *     component that broke it; probed with limits at and one below each
  *     measured size; when the whole input is over the bound, not one
- *     byte is read (checked with ASan poisoning).
+ *     byte is read (checked with ASan poisoning);
+ *  8. each fast path alone (the baseline build's and, on a CPU with SSSE3,
+ *     the pshufb one), when it takes the input, gives exactly what the
+ *     full parser gives, field by field.
  */
 #include <arpa/inet.h>
 
 #include "fuzz_util.h"
 #include "ref_abnf.h"
 #include "ref_split.h"
+#include "scan.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -303,6 +307,49 @@ static void check_split(const char *in, size_t len, const urisan_uri *u, urisan_
     }
 }
 
+static void span_same(urisan_span a, urisan_span b, const char *name, const char *what)
+{
+    FUZZ_ASSERT(a.off == b.off && a.len == b.len, "%s: fast path %s (%zu,%zu), full (%zu,%zu)",
+                what, name, a.off, a.len, b.off, b.len);
+}
+
+/* Invariant 8: the fast paths against urisan_parse_full. */
+static void fast_equals_full(const char *in, size_t len, const urisan_limits *lim)
+{
+    urisan_uri f, a;
+    urisan_parse_full(in, len, lim, &f, NULL);
+    for (int v = 0; v < 2; v++) {
+        const char *what = v == 0 ? "baseline" : "ssse3";
+        bool took = false;
+        memset(&a, 0x5a, sizeof a);
+        if (v == 0) {
+            took = urisan_parse_fast_base(in, len, lim, &a);
+        } else {
+#ifdef URISAN_HAVE_SSSE3_VARIANT
+            if (urisan_cpu_ssse3())
+                took = urisan_parse_fast_ssse3(in, len, lim, &a);
+#endif
+        }
+        if (!took)
+            continue;
+        FUZZ_ASSERT(f.valid && f.error.code == URISAN_OK, "%s fast path took an input the full "
+                    "parser rejects (%s)", what, fuzz_status(f.error.code));
+        span_same(a.scheme, f.scheme, "scheme", what);
+        span_same(a.userinfo, f.userinfo, "userinfo", what);
+        span_same(a.host, f.host, "host", what);
+        span_same(a.port, f.port, "port", what);
+        span_same(a.path, f.path, "path", what);
+        span_same(a.query, f.query, "query", what);
+        span_same(a.fragment, f.fragment, "fragment", what);
+        span_same(a.zone, f.zone, "zone", what);
+        FUZZ_ASSERT(a.host_type == f.host_type && memcmp(a.ip, f.ip, sizeof a.ip) == 0 &&
+                        a.port_value == f.port_value && a.segments == f.segments &&
+                        a.valid == f.valid && a.error.code == f.error.code &&
+                        a.error.offset == f.error.offset && a.error.input == f.error.input,
+                    "%s fast path: host type, address, port, segments or verdict differ", what);
+    }
+}
+
 /* One parse with given limits; checks the bound verdict. */
 static void parse_with(const char *in, size_t len, const measured *m, const urisan_limits *lim,
                        const char *what)
@@ -333,6 +380,7 @@ static void parse_with(const char *in, size_t len, const measured *m, const uris
     } else {
         check_split(in, len, &u, st);
     }
+    fast_equals_full(in, len, lim);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
