@@ -966,6 +966,42 @@ START_TEST(forged_spans_are_not_followed)
 }
 END_TEST
 
+/* What urisan_parse saw of one buffer is never applied to another: a
+   parse of a plain input, handed to urisan_analyze with a different
+   buffer of the same length, gives the report of that buffer's own bytes
+   (here: dot segments, a raw space, an encoded slash). */
+START_TEST(parse_summary_is_tied_to_its_buffer)
+{
+    static const char plain[] = "http://h/abcdefgh/xyz";
+    static const char risky[] = "http://h/%2e%2e/a b/z";
+    size_t len = sizeof plain - 1;
+    ck_assert_uint_eq(len, sizeof risky - 1);
+    char *a = malloc(len), *b = malloc(len);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    memcpy(a, plain, len);
+    memcpy(b, risky, len);
+    urisan_uri ua, ub;
+    urisan_report ra, rb;
+    ck_assert_int_eq(urisan_parse(a, len, NULL, &ua, NULL), URISAN_OK);
+    urisan_parse(b, len, NULL, &ub, NULL);
+    ck_assert_int_eq(urisan_analyze(b, len, &ub, NULL, &rb), URISAN_OK);
+    ck_assert(rb.flags & F(DOT_SEGMENTS));
+    ck_assert(rb.flags & F(WHITESPACE));
+    /* a's parse (same length, spans that fit) with b's bytes */
+    ck_assert_int_eq(urisan_analyze(b, len, &ua, NULL, &ra), URISAN_OK);
+    ck_assert(ra.flags & F(DOT_SEGMENTS));
+    ck_assert(ra.flags & F(WHITESPACE));
+    /* and the same parse with its own bytes stays clean */
+    ck_assert_int_eq(urisan_analyze(a, len, &ua, NULL, &ra), URISAN_OK);
+    ck_assert_uint_eq(ra.flags, 0);
+    /* the same pointer with a shorter length is another input too */
+    ck_assert_int_eq(urisan_analyze(a, len - 4, &ua, NULL, &ra), URISAN_OK);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* Linear work: a megabyte of hostile bytes, with limits raised to the
    ceiling, is analysed (each a single pass; no timing asserted). */
 START_TEST(megabyte_of_hostile_input_is_analysed)
@@ -1047,6 +1083,7 @@ static Suite *suite(void)
     tcase_add_test(t, default_port_table_has_the_spec_list);
     tcase_add_test(t, analyze_rejects_bad_arguments);
     tcase_add_test(t, forged_spans_are_not_followed);
+    tcase_add_test(t, parse_summary_is_tied_to_its_buffer);
     tcase_add_test(t, megabyte_of_hostile_input_is_analysed);
     tcase_add_test(t, xn_label_anywhere_in_a_host_is_idn);
     suite_add_tcase(s, t);
