@@ -5,6 +5,8 @@
  * the JSON writer src/cli/json.c) run with file descriptors 0 and 1
  * pointed at memfds.
  *
+ * and `urisan squid-acl` (src/cli/cmd_squid.c), the Squid helper.
+ *
  * Invariants, for `check`, `normalize` and `resolve BASE` (the base of
  * RFC 3986 5.4; --above-root and --non-strict chosen by the input size):
  *  1. exactly one output line per input line (lines end at LF; a last
@@ -18,6 +20,11 @@
  *     the error code; the input is echoed back when it is valid UTF-8;
  *  4. the exit status is 1 when something was denied (check) or failed
  *     (normalize, resolve), else 0.
+ * For `squid-acl`: exactly one reply line per request line; each reply
+ * is "[channel-ID SP] OK|ERR ..." with the request's channel-ID (1 to 20
+ * digits and a space) echoed, holds no control byte, and is ERR exactly
+ * when urisan_check denies the value (the request up to its first space)
+ * or there is no value; never BH under the default policy.
  */
 #define _GNU_SOURCE 1
 #include <json-c/json.h>
@@ -31,6 +38,7 @@
 int cmd_check(int argc, char **argv);
 int cmd_normalize(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
+int cmd_squid_acl(int argc, char **argv);
 
 /* The longest line the commands keep: max_uri + 1 (SPEC 4 default). */
 #define KEEP 8193
@@ -320,10 +328,54 @@ static void check_transform_line(const char *ol, size_t on, const char *il, size
     json_object_put(o);
 }
 
-/* Walk input and output lines in step; for each pair call check (check
-   mode when m is NULL); sets *bad when some line denied or failed. */
-static void walk_lines(const char *in, size_t size, const fuzz_str *out, const transform_mode *m,
-                       int *bad)
+/* One squid-acl reply (rl bytes, no LF) to one request line (il bytes,
+   a trailing CR stripped). */
+static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t in_len,
+                              size_t lineno)
+{
+    for (size_t k = 0; k < rn; k++) {
+        unsigned char c = (unsigned char)rl[k];
+        FUZZ_ASSERT(c >= 0x20 && c != 0x7f, "squid-acl reply %zu holds byte 0x%02x", lineno, c);
+    }
+    size_t d = 0;
+    while (d < in_len && d <= 20 && il[d] >= '0' && il[d] <= '9')
+        d++;
+    size_t vs = 0;
+    if (d > 0 && d <= 20 && d < in_len && il[d] == ' ') {
+        FUZZ_ASSERT(rn > d && memcmp(rl, il, d + 1) == 0,
+                    "squid-acl reply %zu does not echo the channel-ID", lineno);
+        vs = d + 1;
+    }
+    const char *r = rl + vs;
+    size_t rlen = rn - vs;
+    int ok = rlen >= 2 && memcmp(r, "OK", 2) == 0 && (rlen == 2 || r[2] == ' ');
+    int err = rlen >= 3 && memcmp(r, "ERR", 3) == 0 && (rlen == 3 || r[3] == ' ');
+    FUZZ_ASSERT(ok || err, "squid-acl reply %zu is neither OK nor ERR", lineno);
+    if (in_len > 8193 + 21)
+        return; /* kept to a prefix: the value is judged too_long */
+    const char *v = il + vs;
+    const char *sp = (const char *)memchr(v, ' ', in_len - vs);
+    size_t vlen = sp ? (size_t)(sp - v) : in_len - vs;
+    int deny = 1;
+    if (vlen > 0) {
+        char *copy = fuzz_dup_part(v, vlen);
+        urisan_uri u;
+        urisan_report rep;
+        urisan_decision dec;
+        urisan_check(copy, vlen, NULL, &u, &rep, &dec);
+        deny = dec.verdict == URISAN_DENY;
+        free(copy);
+    }
+    FUZZ_ASSERT(err == deny, "squid-acl reply %zu is %s, the library %s the value", lineno,
+                err ? "ERR" : "OK", deny ? "denies" : "allows");
+}
+
+enum walk_kind { WALK_CHECK, WALK_TRANSFORM, WALK_SQUID };
+
+/* Walk input and output lines in step and check each pair; sets *bad
+   when some line was denied or failed (check, transform). */
+static void walk_lines(const char *in, size_t size, const fuzz_str *out, enum walk_kind kind,
+                       const transform_mode *m, int *bad)
 {
     size_t ip = 0, op = 0, lineno = 0;
     while (ip < size) {
@@ -335,10 +387,12 @@ static void walk_lines(const char *in, size_t size, const fuzz_str *out, const t
         const char *onl = (const char *)memchr(out->p + op, '\n', out->len - op);
         size_t oe = (size_t)(onl - out->p);
         lineno++;
-        if (m == NULL)
+        if (kind == WALK_CHECK)
             check_json_line(out->p + op, oe - op, in + ip, il, lineno, bad);
-        else
+        else if (kind == WALK_TRANSFORM)
             check_transform_line(out->p + op, oe - op, in + ip, il, lineno, m, bad);
+        else
+            check_squid_reply(out->p + op, oe - op, in + ip, il, lineno);
         ip = nl ? ie + 1 : size;
         op = oe + 1;
     }
@@ -361,7 +415,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = run_check(in, size, 1, &out);
     expect_lines(&out, nlines, "check --json");
     int denied = 0;
-    walk_lines(in, size, &out, NULL, &denied);
+    walk_lines(in, size, &out, WALK_CHECK, NULL, &denied);
     FUZZ_ASSERT(rc == (denied ? 1 : 0), "check --json: exit status %d, something denied: %d", rc,
                 denied);
     rc = run_check(in, size, 0, &out);
@@ -375,7 +429,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = run_cmd(cmd_normalize, nargv, in, size, &out);
     expect_lines(&out, nlines, "normalize --json");
     int failed = 0;
-    walk_lines(in, size, &out, &nm, &failed);
+    walk_lines(in, size, &out, WALK_TRANSFORM, &nm, &failed);
     FUZZ_ASSERT(rc == (failed ? 1 : 0), "normalize --json: exit status %d, failed %d", rc, failed);
     nargv[1] = NULL;
     rc = run_cmd(cmd_normalize, nargv, in, size, &out);
@@ -404,12 +458,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = run_cmd(cmd_resolve, rargv, in, size, &out);
     expect_lines(&out, nlines, "resolve --json");
     failed = 0;
-    walk_lines(in, size, &out, &rm, &failed);
+    walk_lines(in, size, &out, WALK_TRANSFORM, &rm, &failed);
     FUZZ_ASSERT(rc == (failed ? 1 : 0), "resolve --json: exit status %d, failed %d", rc, failed);
     for (int i = 1; rargv[i] != NULL; i++) /* the same without --json */
         rargv[i] = rargv[i + 1];
     rc = run_cmd(cmd_resolve, rargv, in, size, &out);
     expect_lines(&out, nlines, "resolve");
+
+    /* squid-acl */
+    char s0[] = "squid-acl";
+    char *sargv[] = {s0, NULL};
+    rc = run_cmd(cmd_squid_acl, sargv, in, size, &out);
+    expect_lines(&out, nlines, "squid-acl");
+    FUZZ_ASSERT(rc == 0, "squid-acl: exit status %d", rc);
+    walk_lines(in, size, &out, WALK_SQUID, NULL, &failed);
 
     fs_free(&out);
     fuzz_done(in);
