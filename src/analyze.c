@@ -817,7 +817,10 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
                     name[i] = (char)(in[i] | 0x20);
             }
             kind = scheme_kind_lower(name, n);
-            if (urisan_policy_dangerous_len(pol, n) && urisan_policy_dangerous(pol, name, n))
+            /* http, https, ws, wss, ftp are on no built-in list (test_policy
+               checks), so only a policy's own entries can name them */
+            if ((kind != SCH_SPECIAL || (pol != NULL && pol->n_dangerous > 0)) &&
+                urisan_policy_dangerous_len(pol, n) && urisan_policy_dangerous(pol, name, n))
                 f |= F(DANGEROUS_SCHEME);
         }
         r = n + 1;

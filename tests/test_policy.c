@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "guard.h"
+#include "risk.h"
 #include "urisan.h"
 
 #define F(n) URISAN_F(n)
@@ -318,6 +319,25 @@ START_TEST(dangerous_scheme_line_adds_to_the_list)
 }
 END_TEST
 
+/* The analysis skips the list for http, https, ws, wss and ftp unless a
+   policy has entries of its own: none of them is on the built-in list,
+   and a policy that names them is obeyed. */
+START_TEST(special_schemes_are_dangerous_only_by_policy)
+{
+    static const char *const special[] = {"http", "https", "ws", "wss", "ftp"};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        ck_assert(!urisan_policy_dangerous(NULL, special[i], strlen(special[i])));
+    urisan_policy *p = policy_of("dangerous-scheme http https ws wss ftp\n");
+    static const char *const uris[] = {"HTTP://h/", "https://h/a", "ws://h/", "WsS://h/",
+                                       "ftp://h/f"};
+    for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
+        ck_assert_msg(check(p, uris[i]).deny_flags & F(DANGEROUS_SCHEME), "%s", uris[i]);
+        ck_assert_msg(!(check(NULL, uris[i]).deny_flags & F(DANGEROUS_SCHEME)), "%s", uris[i]);
+    }
+    free(p);
+}
+END_TEST
+
 START_TEST(default_port_line_extends_the_table)
 {
     urisan_policy *p = policy_of("default-port redis 6379\ndefault-port http 8080\n");
@@ -598,6 +618,7 @@ static Suite *suite(void)
     tcase_add_test(t, allow_host_denies_every_other_host);
     tcase_add_test(t, limit_lines_change_the_bounds_of_check);
     tcase_add_test(t, dangerous_scheme_line_adds_to_the_list);
+    tcase_add_test(t, special_schemes_are_dangerous_only_by_policy);
     tcase_add_test(t, default_port_line_extends_the_table);
     tcase_add_test(t, comments_blank_lines_crlf_and_spacing);
     suite_add_tcase(s, t);
