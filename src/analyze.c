@@ -884,6 +884,8 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
         out->flags = F(INVALID);
         return URISAN_E_BAD_ARGUMENT;
     }
+    if (in == NULL)
+        in = ""; /* len == 0: no byte is read, and no arithmetic on NULL */
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
     if (uri->error.code == URISAN_E_TOO_LONG) {

@@ -244,6 +244,8 @@ urisan_status urisan_normalize_ex(const char *in, size_t len,
             err->code = URISAN_E_BAD_ARGUMENT;
         return URISAN_E_BAD_ARGUMENT;
     }
+    if (in == NULL)
+        in = ""; /* len == 0: no byte is read, and no arithmetic on NULL */
     urisan_status st = urisan_parse(in, len, lim, &u, &e);
     if (st != URISAN_OK) {
         if (err) {

@@ -582,7 +582,7 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
     if (pol != NULL && (in != NULL || len == 0))
-        out->rules = rule_reasons(in, len, uri, rep, pol);
+        out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;
     else if (out->flag_flags != 0)

@@ -411,6 +411,18 @@ START_TEST(long_bare_uri_is_one_hit_flagged_too_long)
 }
 END_TEST
 
+/* Empty text may come as (NULL, 0): no hit, and no arithmetic on or libc
+   call with NULL (UBSan). */
+START_TEST(null_empty_text_has_no_hits)
+{
+    urisan_hit hits[4];
+    size_t count = 9, next = 9;
+    ck_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, hits, 4, &count, NULL, 0, &next), URISAN_OK);
+    ck_assert_uint_eq(count, 0);
+    ck_assert_uint_eq(next, 0);
+}
+END_TEST
+
 static Suite *extract_suite(void)
 {
     Suite *s = suite_create("extract");
@@ -432,6 +444,7 @@ static Suite *extract_suite(void)
                         (int)(sizeof edge_inputs / sizeof edge_inputs[0]));
     tcase_add_test(tc, adversarial_megabytes_are_scanned_with_exact_results);
     tcase_add_test(tc, long_bare_uri_is_one_hit_flagged_too_long);
+    tcase_add_test(tc, null_empty_text_has_no_hits);
     suite_add_tcase(s, tc);
     return s;
 }

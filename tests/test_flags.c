@@ -945,6 +945,24 @@ START_TEST(analyze_rejects_bad_arguments)
     ck_assert_int_eq(urisan_parse(NULL, 0, NULL, &u, NULL), URISAN_OK);
     ck_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
     ck_assert_uint_eq(r.flags, 0);
+    /* ... even with empty spans at offset 0 (they fit a 0-byte input):
+       no arithmetic on, or libc call with, the NULL pointer (UBSan) */
+    u.userinfo.off = u.host.off = u.port.off = u.scheme.off = 0;
+    u.userinfo.len = u.host.len = u.port.len = u.scheme.len = 0;
+    ck_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
+    ck_assert(r.flags & F(USERINFO));
+    urisan_decision d;
+    urisan_policy *pol = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(pol);
+    const char *pt = "allow-host example.com\nallow-scheme http\nallow-port 80\n";
+    size_t line = 0;
+    const char *msg = NULL;
+    urisan_policy_init(pol);
+    ck_assert_int_eq(urisan_policy_parse(pol, pt, strlen(pt), &line, &msg), URISAN_OK);
+    urisan_decide(NULL, 0, &u, &r, pol, &d);
+    urisan_decide(NULL, 0, &u, &r, NULL, &d);
+    ck_assert_int_eq(urisan_check(NULL, 0, pol, &u, &r, &d), URISAN_OK);
+    free(pol);
 }
 END_TEST
 

@@ -635,6 +635,26 @@ START_TEST(one_mib_of_relative_dotdot_slash_is_kept)
 }
 END_TEST
 
+/* An empty input may come as (NULL, 0): an empty result, and no
+   arithmetic on or libc call with the NULL pointer (UBSan). */
+START_TEST(null_empty_input_normalizes_to_empty)
+{
+    char buf[16];
+    size_t need = 99;
+    urisan_error e;
+    int eq = 0;
+    ck_assert_int_eq(urisan_normalize(NULL, 0, NULL, buf, sizeof buf, &need, &e), URISAN_OK);
+    ck_assert_uint_eq(need, 0);
+    ck_assert_int_eq(urisan_normalize(NULL, 0, NULL, NULL, 0, &need, &e), URISAN_OK);
+    ck_assert_uint_eq(need, 0);
+    ck_assert_int_eq(urisan_equivalent(NULL, 0, NULL, 0, NULL, buf, sizeof buf, &need, &eq, &e),
+                     URISAN_OK);
+    ck_assert_int_eq(eq, 1);
+    ck_assert_int_eq(urisan_equivalent(NULL, 0, "", 0, NULL, NULL, 0, &need, &eq, &e), URISAN_OK);
+    ck_assert_int_eq(eq, 1);
+}
+END_TEST
+
 static Suite *normalize_suite(void)
 {
     Suite *s = suite_create("normalize");
@@ -668,6 +688,7 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, one_mib_of_pct2e_pct2e_slash_normalises_to_root);
     tcase_add_test(tc, one_mib_of_pct25_stays_as_it_is);
     tcase_add_test(tc, one_mib_of_relative_dotdot_slash_is_kept);
+    tcase_add_test(tc, null_empty_input_normalizes_to_empty);
     suite_add_tcase(s, tc);
     return s;
 }

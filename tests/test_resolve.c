@@ -918,6 +918,25 @@ START_TEST(remove_dot_segments_writes_nothing_when_it_does_not_fit)
 }
 END_TEST
 
+/* An empty reference may come as (NULL, 0): the base without its
+   fragment, and no arithmetic on or libc call with NULL (UBSan). */
+START_TEST(null_empty_reference_resolves_to_the_base)
+{
+    char buf[32];
+    size_t need = 0;
+    urisan_error e;
+    ck_assert_int_eq(urisan_resolve("http://a/b?q#f", 14, NULL, 0, NULL, buf, sizeof buf, &need,
+                                    NULL, &e),
+                     URISAN_OK);
+    ck_assert_uint_eq(need, 12);
+    ck_assert(memcmp(buf, "http://a/b?q", 12) == 0);
+    ck_assert_int_eq(urisan_resolve("http://a/b", 10, NULL, 0, NULL, NULL, 0, &need, NULL, &e),
+                     URISAN_E_NOSPACE);
+    ck_assert_int_eq(urisan_resolve(NULL, 0, NULL, 0, NULL, buf, sizeof buf, &need, NULL, &e),
+                     URISAN_E_BASE_NOT_ABSOLUTE);
+}
+END_TEST
+
 static Suite *resolve_suite(void)
 {
     Suite *s = suite_create("resolve");
@@ -957,6 +976,7 @@ static Suite *resolve_suite(void)
     tcase_add_test(tc, keep_and_relref_modes_equal_a_segment_stack_on_all_short_paths);
     tcase_add_test(tc, remove_dot_segments_writes_nothing_when_it_does_not_fit);
     tcase_add_test(tc, keep_copies_unmerged_reference_paths_as_the_seed_draft_does);
+    tcase_add_test(tc, null_empty_reference_resolves_to_the_base);
     suite_add_tcase(s, tc);
     return s;
 }
