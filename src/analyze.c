@@ -1113,7 +1113,7 @@ URISAN_API urisan_status urisan_format_ip(const urisan_report *r, char *buf, siz
         return URISAN_E_BAD_ARGUMENT; /* no address */
     }
     *needed = n;
-    if (n > cap || (buf == NULL && n > 0))
+    if (n > cap || buf == NULL) /* n > 0: an address has text */
         return URISAN_E_NOSPACE;
     memcpy(buf, tmp, n);
     return URISAN_OK;
