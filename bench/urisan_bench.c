@@ -633,6 +633,26 @@ static void lin_extract_setup(void)
     lin_scratch = xmalloc(lin_scratch_cap);
 }
 
+/* urisan_check under the raised-limits policy: parse, analyse, verdict. */
+static uint64_t lin_check(const char *in, size_t len, const urisan_limits *lim)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    (void)lim;
+    urisan_status st = urisan_check(in, len, lin_policy, &u, &r, &d);
+    return (uint64_t)st + r.flags + d.verdict;
+}
+
+/* urisan_equivalent of the input with itself (two normalisations). */
+static uint64_t lin_equivalent(const char *in, size_t len, const urisan_limits *lim)
+{
+    size_t need = 0;
+    int eq = 0;
+    urisan_status st = urisan_equivalent(in, len, in, len, lim, outbuf, OUTCAP, &need, &eq, NULL);
+    return (uint64_t)st + need + (uint64_t)eq;
+}
+
 /* The whole text, in as many calls as the hit array needs. */
 static uint64_t lin_extract(const char *in, size_t len, const urisan_limits *lim)
 {
@@ -667,6 +687,8 @@ static const lin_entry_t lin_entries[] = {
     {"normalize", lin_normalize},
 #endif
 #ifdef BENCH_HAVE_EXTRACT
+    {"check", lin_check},
+    {"equivalent", lin_equivalent},
     {"extract", lin_extract},
 #endif
 };
