@@ -469,7 +469,9 @@ bound:
     return bc;
 }
 
-/* The fast path as compiled here, for tests (tests/test_scan.c). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u)
 {
     return parse_plain(in, len, lim, u);
@@ -480,13 +482,14 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
                                       urisan_uri *u, urisan_error *err)
 {
     if (u != NULL && (in != NULL || len == 0)) {
+        /* both fast paths out of line: this stays a small dispatcher */
         bool fast;
 #ifdef URISAN_HAVE_SSSE3_VARIANT
         if (urisan_cpu_ssse3())
             fast = urisan_parse_fast_ssse3(in, len, lim, u);
         else
 #endif
-            fast = parse_plain(in, len, lim, u);
+            fast = urisan_parse_fast_base(in, len, lim, u);
         if (fast) {
             if (err)
                 *err = u->error;
