@@ -482,14 +482,16 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
                                       urisan_uri *u, urisan_error *err)
 {
     if (u != NULL && (in != NULL || len == 0)) {
-        /* both fast paths out of line: this stays a small dispatcher */
         bool fast;
 #ifdef URISAN_HAVE_SSSE3_VARIANT
+        /* both fast paths out of line: this stays a small dispatcher */
         if (urisan_cpu_ssse3())
             fast = urisan_parse_fast_ssse3(in, len, lim, u);
         else
-#endif
             fast = urisan_parse_fast_base(in, len, lim, u);
+#else
+        fast = parse_plain(in, len, lim, u);
+#endif
         if (fast) {
             if (err)
                 *err = u->error;
