@@ -351,8 +351,9 @@ static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t 
     int ok = rlen >= 2 && memcmp(r, "OK", 2) == 0 && (rlen == 2 || r[2] == ' ');
     int err = rlen >= 3 && memcmp(r, "ERR", 3) == 0 && (rlen == 3 || r[3] == ' ');
     FUZZ_ASSERT(ok || err, "squid-acl reply %zu is neither OK nor ERR", lineno);
-    if (in_len > 8193 + 21)
-        return; /* kept to a prefix: the value is judged too_long */
+    if (in_len > KEEP + 21)
+        return; /* kept to a prefix (channel-ID, space, KEEP bytes of value):
+                   the value is judged too_long */
     const char *v = il + vs;
     const char *sp = (const char *)memchr(v, ' ', in_len - vs);
     size_t vlen = sp ? (size_t)(sp - v) : in_len - vs;
