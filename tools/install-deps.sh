@@ -12,6 +12,7 @@ pkgs=(
   libglib2.0-dev                                    # benchmark peer (GUri)
   libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
   squid                                             # e2e: the proxy helper
+  libmicrohttpd-dev nginx haproxy                   # urisan serve + its e2e gateways
   valgrind                                          # callgrind figures
 )
 
@@ -28,6 +29,12 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Installing must not start services (squid, nginx, haproxy): the tests
+# start their own. A temporary policy-rc.d (exit 101) tells invoke-rc.d no.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # Debian starts squid as a service on install: the e2e tests run their own.
 if command -v systemctl >/dev/null 2>&1; then systemctl stop squid >/dev/null 2>&1 || true; fi

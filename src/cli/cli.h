@@ -36,6 +36,7 @@ int cmd_normalize(int argc, char **argv);
 int cmd_equivalent(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_squid_acl(int argc, char **argv);
+int cmd_serve(int argc, char **argv);   /* cmd_serve.c, with libmicrohttpd */
 
 /* ---- usage and errors (main.c) ---- */
 

@@ -12,6 +12,9 @@
 #ifndef URISAN_HAVE_SQUID
 #define cmd_squid_acl NULL
 #endif
+#ifndef URISAN_HAVE_SERVE
+#define cmd_serve NULL
+#endif
 
 typedef struct {
     const char *name;
@@ -83,6 +86,32 @@ static const cli_command commands[] = {
       "standard input, answer OK or ERR per line under the policy.\n"
       "\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n" },
+    { "serve", cmd_serve,
+      "[--listen ADDR:PORT] [--policy FILE] [--trust LIST] [--threads N] ...",
+      "Run an HTTP authorization service for gateways (nginx auth_request,\n"
+      "HAProxy Lua, Envoy ext_authz, Traefik forwardAuth, Caddy forward_auth;\n"
+      "doc/gateways.md). Each request's headers give the URI the gateway is\n"
+      "about to forward; the answer is 200 (allow, flag) or 403 (deny) with\n"
+      "X-Urisan-Verdict, X-Urisan-Deny-Reasons, X-Urisan-Flag-Reasons.\n"
+      "GET /healthz answers 200. SIGHUP reloads the policy (a bad file keeps\n"
+      "the old one), SIGTERM drains and exits 0.\n"
+      "\n"
+      "  --listen ADDR:PORT      numeric address (default 127.0.0.1:8181;\n"
+      "                          port 0: any free port, logged at start)\n"
+      "  --policy FILE           apply the policy FILE on top of the default\n"
+      "  --trust LIST            URI sources, in precedence order (default\n"
+      "                          original-url,original-uri,forwarded-uri;\n"
+      "                          add target for Envoy)\n"
+      "  --strip-prefix PATH     target source: remove PATH first (Envoy)\n"
+      "  --threads N             worker threads (default 2)\n"
+      "  --max-connections N     open connections at most (default 1024)\n"
+      "  --max-per-client N      connections of one client address (default\n"
+      "                          half of --max-connections; 0: no limit)\n"
+      "  --max-header-bytes N    request line and headers (default 16384)\n"
+      "  --idle-timeout SECONDS  close an idle connection (default 30)\n"
+      "  --drain-timeout SECONDS SIGTERM: wait for answers (default 10)\n"
+      "\n"
+      "Exit status: 0 after SIGTERM, 2 usage, policy or listen error.\n" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

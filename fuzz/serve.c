@@ -1,0 +1,196 @@
+/*
+ * fuzz/serve.c - `urisan serve`'s URI rebuilt from any header bytes, and
+ * the answer (src/cli/serve_uri.c; doc/gateways.md).
+ *
+ * Input: byte 0 picks the trust (which sources, in which order, and
+ * whether --strip-prefix /authz is set); the rest is split at LF: the
+ * first piece is the request-target, each further piece is a header
+ * whose first byte picks the name (one of the eight serve reads, or one
+ * it ignores) and whose remaining bytes are the value (any bytes: NUL,
+ * CR, non-ASCII). Every value is an exact-size allocation.
+ *
+ * Invariants:
+ *  1. one well-formed decision: status 200 or 403, 403 exactly when the
+ *     verdict is deny; reason lists are "-" or comma-separated names of
+ *     [a-z0-9_]; a 200 has no deny reason; a request with no URI is
+ *     denied with exactly the rebuild status's name;
+ *  2. the rebuilt URI fits the buffer (exact-size: a write past it
+ *     faults) and one byte less says too_long; rebuilding is
+ *     deterministic;
+ *  3. a URI composed from proto, host and path keeps the host's bytes
+ *     in the authority: the parsed path starts at the first "/" after
+ *     "://" and there is no userinfo, so no header value moves bytes
+ *     from one component into another;
+ *  4. the verdict equals urisan_check's on the rebuilt URI (plus deny
+ *     when it is not absolute with a host).
+ */
+#include "fuzz_util.h"
+#include "serve_uri.h"
+
+#define MAX_PARTS 16
+
+static void check_words(const char *w, const char *what)
+{
+    size_t n = strlen(w);
+    FUZZ_ASSERT(n > 0 && n < SERVE_REASONS_MAX, "%s reasons length %zu", what, n);
+    if (strcmp(w, "-") == 0)
+        return;
+    FUZZ_ASSERT(w[0] != ',' && w[n - 1] != ',' && strstr(w, ",,") == NULL,
+                "%s reasons badly separated: %s", what, w);
+    for (size_t i = 0; i < n; i++) {
+        char c = w[i];
+        FUZZ_ASSERT((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == ',',
+                    "%s reasons hold byte 0x%02x: %s", what, (unsigned char)c, w);
+    }
+}
+
+static void pick_trust(unsigned char b, serve_trust *t)
+{
+    serve_trust_default(t);
+    if (b & 0x80) {
+        /* a rotation of all four sources, then drop some from the end */
+        size_t rot = b & 3, n = 1 + ((b >> 2) & 3);
+        for (size_t i = 0; i < SERVE_SRC_COUNT_; i++)
+            t->order[i] = (serve_source)((i + rot) % SERVE_SRC_COUNT_);
+        t->n = n;
+    }
+    if (b & 0x40) {
+        t->strip_prefix = "/authz";
+        t->strip_len = 6;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    char *in = fuzz_dup(data, size);
+    serve_trust trust;
+    pick_trust((unsigned char)in[0], &trust);
+
+    /* pieces: exact-size copies */
+    char *part[MAX_PARTS];
+    size_t plen[MAX_PARTS], nparts = 0;
+    const char *p = in + 1;
+    size_t left = size - 1;
+    while (nparts < MAX_PARTS) {
+        size_t alen, blen;
+        const char *b;
+        fuzz_split_nl(p, left, &alen, &b, &blen);
+        part[nparts] = fuzz_dup_part(p, alen);
+        plen[nparts] = alen;
+        nparts++;
+        if (b == p + left)
+            break;
+        p = b;
+        left = blen;
+    }
+
+    serve_request r;
+    serve_request_init(&r);
+    r.target = part[0];
+    r.target_len = plen[0];
+    for (size_t i = 1; i < nparts; i++) {
+        if (plen[i] == 0)
+            continue;
+        unsigned id = (unsigned char)part[i][0] % (SERVE_H_COUNT_ + 1);
+        const char *name = id < SERVE_H_COUNT_ ? serve_header_name((serve_header)id)
+                                               : "X-Not-Read";
+        serve_request_add(&r, name, strlen(name), part[i] + 1, plen[i] - 1);
+    }
+
+    urisan_policy *pol = (urisan_policy *)malloc(urisan_policy_size());
+    if (pol == NULL)
+        abort();
+    urisan_policy_init(pol);
+
+    size_t cap = size + 96;
+    char *buf = (char *)malloc(cap);
+    serve_answer *a = (serve_answer *)malloc(sizeof *a);
+    if (buf == NULL || a == NULL)
+        abort();
+    serve_decide(&r, &trust, pol, buf, cap, a);
+
+    /* 1. one well-formed decision */
+    FUZZ_ASSERT(a->status == 200 || a->status == 403, "status %u", a->status);
+    FUZZ_ASSERT((a->status == 403) == (a->verdict == URISAN_DENY), "status %u verdict %d",
+                a->status, (int)a->verdict);
+    FUZZ_ASSERT(a->verdict == URISAN_ALLOW || a->verdict == URISAN_FLAGGED ||
+                a->verdict == URISAN_DENY, "verdict %d", (int)a->verdict);
+    check_words(a->deny, "deny");
+    check_words(a->flag, "flag");
+    FUZZ_ASSERT(a->status == 403 || strcmp(a->deny, "-") == 0,
+                "allowed with deny reasons %s", a->deny);
+    FUZZ_ASSERT(a->status == 200 || strcmp(a->deny, "-") != 0, "denied without a reason");
+    if (a->uri_status != SERVE_URI_OK) {
+        FUZZ_ASSERT(strcmp(a->deny, serve_uri_status_name(a->uri_status)) == 0,
+                    "no URI (%s) but reasons %s", serve_uri_status_name(a->uri_status), a->deny);
+    }
+
+    /* 2. bounded and deterministic */
+    size_t len = 0;
+    serve_source used = SERVE_SRC_COUNT_;
+    serve_uri_status st = serve_uri_build(&r, &trust, buf, cap, &len, &used);
+    FUZZ_ASSERT(st == a->uri_status, "rebuild not deterministic: %s then %s",
+                serve_uri_status_name(a->uri_status), serve_uri_status_name(st));
+    if (st == SERVE_URI_OK) {
+        FUZZ_ASSERT(len == a->uri_len && len <= cap, "length %zu vs %zu", len, a->uri_len);
+        char *exact = fuzz_dup_part(buf, len);
+        if (len > 0) {
+            char *small = (char *)malloc(len - 1 ? len - 1 : 1);
+            size_t l2 = 0;
+            serve_source u2;
+            serve_uri_status s2 = serve_uri_build(&r, &trust, small, len - 1, &l2, &u2);
+            FUZZ_ASSERT(s2 == SERVE_URI_TOO_LONG, "one byte short: %s",
+                        serve_uri_status_name(s2));
+            free(small);
+        }
+
+        /* 3. composed: the authority is exactly the host header's */
+        bool composed = used == SERVE_SRC_ORIGINAL_URI || used == SERVE_SRC_FORWARDED_URI ||
+                        (used == SERVE_SRC_TARGET &&
+                         (trust.strip_prefix != NULL || r.target_len == 0 ||
+                          r.target[0] == '/'));
+        if (composed) {
+            size_t i = 0;
+            while (i + 2 < len && !(exact[i] == ':' && exact[i + 1] == '/' && exact[i + 2] == '/'))
+                i++;
+            FUZZ_ASSERT(i + 2 < len, "composed URI without ://");
+            size_t slash = i + 3;
+            while (slash < len && exact[slash] != '/')
+                slash++;
+            FUZZ_ASSERT(slash < len, "composed URI without a path");
+            urisan_uri u;
+            urisan_status ps = urisan_parse(exact, len, NULL, &u, NULL);
+            if (ps != URISAN_E_TOO_LONG) {
+                FUZZ_ASSERT(urisan_span_present(u.path) && u.path.off == slash,
+                            "path starts at %zu, the header's path at %zu",
+                            u.path.off, slash);
+                FUZZ_ASSERT(!urisan_span_present(u.userinfo),
+                            "a host header made a userinfo");
+            }
+        }
+
+        /* 4. the verdict is the library's */
+        urisan_uri u;
+        urisan_report rep;
+        urisan_decision dec;
+        urisan_status cs = urisan_check(exact, len, pol, &u, &rep, &dec);
+        if (cs != URISAN_E_BAD_ARGUMENT && cs != URISAN_E_NOSPACE && cs != URISAN_E_BAD_POLICY) {
+            bool absolute = urisan_span_present(u.scheme) && u.host_type != URISAN_HOST_NONE &&
+                            u.host_type != URISAN_HOST_EMPTY;
+            urisan_verdict want = absolute ? dec.verdict : URISAN_DENY;
+            FUZZ_ASSERT(a->verdict == want, "verdict %d, library says %d", (int)a->verdict,
+                        (int)want);
+        }
+        free(exact);
+    }
+
+    free(a);
+    free(buf);
+    free(pol);
+    for (size_t i = 0; i < nparts; i++)
+        free(part[i]);
+    fuzz_done(in);
+    return 0;
+}

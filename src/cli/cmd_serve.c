@@ -1,0 +1,529 @@
+/*
+ * cmd_serve.c - `urisan serve`: an HTTP authorization service for
+ * gateways (nginx auth_request, HAProxy Lua, Envoy ext_authz, Traefik
+ * forwardAuth, Caddy forward_auth; doc/gateways.md).
+ *
+ * HTTP is libmicrohttpd's (Debian 12: 0.9.75): its parser, its bounds
+ * (memory per connection, connection count, per-IP connections, idle
+ * timeout), its epoll loop and thread pool. Why libmicrohttpd and not
+ * libevent's evhttp: MHD answers malformed requests (400, 431, 414) and
+ * bounds every connection by itself, has a per-IP connection limit and
+ * a quiesce call for draining, and hands us the request-target before
+ * it decodes anything (the URI log callback), which is the byte string
+ * the gateway forwards. evhttp decodes the URI, has no per-client limit,
+ * and would make us write the draining and bounding ourselves.
+ *
+ * What we add: the URI rebuilt from the gateway's headers and judged
+ * (serve_uri.c, a pure function the fuzz harness drives), the policy
+ * behind a read-write lock so SIGHUP swaps it atomically, and signal
+ * handling in the main thread (sigwait): SIGHUP reloads, SIGTERM/SIGINT
+ * drain. Every request gets exactly one answer: the access handler
+ * queues one response on its first call, whatever the request holds.
+ */
+#include "cli.h"
+#include "serve_uri.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CMD "serve"
+
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:8181"
+
+typedef struct {
+    /* configuration */
+    const char *policy_path;     /* NULL: built-in default */
+    serve_trust trust;
+    const char *trust_text;
+    size_t uri_cap;              /* bytes for the rebuilt URI */
+
+    /* the policy in force; readers hold the lock while judging */
+    pthread_rwlock_t lock;
+    urisan_policy *pol;
+
+    atomic_int draining;         /* SIGTERM seen: close after answering */
+    atomic_long inflight;        /* requests started, not yet completed */
+    atomic_ulong answered;
+} serve_state;
+
+/* One request: the request-target as received, before MHD decodes it. */
+typedef struct {
+    char *target;
+    size_t target_len;
+    bool seen_headers;   /* the handler's first call is over */
+    bool answered;
+} serve_req;
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logf_(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    flockfile(stderr);
+    fputs("urisan: serve: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+    va_end(ap);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    logf_("libmicrohttpd: %s", line);
+}
+
+/* ---- per request ---- */
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)c;
+    serve_state *s = cls;
+    atomic_fetch_add(&s->inflight, 1);
+    serve_req *rq = calloc(1, sizeof *rq);
+    if (rq == NULL)
+        return NULL;   /* answered 503 by the handler */
+    size_t n = strlen(uri);
+    rq->target = malloc(n + 1);
+    if (rq->target != NULL) {
+        memcpy(rq->target, uri, n + 1);
+        rq->target_len = n;
+    }
+    return rq;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)c;
+    (void)toe;
+    serve_state *s = cls;
+    serve_req *rq = *req_cls;
+    if (rq != NULL) {
+        free(rq->target);
+        free(rq);
+        *req_cls = NULL;
+    }
+    atomic_fetch_sub(&s->inflight, 1);
+}
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind,
+                                      const char *key, size_t key_size,
+                                      const char *value, size_t value_size)
+{
+    (void)kind;
+    serve_request_add(cls, key, key_size, value, value_size);
+    return MHD_YES;
+}
+
+static bool is_health(const serve_state *s, const serve_request *r)
+{
+    static const char path[] = "/healthz";
+    if (r->target_len != sizeof path - 1 || memcmp(r->target, path, sizeof path - 1) != 0)
+        return false;
+    if (r->h[SERVE_H_ORIGINAL_URL].p != NULL || r->h[SERVE_H_ORIGINAL_URI].p != NULL ||
+        r->h[SERVE_H_FORWARDED_URI].p != NULL)
+        return false;
+    /* When the request's own target is a source (Envoy), "/healthz" is a
+       URI to judge like any other, unless a --strip-prefix sets apart
+       the gateway's requests. */
+    if (s->trust.strip_prefix != NULL)
+        return true;
+    for (size_t i = 0; i < s->trust.n; i++) {
+        if (s->trust.order[i] == SERVE_SRC_TARGET)
+            return false;
+    }
+    return true;
+}
+
+static enum MHD_Result reply(serve_state *s, struct MHD_Connection *c, unsigned status,
+                             const char *body, const serve_answer *a)
+{
+    /* MHD_RESPMEM_MUST_COPY: MHD's prototype takes a non-const buffer. */
+    char text[32] = "";
+    size_t blen = body ? strlen(body) : 0;
+    if (blen >= sizeof text)
+        blen = sizeof text - 1;
+    memcpy(text, body ? body : "", blen);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(blen, text, MHD_RESPMEM_MUST_COPY);
+    if (resp == NULL)
+        return MHD_NO;
+    bool ok = true;
+    if (a != NULL) {
+        ok = MHD_add_response_header(resp, "X-Urisan-Verdict",
+                                     urisan_verdict_name(a->verdict)) == MHD_YES &&
+             MHD_add_response_header(resp, "X-Urisan-Deny-Reasons", a->deny) == MHD_YES &&
+             MHD_add_response_header(resp, "X-Urisan-Flag-Reasons", a->flag) == MHD_YES;
+    }
+    if (body != NULL)
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                           "text/plain") == MHD_YES;
+    if (atomic_load(&s->draining))
+        ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+    enum MHD_Result r = ok ? MHD_queue_response(c, status, resp) : MHD_NO;
+    MHD_destroy_response(resp);
+    if (r == MHD_YES)
+        atomic_fetch_add(&s->answered, 1);
+    return r;
+}
+
+/* Does the request announce a body? (RFC 9112 6.1, 6.2) */
+static bool has_body(struct MHD_Connection *c)
+{
+    const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return te != NULL || (cl != NULL && strspn(cl, "0") != strlen(cl));
+}
+
+/*
+ * libmicrohttpd calls this once the headers are in, then once per piece
+ * of body, then once more when the request is complete. A response
+ * queued before that last call makes MHD close the connection after
+ * it, so a request without a body is answered on its second call and
+ * the connection stays open for the gateway's next request. A request
+ * that announces a body (gateways send none: the snippets turn bodies
+ * off) is answered at once and its connection closed, so no body is
+ * ever read.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    (void)url;
+    (void)method;
+    (void)version;
+    (void)upload_data;
+    serve_state *s = cls;
+    serve_req *rq = *req_cls;
+    if (rq == NULL || rq->target == NULL)
+        return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n", NULL);
+    if (rq->answered) {
+        *upload_data_size = 0;   /* cannot happen (no body is read); discard */
+        return MHD_YES;
+    }
+    if (!rq->seen_headers && !has_body(c)) {
+        rq->seen_headers = true;
+        return MHD_YES;          /* answer on the call that completes it */
+    }
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    rq->answered = true;
+
+    serve_request r;
+    serve_request_init(&r);
+    r.target = rq->target;
+    r.target_len = rq->target_len;
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
+
+    if (is_health(s, &r)) {
+        if (atomic_load(&s->draining))
+            return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "draining\n", NULL);
+        return reply(s, c, MHD_HTTP_OK, "ok\n", NULL);
+    }
+
+    char *buf = malloc(s->uri_cap);
+    serve_answer *a = malloc(sizeof *a);
+    if (buf == NULL || a == NULL) {
+        free(buf);
+        free(a);
+        return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n", NULL);
+    }
+    pthread_rwlock_rdlock(&s->lock);
+    serve_decide(&r, &s->trust, s->pol, buf, s->uri_cap, a);
+    pthread_rwlock_unlock(&s->lock);
+    enum MHD_Result res = reply(s, c, a->status, NULL, a);
+    free(buf);
+    free(a);
+    return res;
+}
+
+/* ---- options ---- */
+
+static bool parse_count(const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi)
+        return false;
+    *out = n;
+    return true;
+}
+
+/* ADDR:PORT with a numeric IPv4 or [IPv6] address. */
+static bool parse_listen(const char *v, struct sockaddr_storage *ss, socklen_t *sl)
+{
+    const char *colon = strrchr(v, ':');
+    long port;
+    if (colon == NULL || !parse_count(colon + 1, 0, 65535, &port))
+        return false;
+    char host[INET6_ADDRSTRLEN + 2];
+    size_t hl = (size_t)(colon - v);
+    if (hl == 0 || hl >= sizeof host)
+        return false;
+    memcpy(host, v, hl);
+    host[hl] = '\0';
+    memset(ss, 0, sizeof *ss);
+    if (host[0] == '[' && host[hl - 1] == ']') {
+        host[hl - 1] = '\0';
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        *sl = sizeof *a6;
+        return inet_pton(AF_INET6, host + 1, &a6->sin6_addr) == 1;
+    }
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons((uint16_t)port);
+    *sl = sizeof *a4;
+    return inet_pton(AF_INET, host, &a4->sin_addr) == 1;
+}
+
+static int open_listener(const char *spec, char *shown, size_t shown_cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (!parse_listen(spec, &ss, &sl)) {
+        cli_usage_error(CMD, "--listen '%s': want ADDR:PORT with a numeric address "
+                        "(127.0.0.1:8181, [::1]:8181)", spec);
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 1024) != 0) {
+        cli_fail(CMD, "--listen %s: %s", spec, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    /* The port actually bound (port 0 asks the kernel for one). */
+    sl = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    char addr[INET6_ADDRSTRLEN];
+    if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+        inet_ntop(AF_INET6, &a6->sin6_addr, addr, sizeof addr);
+        snprintf(shown, shown_cap, "[%s]:%u", addr, (unsigned)ntohs(a6->sin6_port));
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &a4->sin_addr, addr, sizeof addr);
+        snprintf(shown, shown_cap, "%s:%u", addr, (unsigned)ntohs(a4->sin_port));
+    }
+    return fd;
+}
+
+/* ---- signals ---- */
+
+static void reload(serve_state *s)
+{
+    urisan_policy *np = cli_policy_load(CMD, s->policy_path);
+    if (np == NULL) {
+        logf_("reload failed (the message above); keeping the policy in force");
+        return;
+    }
+    pthread_rwlock_wrlock(&s->lock);
+    urisan_policy *old = s->pol;
+    s->pol = np;
+    pthread_rwlock_unlock(&s->lock);
+    free(old);
+    logf_("policy reloaded from %s", s->policy_path ? s->policy_path : "(built-in default)");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* SIGTERM: stop accepting, answer what is in flight (every answer now
+   says Connection: close), then stop. A second SIGTERM stops at once. */
+static void drain(serve_state *s, struct MHD_Daemon *d, const sigset_t *set, long drain_s)
+{
+    atomic_store(&s->draining, 1);
+    MHD_socket lfd = MHD_quiesce_daemon(d);
+    if (lfd != MHD_INVALID_SOCKET)
+        close(lfd);
+    double end = now_s() + (double)drain_s;
+    while (atomic_load(&s->inflight) > 0 && now_s() < end) {
+        struct timespec tick = { 0, 10 * 1000 * 1000 };
+        int sig = sigtimedwait(set, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        if (sig == SIGHUP)
+            reload(s);
+    }
+    long left = atomic_load(&s->inflight);
+    if (left > 0)
+        logf_("stopping with %ld request(s) unanswered", left);
+    MHD_stop_daemon(d);
+    logf_("stopped after %lu answers", (unsigned long)atomic_load(&s->answered));
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    cli_opt opts[] = {
+        { "--listen", true, NULL, false },
+        { "--policy", true, NULL, false },
+        { "--threads", true, NULL, false },
+        { "--trust", true, NULL, false },
+        { "--strip-prefix", true, NULL, false },
+        { "--max-connections", true, NULL, false },
+        { "--max-per-client", true, NULL, false },
+        { "--max-header-bytes", true, NULL, false },
+        { "--idle-timeout", true, NULL, false },
+        { "--drain-timeout", true, NULL, false },
+    };
+    enum { O_LISTEN, O_POLICY, O_THREADS, O_TRUST, O_STRIP, O_MAXCONN, O_PERCLIENT,
+           O_MAXHDR, O_IDLE, O_DRAIN };
+    int nargs = 0;
+    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
+        return rc;
+    if (nargs != 0)
+        return cli_usage_error(CMD, "takes no operands");
+
+    static serve_state s;
+    memset(&s, 0, sizeof s);
+    s.policy_path = opts[O_POLICY].value;
+    serve_trust_default(&s.trust);
+    s.trust_text = SERVE_TRUST_DEFAULT;
+    if (opts[O_TRUST].seen) {
+        const char *bad;
+        size_t badlen;
+        const char *v = opts[O_TRUST].value;
+        if (!serve_trust_parse(v, strlen(v), &s.trust, &bad, &badlen))
+            return cli_usage_error(CMD, "--trust: '%.*s' is not a source, or named twice "
+                                   "(sources: original-url, original-uri, forwarded-uri, "
+                                   "target)", (int)badlen, bad);
+        s.trust_text = v;
+    }
+    if (opts[O_STRIP].seen) {
+        const char *v = opts[O_STRIP].value;
+        if (v[0] != '/' || strlen(v) < 2)
+            return cli_usage_error(CMD, "--strip-prefix '%s': want a path such as /authz", v);
+        s.trust.strip_prefix = v;
+        s.trust.strip_len = strlen(v);
+    }
+
+    long threads = 2, maxconn = 1024, perclient = -1, maxhdr = 16384, idle = 30, drain_s = 10;
+    struct { int opt; long lo, hi; long *out; } nums[] = {
+        { O_THREADS, 1, 64, &threads },
+        { O_MAXCONN, 1, 65536, &maxconn },
+        { O_PERCLIENT, 0, 65536, &perclient },
+        { O_MAXHDR, 1024, 1 << 20, &maxhdr },
+        { O_IDLE, 1, 86400, &idle },
+        { O_DRAIN, 0, 3600, &drain_s },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        const cli_opt *o = &opts[nums[i].opt];
+        if (o->seen && !parse_count(o->value, nums[i].lo, nums[i].hi, nums[i].out))
+            return cli_usage_error(CMD, "%s '%s': want a number from %ld to %ld", o->name,
+                                   o->value, nums[i].lo, nums[i].hi);
+    }
+    if (perclient < 0)
+        perclient = maxconn / 2 > 0 ? maxconn / 2 : 1;
+    /* The rebuilt URI is at most two header values and a scheme. */
+    s.uri_cap = (size_t)maxhdr * 2 + 64;
+
+    s.pol = cli_policy_load(CMD, s.policy_path);
+    if (s.pol == NULL)
+        return CLI_EXIT_USAGE;
+    pthread_rwlock_init(&s.lock, NULL);
+
+    /* Signals go to the main thread only: block them before MHD starts
+       its threads (they inherit the mask), then sigwait for them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    char shown[INET6_ADDRSTRLEN + 16];
+    int lfd = open_listener(opts[O_LISTEN].seen ? opts[O_LISTEN].value : SERVE_DEFAULT_LISTEN,
+                            shown, sizeof shown);
+    if (lfd < 0) {
+        free(s.pol);
+        return CLI_EXIT_USAGE;
+    }
+
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    struct MHD_OptionItem mopts[] = {
+        { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_logger, NULL },   /* first */
+        { MHD_OPTION_LISTEN_SOCKET, lfd, NULL },
+        { MHD_OPTION_CONNECTION_LIMIT, maxconn, NULL },
+        { MHD_OPTION_PER_IP_CONNECTION_LIMIT, perclient, NULL },
+        { MHD_OPTION_CONNECTION_TIMEOUT, idle, NULL },
+        /* the request line and headers live in this per-connection pool,
+           with the response's headers */
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, maxhdr + 4096, NULL },
+        { MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
+        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, &s },
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, &s },
+        { threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
+                                            MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
+    if (d == NULL) {
+        close(lfd);
+        free(s.pol);
+        return cli_fail(CMD, "libmicrohttpd could not start (see above)");
+    }
+    logf_("listening on %s (policy %s; trust %s%s%s; threads %ld, connections %ld, "
+          "per client %ld, header bytes %ld, idle timeout %ld s)",
+          shown, s.policy_path ? s.policy_path : "built-in default", s.trust_text,
+          s.trust.strip_prefix ? "; strip-prefix " : "",
+          s.trust.strip_prefix ? s.trust.strip_prefix : "", threads, maxconn, perclient,
+          maxhdr, idle);
+
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            reload(&s);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            logf_("%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            drain(&s, d, &set, drain_s);
+            break;
+        }
+    }
+    pthread_rwlock_destroy(&s.lock);
+    free(s.pol);
+    return CLI_EXIT_OK;
+}

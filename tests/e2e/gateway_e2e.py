@@ -1,0 +1,714 @@
+#!/usr/bin/env python3
+"""End-to-end test: `urisan serve` as the authorization service of a real
+nginx and a real HAProxy (issue 14), with the snippets of doc/gateways.md.
+
+usage: gateway_e2e.py URISAN [--keep] [--only nginx|haproxy]
+                      [--requests N] [--connections N]
+
+For each gateway (Debian 12's nginx 1.22 with auth_request, HAProxy 2.6
+with the Lua core.httpclient action) it starts, on 127.0.0.1 and free
+ports: an origin that records every request target it receives
+(gateway_origin.py), `urisan serve` with the --trust the snippet names,
+and the gateway with a configuration generated around the doc's block
+(copied verbatim; only ports and file paths are replaced). Then:
+
+ 1. facts: raw request lines written on a socket (no client rewrites
+    them). Allowed URIs reach the origin unchanged (200 and the origin's
+    echo, and the origin's log has the target); denied ones (escaped
+    CR/LF, %2e%2e above the root, the 0x7f.1 host of an absolute-form
+    request, %00, a client's own X-Original-URL trying to steer the
+    decision, and ?next=http://169.254.169.254/ under --profile ssrf
+    when the build has profiles) get 403 and never reach the origin;
+    requests the gateway itself refuses (a raw NUL) never do either. The
+    gateway's access log shows the verdict and the reasons.
+ 2. load: N requests (default 10,000) over C persistent connections at
+    once (default 50), about half to be denied, each target unique.
+    Each must get its verdict (200 with the origin's echo, or 403):
+    0 lost, 0 wrong; the origin must have seen exactly the allowed ones.
+ 3. reload under load: the same with SIGHUP sent to the service every
+    0.1 s, alternating two good policy files and a bad one (the service
+    logs it and keeps the old policy): 0 lost, 0 wrong; then a policy
+    that denies one host takes effect (403, reason host_denied).
+
+Everything started here is stopped by PID, also on failure. Exit 0 on
+success, 1 on failure, 77 (skip) when neither nginx nor haproxy can be
+found or installed (one missing is skipped with a message).
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+DOC = os.path.join(HERE, "..", "..", "doc", "gateways.md")
+
+
+def log(msg):
+    sys.stdout.write(msg + "\n")
+    sys.stdout.flush()
+
+
+class Failure(Exception):
+    pass
+
+
+class SkipGateway(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------
+# Processes we start, stopped by PID whatever happens.
+# --------------------------------------------------------------------------
+
+class Procs:
+    def __init__(self):
+        self.procs = []
+
+    def start(self, argv, **kw):
+        p = subprocess.Popen(argv, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            stop(p)
+        self.procs = []
+
+
+def stop(p, grace=10.0, sig=signal.SIGTERM):
+    """sig, wait, then SIGKILL: only this PID."""
+    if p.poll() is not None:
+        return p.returncode
+    try:
+        p.send_signal(sig)
+        return p.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait(timeout=grace)
+        return None
+    except ProcessLookupError:
+        return p.returncode
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_listening(port, proc, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def find_binary(name, package):
+    for cand in (shutil.which(name), "/usr/sbin/" + name):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        return None
+    log("%s not found: apt-get install -y %s" % (name, package))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    # Installing must not start the package's service: a temporary
+    # policy-rc.d (exit 101) tells invoke-rc.d no (as tools/install-deps.sh).
+    prc = "/usr/sbin/policy-rc.d"
+    made = False
+    try:
+        if not os.path.exists(prc):
+            with open(prc, "w") as f:
+                f.write("#!/bin/sh\nexit 101\n")
+            os.chmod(prc, 0o755)
+            made = True
+        subprocess.run(["apt-get", "install", "-y", "-o", "DPkg::Lock::Timeout=600",
+                        package], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=900, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        if made:
+            os.unlink(prc)
+    for cand in (shutil.which(name), "/usr/sbin/" + name):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def doc_block(lang):
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"```%s\n(.*?)```" % re.escape(lang), text, re.S)
+    if not m:
+        raise Failure("no ```%s block in %s" % (lang, DOC))
+    return m.group(1)
+
+
+def replace_once(text, old, new, what):
+    if old not in text:
+        raise Failure("the doc's %s block lost %r" % (what, old))
+    return text.replace(old, new)
+
+
+# --------------------------------------------------------------------------
+# The pieces: origin, urisan serve, the gateways
+# --------------------------------------------------------------------------
+
+class Origin:
+    def __init__(self, procs, tmp):
+        self.log_path = os.path.join(tmp, "origin.log")
+        open(self.log_path, "wb").close()
+        self.proc = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"),
+                                 self.log_path], stdout=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        line = self.proc.stdout.readline()
+        if not line.strip().isdigit():
+            raise Failure("origin did not start")
+        self.port = int(line)
+
+    def seen(self):
+        """Targets the origin received, as bytes, in order."""
+        import ast
+        with open(self.log_path, "rb") as f:
+            return [ast.literal_eval(l.decode("ascii")) for l in f if l.strip()]
+
+
+class Serve:
+    def __init__(self, procs, urisan, tmp, trust, extra=()):
+        self.err_path = os.path.join(tmp, "serve.%d.log" % len(procs.procs))
+        self.err = open(self.err_path, "wb")
+        self.argv = [urisan, "serve", "--listen", "127.0.0.1:0", "--trust", trust] + list(extra)
+        self.proc = procs.start(self.argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.monotonic() + 10
+        self.port = None
+        while time.monotonic() < deadline and self.port is None:
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", self.log())
+            if m:
+                self.port = int(m.group(1))
+            elif self.proc.poll() is not None:
+                break
+            else:
+                time.sleep(0.02)
+        if self.port is None:
+            raise Failure("urisan serve did not start:\n" + self.log())
+
+    def log(self):
+        with open(self.err_path, "rb") as f:
+            return f.read().decode("latin-1")
+
+    def stop(self):
+        rc = stop(self.proc)
+        if rc != 0:
+            raise Failure("urisan serve exited %r after SIGTERM:\n%s" % (rc, self.log()))
+
+
+NGINX_CONF = """\
+# Generated by tests/e2e/gateway_e2e.py around doc/gateways.md's block
+daemon off;
+master_process on;
+worker_processes 2;
+pid {tmp}/nginx.pid;
+error_log {tmp}/nginx.error.log warn;
+{user}
+events {{ worker_connections 1024; }}
+http {{
+    client_body_temp_path {tmp}/nginx-body;
+    proxy_temp_path {tmp}/nginx-proxy;
+    fastcgi_temp_path {tmp}/nginx-fastcgi;
+    uwsgi_temp_path {tmp}/nginx-uwsgi;
+    scgi_temp_path {tmp}/nginx-scgi;
+    access_log off;
+    keepalive_requests 100000;
+# ---- doc/gateways.md ----
+{snippet}
+# ----
+}}
+"""
+
+HAPROXY_CONF = """\
+# Generated by tests/e2e/gateway_e2e.py around doc/gateways.md's block
+{global_part}
+    pidfile {tmp}/haproxy.pid
+    log {tmp}/haproxy.sock local0 info
+    nbthread 2
+    {user}
+defaults
+    mode http
+    log global
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+    timeout http-keep-alive 30s
+{rest}
+"""
+
+
+class Gateway:
+    name = None
+
+    def __init__(self, procs, tmp, binary, origin, serve):
+        self.procs, self.tmp, self.binary = procs, tmp, binary
+        self.origin, self.serve = origin, serve
+        self.port = free_port()
+        self.proc = None
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def read(self, name):
+        try:
+            with open(self.path(name), "rb") as f:
+                return f.read().decode("latin-1")
+        except OSError:
+            return ""
+
+
+class Nginx(Gateway):
+    name = "nginx"
+    trust = "original-uri"
+
+    def start(self):
+        snip = doc_block("nginx")
+        snip = replace_once(snip, "127.0.0.1:8181", "127.0.0.1:%d" % self.serve.port, "nginx")
+        snip = replace_once(snip, "127.0.0.1:9000", "127.0.0.1:%d" % self.origin.port, "nginx")
+        snip = replace_once(snip, "listen 127.0.0.1:8080", "listen 127.0.0.1:%d" % self.port, "nginx")
+        snip = replace_once(snip, "/var/log/nginx/urisan.log", self.path("access.log"), "nginx")
+        user = "user root;" if os.geteuid() == 0 else ""
+        conf = NGINX_CONF.format(tmp=self.tmp, snippet=snip, user=user)
+        with open(self.path("nginx.conf"), "w") as f:
+            f.write(conf)
+        argv = [self.binary, "-p", self.tmp, "-c", self.path("nginx.conf"),
+                "-e", self.path("nginx.error.log")]
+        chk = subprocess.run(argv + ["-t"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if chk.returncode != 0:
+            raise Failure("nginx -t rejects the generated config:\n"
+                          + chk.stdout.decode("latin-1"))
+        self.proc = self.procs.start(argv, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_listening(self.port, self.proc, 20):
+            raise SkipGateway("nginx could not be started:\n" + self.read("nginx.error.log"))
+        log("nginx %d on 127.0.0.1:%d, files in %s" % (self.proc.pid, self.port, self.tmp))
+
+    def access_log(self):
+        return self.read("access.log")
+
+
+class Haproxy(Gateway):
+    name = "haproxy"
+    trust = "original-url,original-uri"
+
+    def start(self):
+        # HAProxy logs to a syslog socket only: a unix datagram socket here.
+        self.logsock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.logsock.bind(self.path("haproxy.sock"))
+        os.chmod(self.path("haproxy.sock"), 0o666)
+        self.loglines = []
+        threading.Thread(target=self._read_log, daemon=True).start()
+
+        lua = doc_block("lua")
+        lua = replace_once(lua, "http://127.0.0.1:8181/", "http://127.0.0.1:%d/" % self.serve.port,
+                           "haproxy lua")
+        with open(self.path("urisan.lua"), "w") as f:
+            f.write(lua)
+        snip = doc_block("haproxy")
+        snip = replace_once(snip, "/etc/haproxy/urisan.lua", self.path("urisan.lua"), "haproxy")
+        snip = replace_once(snip, "bind 127.0.0.1:8080", "bind 127.0.0.1:%d" % self.port, "haproxy")
+        snip = replace_once(snip, "127.0.0.1:9000", "127.0.0.1:%d" % self.origin.port, "haproxy")
+        global_part, _, rest = snip.partition("\nfrontend ")
+        rest = "frontend " + rest
+        user = ""
+        conf = HAPROXY_CONF.format(tmp=self.tmp, global_part=global_part.rstrip(),
+                                   rest=rest, user=user)
+        with open(self.path("haproxy.cfg"), "w") as f:
+            f.write(conf)
+        chk = subprocess.run([self.binary, "-c", "-f", self.path("haproxy.cfg")],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if chk.returncode != 0:
+            raise Failure("haproxy -c rejects the generated config:\n"
+                          + chk.stdout.decode("latin-1"))
+        err = open(self.path("haproxy.stderr"), "wb")
+        self.proc = self.procs.start([self.binary, "-db", "-f", self.path("haproxy.cfg")],
+                                     stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+        if not wait_listening(self.port, self.proc, 20):
+            raise SkipGateway("haproxy could not be started:\n" + self.read("haproxy.stderr"))
+        log("haproxy %d on 127.0.0.1:%d, files in %s" % (self.proc.pid, self.port, self.tmp))
+
+    def _read_log(self):
+        while True:
+            try:
+                data = self.logsock.recv(65536)
+            except OSError:
+                return
+            self.loglines.append(data.decode("latin-1"))
+
+    def access_log(self):
+        time.sleep(0.2)
+        return "\n".join(self.loglines)
+
+
+# --------------------------------------------------------------------------
+# HTTP clients
+# --------------------------------------------------------------------------
+
+def raw_request(port, data, timeout=20):
+    """Write data as is, read until the server closes; (status, body)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        s.sendall(data)
+        chunks = []
+        while True:
+            try:
+                b = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+    finally:
+        s.close()
+    resp = b"".join(chunks)
+    head, _, body = resp.partition(b"\r\n\r\n")
+    m = re.match(rb"HTTP/\d\.\d (\d{3})", head)
+    return (int(m.group(1)) if m else None), body
+
+
+class KeepAlive:
+    """One persistent HTTP/1.1 connection; request() -> (status, body)."""
+
+    def __init__(self, port):
+        self.port = port
+        self.sock = None
+        self.buf = b""
+
+    def connect(self):
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        self.buf = b""
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+    def _fill(self):
+        b = self.sock.recv(65536)
+        if not b:
+            raise ConnectionError("closed")
+        self.buf += b
+
+    def request(self, target):
+        if self.sock is None:
+            self.connect()
+        self.sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: load.example\r\n\r\n")
+        while b"\r\n\r\n" not in self.buf:
+            self._fill()
+        head, _, self.buf = self.buf.partition(b"\r\n\r\n")
+        status = int(head[9:12])
+        m = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+        n = int(m.group(1)) if m else 0
+        while len(self.buf) < n:
+            self._fill()
+        body, self.buf = self.buf[:n], self.buf[n:]
+        if re.search(rb"(?i)\r\nconnection:\s*close", head):
+            self.close()
+        return status, body
+
+
+# --------------------------------------------------------------------------
+# Phase 1: facts
+# --------------------------------------------------------------------------
+
+ALLOW, DENY, REFUSED = "allow", "deny", "refused"   # refused: the gateway's own 400
+
+
+def fact_cases(gw):
+    """(name, raw request, expected outcome, expected deny reason or None).
+    Each target carries a unique /fN/ to find it in the logs."""
+    host = b"Host: example.com\r\n"
+    close = b"Connection: close\r\n\r\n"
+
+    def get(target, extra=b""):
+        return b"GET " + target + b" HTTP/1.1\r\n" + host + extra + close
+
+    return [
+        ("plain", get(b"/f1/index.html?q=1"), ALLOW, None),
+        ("escaped CR/LF", get(b"/f2/a%0d%0aSet-Cookie:x=1"), DENY, "escaped_crlf"),
+        ("%2e%2e above root", get(b"/%2e%2e/%2E%2e/f3/passwd"),
+         REFUSED if gw == "nginx" else DENY, "dot_above_root"),
+        ("0x7f.1 host, absolute-form",
+         b"GET http://0x7f.1/f4/ HTTP/1.1\r\nHost: 0x7f.1\r\n" + close, DENY, "ip_obfuscated"),
+        # nginx refuses %00 and a climb above the root itself (400).
+        ("%00", get(b"/f5/a%00.txt"), REFUSED if gw == "nginx" else DENY, "escaped_nul"),
+        ("client's own X-Original-URL",
+         get(b"/f6/a%0d%0ab", b"X-Original-URL: http://example.com/\r\n"
+             b"X-Forwarded-Uri: /\r\n"), DENY, "escaped_crlf"),
+        ("raw NUL in the target", get(b"/f7/a\x00b"), REFUSED, None),
+        ("flagged (loopback literal)",
+         b"GET /f8/ok HTTP/1.1\r\nHost: 127.0.0.1\r\n" + close, ALLOW, None),
+        ("tilde and escapes kept", get(b"/f9/~user/%41%42?x=%2F"), ALLOW, None),
+    ]
+
+
+def check_facts(gw, origin, serve_profile_port=None):
+    before = len(origin.seen())
+    failures = []
+    for name, req, expect, reason in fact_cases(gw.name):
+        status, body = raw_request(gw.port, req)
+        target = req.split(b" ")[1]
+        marker = re.search(rb"/f\d+/", target).group(0)
+        reached = [t for t in origin.seen()[before:] if marker in t]
+        if expect == ALLOW:
+            ok = status == 200 and body == b"origin saw: " + target + b"\n" and \
+                reached == [target]
+        elif expect == DENY:
+            ok = status == 403 and not reached
+        else:
+            ok = status == 400 and not reached
+        log("  %-34s %-8s -> %s, origin %s  %s" % (name, expect, status,
+            "saw it" if reached else "never saw it", "ok" if ok else "WRONG"))
+        if not ok:
+            failures.append("%s: %r -> %s %r, origin saw %r" % (name, req, status, body[:80],
+                                                                  reached))
+        if ok and expect == DENY and reason:
+            line = [l for l in gw.access_log().splitlines() if marker.decode() in l]
+            if not line or "urisan=deny" not in line[-1] or reason not in line[-1]:
+                failures.append("%s: the access log does not show urisan=deny with %s: %r"
+                                % (name, reason, line))
+    if failures:
+        raise Failure("facts through %s:\n  " % gw.name + "\n  ".join(failures))
+    # The flagged one is logged as such, with its reasons.
+    line = [l for l in gw.access_log().splitlines() if "/f8/" in l]
+    if not line or "urisan=flag" not in line[-1] or "ip_loopback" not in line[-1]:
+        raise Failure("%s access log: the flagged request is not logged as "
+                      "urisan=flag ... ip_loopback: %r" % (gw.name, line))
+
+
+# --------------------------------------------------------------------------
+# Phases 2 and 3: load, and reload under load
+# --------------------------------------------------------------------------
+
+def load(gw, origin, nreq, nconn, tag, during=None):
+    """nreq unique requests over nconn connections; every other one is
+    to be denied (escaped CR/LF). Returns (lost, wrong, seconds)."""
+    before = len(origin.seen())
+    per = [nreq // nconn + (1 if i < nreq % nconn else 0) for i in range(nconn)]
+    lost, wrong, examples = [0], [0], []
+    lock = threading.Lock()
+    allowed = set()
+    for c in range(nconn):
+        for i in range(per[c]):
+            if (c + i) % 2 == 0:
+                allowed.add(b"/%s/%d/%d/page?x=%d" % (tag.encode(), c, i, i))
+
+    def worker(c):
+        conn = KeepAlive(gw.port)
+        for i in range(per[c]):
+            ok_target = b"/%s/%d/%d/page?x=%d" % (tag.encode(), c, i, i)
+            target = ok_target if (c + i) % 2 == 0 else \
+                b"/%s/%d/%d/a%%0d%%0aSet-Cookie:x" % (tag.encode(), c, i)
+            try:
+                status, body = conn.request(target)
+            except (OSError, ConnectionError, ValueError):
+                conn.close()
+                with lock:
+                    lost[0] += 1
+                continue
+            good = (status == 200 and body == b"origin saw: " + target + b"\n") \
+                if target == ok_target else status == 403
+            if not good:
+                with lock:
+                    wrong[0] += 1
+                    if len(examples) < 5:
+                        examples.append((target, status, body[:80]))
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(c,)) for c in range(nconn)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    stop_evt = threading.Event()
+    side = None
+    if during is not None:
+        side = threading.Thread(target=during, args=(stop_evt,))
+        side.start()
+    for t in threads:
+        t.join()
+    secs = time.monotonic() - t0
+    stop_evt.set()
+    if side is not None:
+        side.join()
+    time.sleep(0.2)
+    seen = origin.seen()[before:]
+    seen_set = set(seen)
+    if seen_set != allowed or len(seen) != len(allowed):
+        extra = [t for t in seen if t not in allowed][:5]
+        missing = [t for t in allowed if t not in seen_set][:5]
+        raise Failure("%s %s: the origin saw %d requests, expected the %d allowed; "
+                      "not allowed but seen: %r; allowed but not seen: %r"
+                      % (gw.name, tag, len(seen), len(allowed), extra, missing))
+    if lost[0] or wrong[0]:
+        raise Failure("%s %s: %d lost, %d wrong of %d (e.g. %r)"
+                      % (gw.name, tag, lost[0], wrong[0], nreq, examples))
+    return secs
+
+
+def write_policy(path, text):
+    tmp = path + ".new"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+POLICY_A = "# A: the default\n"
+POLICY_B = "# B: one more denied host, none of the load's\ndeny-host never.example\n"
+POLICY_BAD = "this is not a policy\n"
+POLICY_C = "deny-host blocked.example\n"
+
+
+def reload_phase(gw, origin, serve, policy, nreq, nconn):
+    count = [0]
+
+    def hup(stop_evt):
+        files = [POLICY_B, POLICY_BAD, POLICY_A]
+        while not stop_evt.is_set():
+            write_policy(policy, files[count[0] % 3])
+            serve.proc.send_signal(signal.SIGHUP)
+            count[0] += 1
+            stop_evt.wait(0.1)
+        write_policy(policy, POLICY_A)
+
+    secs = load(gw, origin, nreq, nconn, "r" + gw.name, during=hup)
+    serve_log = serve.log()
+    if "reload failed" not in serve_log or "keeping the policy in force" not in serve_log:
+        raise Failure("the bad policy file was not reported:\n" + serve_log[-2000:])
+    if serve.proc.poll() is not None:
+        raise Failure("urisan serve died during reloads:\n" + serve_log[-2000:])
+    # A new policy takes effect.
+    write_policy(policy, POLICY_C)
+    serve.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    status = None
+    while time.monotonic() < deadline:
+        status, _ = raw_request(gw.port, b"GET /c1/x HTTP/1.1\r\nHost: blocked.example\r\n"
+                                b"Connection: close\r\n\r\n")
+        if status == 403:
+            break
+        time.sleep(0.05)
+    if status != 403:
+        raise Failure("after SIGHUP with deny-host blocked.example: status %s" % status)
+    write_policy(policy, POLICY_A)
+    serve.proc.send_signal(signal.SIGHUP)
+    return secs, count[0]
+
+
+# --------------------------------------------------------------------------
+
+def profile_supported(urisan):
+    r = subprocess.run([urisan, "check", "--profile", "ssrf", "http://example.com/"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return r.returncode in (0, 1)
+
+
+def run_gateway(cls, binary, urisan, args):
+    procs = Procs()
+    tmp = tempfile.mkdtemp(prefix="urisan-gw-%s-" % cls.name)
+    os.chmod(tmp, 0o755)
+    ok = False
+    try:
+        origin = Origin(procs, tmp)
+        policy = os.path.join(tmp, "serve.policy")
+        write_policy(policy, POLICY_A)
+        serve = Serve(procs, urisan, tmp, cls.trust, ["--policy", policy])
+        gw = cls(procs, tmp, binary, origin, serve)
+        gw.start()
+        log("%s: 1. facts" % cls.name)
+        check_facts(gw, origin)
+        if profile_supported(urisan):
+            # ?next= an internal address, judged under the ssrf profile.
+            serve2 = Serve(procs, urisan, tmp, cls.trust, ["--profile", "ssrf"])
+            status, _ = raw_request(serve2.port, b"GET /authz HTTP/1.1\r\nHost: s\r\n"
+                                    b"X-Original-URI: /f10/?next=http://169.254.169.254/\r\n"
+                                    b"X-Original-Host: example.com\r\nConnection: close\r\n\r\n")
+            if status != 403:
+                raise Failure("--profile ssrf: ?next=http://169.254.169.254/ -> %s" % status)
+            log("  --profile ssrf: ?next=http://169.254.169.254/ denied (403)")
+            serve2.stop()
+        else:
+            log("  (this build has no --profile: the ssrf ?next= case is not run)")
+        log("%s: 2. load, %d requests over %d connections" % (cls.name, args.requests,
+                                                              args.connections))
+        secs = load(gw, origin, args.requests, args.connections, "l" + cls.name)
+        log("  0 lost, 0 wrong, origin saw exactly the allowed ones (%.1f s, %.0f req/s)"
+            % (secs, args.requests / secs))
+        n3 = max(args.requests // 3, args.connections)
+        log("%s: 3. reload under load, %d requests" % (cls.name, n3))
+        secs, hups = reload_phase(gw, origin, serve, policy, n3, args.connections)
+        log("  %d SIGHUPs (good, bad, good files); 0 lost, 0 wrong (%.1f s); "
+            "a new deny-host took effect" % (hups, secs))
+        serve.stop()
+        log("  urisan serve: SIGTERM -> exit 0")
+        ok = True
+    finally:
+        procs.stop_all()
+        if args.keep or not ok:
+            log("kept %s" % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("urisan")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--only", choices=["nginx", "haproxy"])
+    ap.add_argument("--requests", type=int, default=10000)
+    ap.add_argument("--connections", type=int, default=50)
+    args = ap.parse_args()
+    urisan = os.path.abspath(args.urisan)
+    r = subprocess.run([urisan, "serve", "--help"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    if r.returncode != 0:
+        log("SKIP: this urisan has no serve command (libmicrohttpd missing at build time)")
+        return SKIP
+
+    ran = 0
+    for cls, name, pkg in ((Nginx, "nginx", "nginx"), (Haproxy, "haproxy", "haproxy")):
+        if args.only and args.only != name:
+            continue
+        binary = find_binary(name, pkg)
+        if binary is None:
+            log("SKIP %s: not installed and cannot be installed" % name)
+            continue
+        try:
+            run_gateway(cls, binary, urisan, args)
+            ran += 1
+        except SkipGateway as e:
+            log("SKIP %s: %s" % (name, e))
+        except Failure as e:
+            log("FAIL %s: %s" % (name, e))
+            return 1
+    if ran == 0:
+        log("SKIP: no gateway could be run")
+        return SKIP
+    log("PASS: %d gateway(s)" % ran)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
