@@ -640,14 +640,27 @@ def run_gateway(cls, binary, urisan, args):
         log("%s: 1. facts" % cls.name)
         check_facts(gw, origin)
         if profile_supported(urisan):
-            # ?next= an internal address, judged under the ssrf profile.
+            # The ssrf profile: a second service and gateway in front of
+            # the same origin; ?next= an internal address is denied.
             serve2 = Serve(procs, urisan, tmp, cls.trust, ["--profile", "ssrf"])
-            status, _ = raw_request(serve2.port, b"GET /authz HTTP/1.1\r\nHost: s\r\n"
-                                    b"X-Original-URI: /f10/?next=http://169.254.169.254/\r\n"
-                                    b"X-Original-Host: example.com\r\nConnection: close\r\n\r\n")
-            if status != 403:
-                raise Failure("--profile ssrf: ?next=http://169.254.169.254/ -> %s" % status)
-            log("  --profile ssrf: ?next=http://169.254.169.254/ denied (403)")
+            tmp2 = os.path.join(tmp, "ssrf")
+            os.mkdir(tmp2)
+            gw2 = cls(procs, tmp2, binary, origin, serve2)
+            gw2.start()
+            before = len(origin.seen())
+            req = (b"GET /f10/r?next=http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\n"
+                   b"Host: example.com\r\nConnection: close\r\n\r\n")
+            status, _ = raw_request(gw2.port, req)
+            ok_status, _ = raw_request(gw2.port, b"GET /f11/r?next=/home HTTP/1.1\r\n"
+                                       b"Host: example.com\r\nConnection: close\r\n\r\n")
+            seen = [t for t in origin.seen()[before:] if b"/f10/" in t]
+            if status != 403 or seen or ok_status != 200:
+                raise Failure("--profile ssrf through %s: ?next=http://169.254.169.254/ -> %s "
+                              "(origin saw %r), ?next=/home -> %s"
+                              % (cls.name, status, seen, ok_status))
+            log("  --profile ssrf: ?next=http://169.254.169.254/... 403, origin never saw it;"
+                " ?next=/home 200")
+            stop(gw2.proc)
             serve2.stop()
         else:
             log("  (this build has no --profile: the ssrf ?next= case is not run)")
