@@ -203,6 +203,12 @@ def test_answers():
         status, _, _ = parse(raw(p, req))
         check(status == want, "malformed: %s -> %s" % (what, status))
 
+    # A one-word request line: libmicrohttpd 0.9.75 closes at once
+    # without a status line (doc/gateways.md) - no hang, no crash.
+    t0 = time.monotonic()
+    resp = raw(p, b"GARBAGE\r\n\r\n")
+    check(resp == b"" and time.monotonic() - t0 < 2.0, "one-word request line -> closed")
+
     # Exactly one answer per request: three pipelined on one connection.
     one = b"GET /authz HTTP/1.1\r\nHost: a\r\nX-Original-URL: http://example.com/%d\r\n\r\n"
     data = one % 1 + one % 2 + (one % 3).replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n")
