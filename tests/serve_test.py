@@ -24,6 +24,7 @@ import time
 URISAN = os.path.abspath(sys.argv[1])
 FAILURES = []
 PROCS = []
+LOGS = []
 
 
 def log(msg):
@@ -40,12 +41,13 @@ def check(cond, what):
 
 
 class Serve:
-    def __init__(self, *args):
+    def __init__(self, *args, env=None):
         self.errf = tempfile.NamedTemporaryFile(prefix="urisan-serve-", suffix=".log",
                                                 delete=False)
+        LOGS.append(self.errf.name)
         self.proc = subprocess.Popen([URISAN, "serve", "--listen", "127.0.0.1:0"] + list(args),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=self.errf)
+                                     stderr=self.errf, env=env)
         PROCS.append(self.proc)
         self.port = None
         deadline = time.monotonic() + 10
@@ -444,6 +446,36 @@ def test_bounds():
     check(srv.stop() == 0, "SIGTERM after the abuse -> exit 0")
 
 
+def test_notify():
+    """Type=notify: READY=1 once listening, RELOADING=1 then READY=1 on
+    SIGHUP, STOPPING=1 on SIGTERM, on the $NOTIFY_SOCKET datagram socket
+    (here an abstract one, "@name", as systemd may use)."""
+    name = "urisan-serve-test-%d" % os.getpid()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind("\0" + name)
+    sock.settimeout(10)
+    srv = Serve(env=dict(os.environ, NOTIFY_SOCKET="@" + name))
+
+    def next_msg():
+        try:
+            return sock.recv(4096).decode()
+        except socket.timeout:
+            return ""
+
+    first = next_msg()
+    check(first.startswith("READY=1\nSTATUS=listening on 127.0.0.1:%d" % srv.port),
+          "NOTIFY_SOCKET: READY=1 with the address (%r)" % first)
+    srv.proc.send_signal(signal.SIGHUP)
+    got = [next_msg(), next_msg()]
+    check(got[0] == "RELOADING=1" and got[1].startswith("READY=1"),
+          "NOTIFY_SOCKET: SIGHUP -> RELOADING=1, READY=1 (%r)" % got)
+    srv.proc.send_signal(signal.SIGTERM)
+    got = next_msg()
+    check(got == "STOPPING=1" and srv.proc.wait(timeout=15) == 0,
+          "NOTIFY_SOCKET: SIGTERM -> STOPPING=1, exit 0 (%r)" % got)
+    sock.close()
+
+
 def main():
     r = subprocess.run([URISAN, "serve", "--help"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
@@ -455,12 +487,16 @@ def main():
         test_answers()
         test_target_source()
         test_reload_and_drain()
+        test_notify()
         test_bounds()
     finally:
         for p in PROCS:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+        if not FAILURES:
+            for name in LOGS:
+                os.unlink(name)
     if FAILURES:
         log("%d failure(s)" % len(FAILURES))
         return 1

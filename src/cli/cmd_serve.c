@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -341,13 +342,48 @@ static int open_listener(const char *spec, char *shown, size_t shown_cap)
     return fd;
 }
 
+/* ---- systemd (Type=notify), without libsystemd ---- */
+
+/*
+ * sd_notify(3)'s protocol: one datagram with "KEY=VALUE" lines to the
+ * unix socket named by $NOTIFY_SOCKET ("@name": the abstract namespace).
+ * Not under systemd (no variable), this does nothing. Failure is only
+ * logged: the service works the same without it.
+ */
+static void notify(const char *state)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (path == NULL || path[0] == '\0')
+        return;
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    size_t n = strlen(path);
+    if ((path[0] != '/' && path[0] != '@') || n >= sizeof sa.sun_path) {
+        logf_("NOTIFY_SOCKET '%s' is not a unix socket path; not notifying", path);
+        return;
+    }
+    memcpy(sa.sun_path, path, n);
+    if (path[0] == '@')
+        sa.sun_path[0] = '\0';
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+    if (fd < 0 || sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+                         (struct sockaddr *)&sa, sl) < 0)
+        logf_("NOTIFY_SOCKET %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
 /* ---- signals ---- */
 
 static void reload(serve_state *s)
 {
+    notify("RELOADING=1");
     urisan_policy *np = cli_policy_load(CMD, s->policy_path);
     if (np == NULL) {
         logf_("reload failed (the message above); keeping the policy in force");
+        notify("READY=1\nSTATUS=reload failed; the previous policy stays in force");
         return;
     }
     pthread_rwlock_wrlock(&s->lock);
@@ -356,6 +392,7 @@ static void reload(serve_state *s)
     pthread_rwlock_unlock(&s->lock);
     free(old);
     logf_("policy reloaded from %s", s->policy_path ? s->policy_path : "(built-in default)");
+    notify("READY=1\nSTATUS=policy reloaded");
 }
 
 static double now_s(void)
@@ -369,6 +406,7 @@ static double now_s(void)
    says Connection: close), then stop. A second SIGTERM stops at once. */
 static void drain(serve_state *s, struct MHD_Daemon *d, const sigset_t *set, long drain_s)
 {
+    notify("STOPPING=1");
     atomic_store(&s->draining, 1);
     MHD_socket lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)
@@ -510,6 +548,11 @@ int cmd_serve(int argc, char **argv)
           s.trust.strip_prefix ? "; strip-prefix " : "",
           s.trust.strip_prefix ? s.trust.strip_prefix : "", threads, maxconn, perclient,
           maxhdr, idle);
+    {
+        char status[INET6_ADDRSTRLEN + 64];
+        snprintf(status, sizeof status, "READY=1\nSTATUS=listening on %s", shown);
+        notify(status);
+    }
 
     for (;;) {
         int sig = 0;
