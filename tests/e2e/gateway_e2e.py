@@ -28,7 +28,10 @@ and the gateway with a configuration generated around the doc's block
  3. reload under load: the same with SIGHUP sent to the service every
     0.1 s, alternating two good policy files and a bad one (the service
     logs it and keeps the old policy): 0 lost, 0 wrong; then a policy
-    that denies one host takes effect (403, reason host_denied).
+    that denies one host takes effect (403, reason host_denied); SIGTERM
+    makes the service exit 0.
+ 4. fail closed: with the service stopped, an allowed URI does not get
+    through (nginx 500, HAProxy 403) and never reaches the origin.
 
 Everything started here is stopped by PID, also on failure. Exit 0 on
 success, 1 on failure, 77 (skip) when neither nginx nor haproxy can be
@@ -676,6 +679,15 @@ def run_gateway(cls, binary, urisan, args):
             "a new deny-host took effect" % (hups, secs))
         serve.stop()
         log("  urisan serve: SIGTERM -> exit 0")
+        # 4. fail closed: with the service gone nothing gets through.
+        before = len(origin.seen())
+        status, _ = raw_request(gw.port, b"GET /down/index.html HTTP/1.1\r\n"
+                                b"Host: example.com\r\nConnection: close\r\n\r\n")
+        if status in (None, 200) or [t for t in origin.seen()[before:] if b"/down/" in t]:
+            raise Failure("%s with urisan serve stopped: status %s, or the origin saw it"
+                          % (cls.name, status))
+        log("%s: 4. service stopped: an allowed URI gets %d, origin never saw it"
+            % (cls.name, status))
         ok = True
     finally:
         procs.stop_all()
