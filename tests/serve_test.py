@@ -201,6 +201,8 @@ def test_answers():
         ("unknown HTTP version", b"GET /x HTTP/9.9\r\nHost: a\r\n\r\n", 505),
         ("oversized header", b"GET /x HTTP/1.1\r\nHost: a\r\nX-Big: " + b"a" * 40000 +
          b"\r\n\r\n", 431),
+        ("oversized request line", b"GET /" + b"a" * 40000 + b" HTTP/1.1\r\nHost: a\r\n\r\n",
+         414),
     ]:
         status, _, _ = parse(raw(p, req))
         check(status == want, "malformed: %s -> %s" % (what, status))
