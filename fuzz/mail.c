@@ -1,7 +1,7 @@
 /*
- * fuzz/mail.c - `urisan extract --mail` below the output: the GMime walk
- * (src/cli/mail.c), the HTML link scan (src/cli/html.c) and the
- * link-text judgement, on hostile messages and hostile HTML.
+ * fuzz/mail.c - liburisan-mail (src/mail): the GMime walk (mime.c), the
+ * HTML link scan (html.c), the link-text judgement (linktext.c) and the
+ * public entry urisan_mail_scan, on hostile messages and hostile HTML.
  *
  * Invariants:
  *  1. every link lies inside its part: the attribute value's offset is in
@@ -13,13 +13,16 @@
  *     between scans);
  *  4. text parts go through urisan_extract with every hit inside the part;
  *  5. the link-text judgement is a pure function: the same answer twice.
+ *  6. urisan_mail_scan: every hit has a part, a named source and a URI
+ *     inside its length; res.hits counts the hits delivered; a limit
+ *     reached is told to on_diag and sets URISAN_MAIL_LIMIT.
  * The raw input is also scanned as HTML on its own, so the tokenizer is
  * fuzzed without a MIME wrapper.
  */
 #include "fuzz_util.h"
 
 #include "html.h"
-#include "mail.h"
+#include "mail_internal.h"
 
 static void check_links(const char *h, size_t n)
 {
@@ -59,8 +62,8 @@ static void check_links(const char *h, size_t n)
                         "link %zu: display white space not collapsed", k);
         }
         const char *url = html_url(&a, l);
-        bool j1 = mail_link_text_mismatch(d, l->display_len, url, l->url_len);
-        bool j2 = mail_link_text_mismatch(d, l->display_len, url, l->url_len);
+        bool j1 = urisan_mail_link_text_mismatch(d, l->display_len, url, l->url_len);
+        bool j2 = urisan_mail_link_text_mismatch(d, l->display_len, url, l->url_len);
         FUZZ_ASSERT(j1 == j2, "link %zu: link-text judgement not deterministic", k);
     }
     html_doc_free(&a);
@@ -102,19 +105,59 @@ static bool on_part(void *ctx, const mail_part *p)
     return true;
 }
 
+typedef struct {
+    size_t hits, diags;
+} scan_count;
+
+static bool on_hit(void *ctx, const urisan_mail_hit *h)
+{
+    scan_count *sc = ctx;
+    sc->hits++;
+    FUZZ_ASSERT(h->part != NULL && h->part[0] != '\0', "hit without a part");
+    FUZZ_ASSERT(urisan_mail_source_name(h->source) != NULL, "hit with source %d", (int)h->source);
+    FUZZ_ASSERT(h->uri != NULL || h->uri_len == 0, "hit without a URI");
+    FUZZ_ASSERT(h->display != NULL || h->display_len == 0, "display length without text");
+    FUZZ_ASSERT(h->decision.verdict <= URISAN_DENY, "verdict %d", (int)h->decision.verdict);
+    return true;
+}
+
+static bool on_diag(void *ctx, const urisan_mail_diag *d)
+{
+    scan_count *sc = ctx;
+    sc->diags++;
+    FUZZ_ASSERT(urisan_mail_limit_name(d->limit) != NULL && d->message != NULL,
+                "diagnostic without a limit name or message");
+    return true;
+}
+
+static void check_scan(const char *in, size_t size)
+{
+    scan_count sc = { 0, 0 };
+    urisan_mail_sink sink = { on_hit, on_diag, &sc };
+    urisan_mail_result res;
+    urisan_mail_status st = urisan_mail_scan(in, size, NULL, NULL, &sink, &res);
+    FUZZ_ASSERT(st == URISAN_MAIL_OK || st == URISAN_MAIL_LIMIT || st == URISAN_MAIL_NOT_MESSAGE,
+                "urisan_mail_scan status %d", (int)st);
+    FUZZ_ASSERT(res.hits == sc.hits, "res.hits %zu, %zu delivered", res.hits, sc.hits);
+    FUZZ_ASSERT((st == URISAN_MAIL_LIMIT) == (res.limits != 0) &&
+                    (res.limits == 0) == (sc.diags == 0),
+                "limits 0x%x, status %d, %zu diagnostics", res.limits, (int)st, sc.diags);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0; /* (and gcc then knows the copy is initialised) */
     char *in = fuzz_dup(data, size);
-    (void)mail_walk("fuzz", in, size, on_part, NULL);
+    (void)mail_walk(in, size, 1000, on_part, NULL);
+    check_scan(in, size);
     check_links(in, size);
     /* The judgement on arbitrary text: first line shown, rest as href. */
     size_t alen, blen;
     const char *b;
     fuzz_split_nl(in, size, &alen, &b, &blen);
-    bool j1 = mail_link_text_mismatch(in, alen, b, blen);
-    bool j2 = mail_link_text_mismatch(in, alen, b, blen);
+    bool j1 = urisan_mail_link_text_mismatch(in, alen, b, blen);
+    bool j2 = urisan_mail_link_text_mismatch(in, alen, b, blen);
     FUZZ_ASSERT(j1 == j2, "link-text judgement not deterministic");
     fuzz_done(in);
     return 0;

@@ -4,9 +4,8 @@
  * text and HTML parts of a mail message, one line per hit.
  */
 #include "cli.h"
-#include "html.h"
 #ifdef URISAN_HAVE_MAIL
-#include "mail.h"
+#include "urisan_mail.h"
 #endif
 
 #include <stdlib.h>
@@ -24,7 +23,6 @@ typedef struct {
     size_t scap;
     bool denied;
     bool io_error;       /* an output line could not be written */
-    bool html_bound;     /* an HTML part hit the memory bound */
 } ex_ctx;
 
 /* One output line. */
@@ -183,52 +181,56 @@ static bool scan_text(ex_ctx *c, const char *part, const char *t, size_t len)
 }
 
 #ifdef URISAN_HAVE_MAIL
-/* An HTML part: href and src attributes, and the text of each link. */
-static bool scan_html(ex_ctx *c, const char *part, const char *t, size_t len)
-{
-    html_doc d;
-    /* Decoded URLs and texts never outgrow the part; the link table is
-       the larger, bounded at a multiple of the largest input. */
-    html_doc_init(&d, 4 * CLI_FILE_MAX);
-    if (!html_scan(&d, t, len))
-        c->html_bound = true; /* the links found are still reported */
-    bool ok = true;
-    for (size_t k = 0; k < d.n && ok; k++) {
-        const html_link *l = &d.links[k];
-        ex_row r;
-        memset(&r, 0, sizeof r);
-        r.part = part;
-        r.context = l->attr == HTML_HREF ? "html-href" : "html-src";
-        r.offset = l->off;
-        r.length = l->url_len;
-        r.uri = html_url(&d, l);
-        r.uri_len = l->url_len;
-        if (l->has_display) {
-            r.display = html_display(&d, l);
-            r.display_len = l->display_len;
-        }
-        urisan_uri u;
-        urisan_report rep;
-        urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.dec);
-        if (r.display != NULL &&
-            mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
-            /* A fact about the link, judged by the policy like any flag. */
-            rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
-            urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.dec);
-        }
-        r.flags = rep.flags;
-        ok = put_row(c, &r);
-    }
-    html_doc_free(&d);
-    return ok;
-}
-
-static bool on_part(void *ctx, const mail_part *p)
+/* A hit of liburisan-mail: one output line. */
+static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
 {
     ex_ctx *c = ctx;
-    if (p->html)
-        return scan_html(c, p->path, p->text, p->len);
-    return scan_text(c, p->path, p->text, p->len);
+    ex_row r;
+    memset(&r, 0, sizeof r);
+    r.part = h->part;
+    r.context = urisan_mail_source_name(h->source);
+    r.offset = h->offset;
+    r.length = h->length;
+    r.uri = h->uri;
+    r.uri_len = h->uri_len;
+    r.has_form = h->has_form;
+    r.form = h->form;
+    r.display = h->display;
+    r.display_len = h->display_len;
+    r.flags = h->flags;
+    r.dec = h->decision;
+    return put_row(c, &r);
+}
+
+/* The message data[0..len) through liburisan-mail. */
+static int scan_mail(ex_ctx *c, const char *path, const char *data, size_t len)
+{
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    /* Decoded URLs and texts never outgrow the part; the link table is
+       the larger, bounded at a multiple of the largest input. */
+    lim.max_html_mem = 4 * CLI_FILE_MAX;
+    urisan_mail_sink sink = { on_mail_hit, NULL, c };
+    urisan_mail_result res;
+    urisan_mail_status st = urisan_mail_scan(data, len, c->pol, &lim, &sink, &res);
+    urisan_mail_shutdown();
+    switch (st) {
+    case URISAN_MAIL_OK:
+        return CLI_EXIT_OK;
+    case URISAN_MAIL_NOT_MESSAGE:
+        return cli_fail(CMD, "the input is not a mail message");
+    case URISAN_MAIL_NOMEM:
+        return cli_fail(CMD, "out of memory");
+    case URISAN_MAIL_STOPPED:
+        return CLI_EXIT_USAGE; /* an output error, told already */
+    case URISAN_MAIL_LIMIT:
+        break;
+    }
+    if (res.limits & (1u << URISAN_MAIL_LIMIT_DEPTH))
+        return cli_fail(CMD, "MIME parts nested deeper than %zu levels: the raw "
+                             "message was scanned as text (part \"raw\")", lim.max_depth);
+    return cli_fail(CMD, "%s: an HTML part has more links than the "
+                         "memory bound; the rest were not scanned", path);
 }
 #endif
 
@@ -281,15 +283,11 @@ int cmd_extract(int argc, char **argv)
         }
 #ifdef URISAN_HAVE_MAIL
         else {
-            status = mail_walk(CMD, data, len, on_part, c);
-            mail_shutdown();
+            status = scan_mail(c, path, data, len);
         }
 #endif
         if (c->io_error && status == CLI_EXIT_OK)
             status = CLI_EXIT_USAGE;
-        if (c->html_bound && status == CLI_EXIT_OK)
-            status = cli_fail(CMD, "%s: an HTML part has more links than the "
-                                   "memory bound; the rest were not scanned", path);
         cli_buf_free(&c->out);
         free(data);
     }

@@ -1,186 +1,23 @@
 /*
- * mail.c - MIME parts of a mail message (GMime 3) and the link-text
- * judgement (libpsl) for `urisan extract --mail` (SPEC section 6).
- *
- * Kept out of the core library: it allocates, and depends on GMime, GLib
- * and libpsl. GMime's parser bounds the nesting of multiparts itself
- * (MAX_LEVEL); the walk over the parts is iterative (GMimePartIter).
+ * linktext.c - link_text_mismatch (SPEC section 3, bit 28) for
+ * liburisan-mail: the visible text of a link names a host whose
+ * registrable domain (Public Suffix List, libpsl) differs from the href's.
  */
-#include "mail.h"
+#include "mail_internal.h"
 
-#include "cli.h"
-
-#include <stdlib.h>
 #include <string.h>
 
-#include <gmime/gmime.h>
+#include <glib.h>
 #include <libpsl.h>
 #ifdef URISAN_HAVE_IDN2
 #include <idn2.h>
 #endif
-
-static bool gmime_ready;
-
-/* Below GMime's own nesting limit (gmime-parser.c MAX_LEVEL, 1024). */
-#define MAIL_MAX_DEPTH 1000
-
-/* ------------------------------------------------------------------ */
-/* MIME                                                                */
-/* ------------------------------------------------------------------ */
-
-static bool charset_is_utf8(const char *cs)
-{
-    return g_ascii_strcasecmp(cs, "utf-8") == 0 || g_ascii_strcasecmp(cs, "utf8") == 0 ||
-           g_ascii_strcasecmp(cs, "us-ascii") == 0 || g_ascii_strcasecmp(cs, "ascii") == 0;
-}
-
-/*
- * The part's content as the reader sees it: transfer encoding undone by
- * the data wrapper (quoted-printable soft breaks joined, base64 decoded),
- * then the charset converted to UTF-8. An unknown charset is left alone:
- * its bytes reach the JSON writer, which escapes what is not UTF-8.
- */
-static GByteArray *decode_part(GMimePart *part)
-{
-    GMimeDataWrapper *w = g_mime_part_get_content(part);
-    GByteArray *arr = g_byte_array_new();
-    GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(arr);
-    g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
-    if (w == NULL) {
-        g_object_unref(mem);
-        return arr;
-    }
-    GMimeStream *out = mem, *filtered = NULL;
-    const char *cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "charset");
-    if (cs != NULL && !charset_is_utf8(cs)) {
-        GMimeFilter *f = g_mime_filter_charset_new(cs, "UTF-8");
-        if (f != NULL) {
-            filtered = g_mime_stream_filter_new(mem);
-            g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), f);
-            g_object_unref(f);
-            out = filtered;
-        }
-    }
-    g_mime_data_wrapper_write_to_stream(w, out);
-    if (filtered != NULL) {
-        g_mime_stream_flush(filtered);
-        g_object_unref(filtered);
-    }
-    g_object_unref(mem);
-    return arr;
-}
-
-/* IMAP-style part number: the body of a single-part message is "1". */
-static char *part_path(GMimePartIter *it)
-{
-    char *p = g_mime_part_iter_get_path(it);
-    if (p == NULL || strcmp(p, "0") == 0) {
-        g_free(p);
-        return g_strdup("1");
-    }
-    return p;
-}
-
-int mail_walk(const char *cmd, const char *data, size_t len,
-              mail_part_fn fn, void *ctx)
-{
-    if (!gmime_ready) {
-        g_mime_init();
-        gmime_ready = true;
-    }
-    GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
-    GMimeParser *p = g_mime_parser_new_with_stream(s);
-    g_object_unref(s);
-    GMimeMessage *m = g_mime_parser_construct_message(p, NULL);
-    g_object_unref(p);
-    if (m == NULL)
-        return cli_fail(cmd, "the input is not a mail message");
-
-    int rc = 0;
-    bool too_deep = false;
-    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
-    if (g_mime_part_iter_is_valid(it)) {
-        do {
-            GMimeObject *o = g_mime_part_iter_get_current(it);
-            GMimeContentType *ct = g_mime_object_get_content_type(o);
-            char *path = part_path(it);
-            size_t depth = 1;
-            for (const char *q = path; *q; q++)
-                depth += *q == '.';
-            /* GMime stops descending at its nesting limit (MAX_LEVEL,
-               1024): what lies deeper is a container left unparsed or
-               lost. Hiding a link down there must not hide it from us. */
-            if (depth >= MAIL_MAX_DEPTH ||
-                (GMIME_IS_PART(o) && ct != NULL &&
-                 (g_mime_content_type_is_type(ct, "multipart", "*") ||
-                  g_mime_content_type_is_type(ct, "message", "rfc822"))))
-                too_deep = true;
-            if (!GMIME_IS_PART(o) ||
-                (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
-                g_free(path); /* multiparts and attached messages: their
-                                 children come next; no other type is text */
-                continue;
-            }
-            mail_part mp;
-            GByteArray *arr = decode_part(GMIME_PART(o));
-            mp.path = path;
-            mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
-            mp.text = (const char *)arr->data;
-            mp.len = arr->len;
-            bool ok = fn(ctx, &mp);
-            g_free(path);
-            g_byte_array_free(arr, TRUE);
-            if (!ok) {
-                rc = CLI_EXIT_USAGE;
-                break;
-            }
-        } while (g_mime_part_iter_next(it));
-    }
-    g_mime_part_iter_free(it);
-    g_object_unref(m);
-    if (rc == 0 && too_deep) {
-        /* Fail closed: every link the raw bytes show, and an error. */
-        mail_part raw = { "raw", false, data, len };
-        if (!fn(ctx, &raw))
-            return CLI_EXIT_USAGE;
-        return cli_fail(cmd, "MIME parts nested deeper than %d levels: the raw "
-                             "message was scanned as text (part \"raw\")", MAIL_MAX_DEPTH);
-    }
-    return rc;
-}
 
 /* ------------------------------------------------------------------ */
 /* link_text_mismatch                                                  */
 /* ------------------------------------------------------------------ */
 
 #define HOST_MAX 256
-
-static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
-static const psl_ctx_t *psl_list;
-static bool psl_tried;
-
-static const psl_ctx_t *get_psl(void)
-{
-    if (!psl_tried) {
-        psl_tried = true;
-        /* The newer of the system's list and the one built into libpsl. */
-        psl_loaded = psl_latest(NULL);
-        psl_list = psl_loaded ? psl_loaded : psl_builtin();
-    }
-    return psl_list;
-}
-
-void mail_shutdown(void)
-{
-    if (psl_loaded != NULL)
-        psl_free(psl_loaded);
-    psl_loaded = NULL;
-    psl_list = NULL;
-    psl_tried = false;
-    if (gmime_ready)
-        g_mime_shutdown();
-    gmime_ready = false;
-}
 
 static int hexv(unsigned char c)
 {
@@ -392,14 +229,14 @@ static bool href_host(const char *h, size_t n, char *out, size_t cap, bool *ip)
     return false;
 }
 
-bool mail_link_text_mismatch(const char *display, size_t dlen,
+bool urisan_mail_link_text_mismatch(const char *display, size_t dlen,
                              const char *href, size_t hlen)
 {
     char dh[HOST_MAX], hh[HOST_MAX];
     bool dip = false, hip = false;
     if (!display_host(display, dlen, dh, sizeof dh, &dip))
         return false;
-    const psl_ctx_t *psl = get_psl();
+    const psl_ctx_t *psl = mail_psl();
     if (psl == NULL)
         return false;
     const char *dreg = NULL;

@@ -1,5 +1,5 @@
 /*
- * html.h - the links of an HTML text part, for `urisan extract --mail`.
+ * html.h - the links of an HTML text part, for liburisan-mail (urisan_mail.h).
  *
  * Not an HTML parser: a single forward pass over the bytes that finds
  * start tags, their href and src attributes (HTML entities decoded, as
@@ -9,8 +9,8 @@
  * <style> bodies are skipped. Linear time, no recursion; memory is a
  * small multiple of the input, bounded by the caller's max.
  */
-#ifndef URISAN_CLI_HTML_H
-#define URISAN_CLI_HTML_H
+#ifndef URISAN_MAIL_HTML_H
+#define URISAN_MAIL_HTML_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,156 @@
+/*
+ * urisan_mail.h - liburisan-mail: the links of a mail message.
+ *
+ * A library beside the core (liburisan stays libc-only): it walks the
+ * MIME structure with GMime 3, undoes transfer encodings and charsets,
+ * finds the links of text parts (urisan_extract) and of HTML parts (href,
+ * src and the visible text of each <a>), judges each link with the core
+ * (flags, policy verdict) and adds link_text_mismatch (libpsl). Built when
+ * GMime 3 and libpsl are found (meson option 'mail'); pkg-config name
+ * "urisan-mail".
+ *
+ * One call per message:
+ *
+ *     urisan_mail_init();                      // once, before threads
+ *     urisan_mail_limits lim;
+ *     urisan_mail_limits_default(&lim);
+ *     urisan_mail_sink sink = { on_hit, on_diag, ctx };
+ *     urisan_mail_result res;
+ *     urisan_mail_status st = urisan_mail_scan(msg, len, pol, &lim, &sink, &res);
+ *     ...
+ *     urisan_mail_shutdown();                  // at exit, optional
+ *
+ * Every hit is delivered to sink.on_hit while the scan runs; its strings
+ * live until the callback returns (copy what you keep). Limits are never
+ * silent: a limit that was reached is delivered to sink.on_diag (when
+ * set), recorded in res.limits, and makes the status URISAN_MAIL_LIMIT;
+ * what lies beyond it was scanned as raw text or not at all, as each
+ * limit's comment says.
+ *
+ * Thread safety: after urisan_mail_init(), urisan_mail_scan() may run in
+ * several threads at once (each call has its own state; the Public Suffix
+ * List is shared read-only).
+ */
+#ifndef URISAN_MAIL_H
+#define URISAN_MAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "urisan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a hit was found. Append only (the values are stable). */
+typedef enum {
+    URISAN_MAIL_SRC_TEXT = 0,      /* a text part, by urisan_extract */
+    URISAN_MAIL_SRC_HTML_HREF = 1, /* an HTML href attribute */
+    URISAN_MAIL_SRC_HTML_SRC = 2   /* an HTML src attribute */
+} urisan_mail_source;
+
+/* "text", "html-href", "html-src" (the command's "context" key); NULL
+   for a value that names no source. */
+URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
+
+typedef struct {
+    const char *part;          /* IMAP-style part number: "1", "2.1";
+                                  "raw" for the fail-closed raw scan */
+    urisan_mail_source source;
+    size_t offset, length;     /* text: the hit's range in the decoded part;
+                                  HTML: offset of the attribute value in the
+                                  decoded part, length of the decoded URL */
+    const char *uri;           /* what the reader opens (entities decoded,
+                                  wrapped lines joined) */
+    size_t uri_len;
+    const char *display;       /* an <a href>'s visible text, NULL: none */
+    size_t display_len;
+    bool has_form;             /* text hits: form holds URISAN_HIT_* bits */
+    unsigned form;
+    urisan_flags flags;        /* core flags, plus link_text_mismatch */
+    urisan_decision decision;  /* the policy's verdict on these flags */
+} urisan_mail_hit;
+
+/* Limits. Bit numbers of urisan_mail_result.limits. Append only. */
+typedef enum {
+    URISAN_MAIL_LIMIT_DEPTH = 0,   /* MIME nesting deeper than max_depth */
+    URISAN_MAIL_LIMIT_HTML = 1     /* an HTML part's link table and
+                                      decoded text outgrew max_html_mem */
+} urisan_mail_limit;
+
+/* "depth", "html_mem"; NULL for a value that names no limit. */
+URISAN_API const char *urisan_mail_limit_name(urisan_mail_limit l);
+
+typedef struct {
+    /* MIME nesting (the message itself is level 1). Deeper content: the
+       whole raw message is scanned once more as text, part "raw". */
+    size_t max_depth;
+    /* Bytes of memory for one HTML part's decoded links and link texts.
+       Reached: the links found until then are reported, the rest of the
+       part is not scanned. */
+    size_t max_html_mem;
+} urisan_mail_limits;
+
+/* The defaults: max_depth 1000 (below GMime's own 1024), max_html_mem
+   256 MiB. */
+URISAN_API void urisan_mail_limits_default(urisan_mail_limits *lim);
+
+/* One limit reached. */
+typedef struct {
+    urisan_mail_limit limit;
+    const char *part;          /* the part it was reached in, or NULL */
+    const char *message;       /* one line of English, no newline */
+} urisan_mail_diag;
+
+/* Callbacks return false to stop the scan (status URISAN_MAIL_STOPPED). */
+typedef struct {
+    bool (*on_hit)(void *ctx, const urisan_mail_hit *hit);
+    bool (*on_diag)(void *ctx, const urisan_mail_diag *diag); /* may be NULL */
+    void *ctx;
+} urisan_mail_sink;
+
+typedef enum {
+    URISAN_MAIL_OK = 0,
+    URISAN_MAIL_LIMIT = 1,         /* scanned, but a limit was reached */
+    URISAN_MAIL_NOT_MESSAGE = 2,   /* GMime found no message in the bytes */
+    URISAN_MAIL_STOPPED = 3,       /* a callback returned false */
+    URISAN_MAIL_NOMEM = 4          /* out of memory */
+} urisan_mail_status;
+
+typedef struct {
+    size_t parts;              /* text and HTML parts scanned */
+    size_t hits;               /* hits delivered */
+    unsigned limits;           /* bit set of urisan_mail_limit reached */
+    urisan_verdict worst;      /* the worst verdict of the hits */
+} urisan_mail_result;
+
+/*
+ * Scan the message msg[0..len) (RFC 5322 bytes, CRLF or LF). pol may be
+ * NULL (the default policy), lim NULL (the defaults). res may be NULL.
+ */
+URISAN_API urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
+                                               const urisan_policy *pol,
+                                               const urisan_mail_limits *lim,
+                                               const urisan_mail_sink *sink,
+                                               urisan_mail_result *res);
+
+/*
+ * link_text_mismatch (SPEC section 3, bit 28) on its own: the visible
+ * text of a link names a URL, domain or mail address whose registrable
+ * domain (Public Suffix List) differs from the href's.
+ */
+URISAN_API bool urisan_mail_link_text_mismatch(const char *display, size_t dlen,
+                                               const char *href, size_t hlen);
+
+/* Load GMime and the Public Suffix List. Call once before threads start;
+   urisan_mail_scan calls it itself when it has not been called. */
+URISAN_API void urisan_mail_init(void);
+/* Release them (at exit; optional). */
+URISAN_API void urisan_mail_shutdown(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

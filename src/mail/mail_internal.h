@@ -1,0 +1,49 @@
+/*
+ * mail_internal.h - the pieces of liburisan-mail (include/urisan_mail.h)
+ * below its public API: the GMime walk (mime.c), the link-text judgement
+ * (linktext.c) and the per-part scans (scan.c). Not installed; the fuzz
+ * harness (fuzz/mail.c) and the tests use it through the static library.
+ */
+#ifndef URISAN_MAIL_INTERNAL_H
+#define URISAN_MAIL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "urisan_mail.h"
+
+/* One text part of a message, decoded as the reader's client shows it:
+   Content-Transfer-Encoding undone (quoted-printable soft line breaks
+   joined, base64 decoded) and the charset converted to UTF-8 (bytes of
+   an unknown charset are passed on as they are). */
+typedef struct {
+    const char *path;   /* "1", "2.1": IMAP-style part number; "raw" */
+    bool html;          /* text/html (else any other text/ type) */
+    const char *text;
+    size_t len;
+} mail_part;
+
+/* false: stop the walk. */
+typedef bool (*mail_part_fn)(void *ctx, const mail_part *p);
+
+typedef enum {
+    MAIL_WALK_OK,
+    MAIL_WALK_NOT_MESSAGE,  /* GMime constructed no message */
+    MAIL_WALK_STOPPED,      /* fn returned false */
+    MAIL_WALK_TOO_DEEP      /* nested deeper than max_depth: the raw
+                               message was passed to fn as part "raw" */
+} mail_walk_status;
+
+/*
+ * Parse the message data[0..len) and call fn for each text part, in
+ * order, through nested multiparts and attached messages.
+ */
+mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
+                           mail_part_fn fn, void *ctx);
+
+/* The Public Suffix List loaded by urisan_mail_init (never NULL after it
+   unless libpsl has no list at all). */
+struct psl_ctx_st;
+const struct psl_ctx_st *mail_psl(void);
+
+#endif

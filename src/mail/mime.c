@@ -1,0 +1,173 @@
+/*
+ * mime.c - the MIME parts of a mail message (GMime 3), for liburisan-mail
+ * (SPEC section 6), and the library's init/shutdown.
+ *
+ * Kept out of the core library: it allocates, and depends on GMime, GLib
+ * and libpsl. GMime's parser bounds the nesting of multiparts itself
+ * (MAX_LEVEL); the walk over the parts is iterative (GMimePartIter).
+ */
+#include "mail_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+#include <libpsl.h>
+
+/* ------------------------------------------------------------------ */
+/* init / shutdown                                                     */
+/* ------------------------------------------------------------------ */
+
+static bool mail_ready;
+static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
+static const psl_ctx_t *psl_list;
+
+void urisan_mail_init(void)
+{
+    if (mail_ready)
+        return;
+    g_mime_init();
+    /* The newer of the system's list and the one built into libpsl. */
+    psl_loaded = psl_latest(NULL);
+    psl_list = psl_loaded ? psl_loaded : psl_builtin();
+    mail_ready = true;
+}
+
+void urisan_mail_shutdown(void)
+{
+    if (!mail_ready)
+        return;
+    if (psl_loaded != NULL)
+        psl_free(psl_loaded);
+    psl_loaded = NULL;
+    psl_list = NULL;
+    g_mime_shutdown();
+    mail_ready = false;
+}
+
+const psl_ctx_t *mail_psl(void)
+{
+    urisan_mail_init();
+    return psl_list;
+}
+
+/* ------------------------------------------------------------------ */
+/* MIME                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool charset_is_utf8(const char *cs)
+{
+    return g_ascii_strcasecmp(cs, "utf-8") == 0 || g_ascii_strcasecmp(cs, "utf8") == 0 ||
+           g_ascii_strcasecmp(cs, "us-ascii") == 0 || g_ascii_strcasecmp(cs, "ascii") == 0;
+}
+
+/*
+ * The part's content as the reader sees it: transfer encoding undone by
+ * the data wrapper (quoted-printable soft breaks joined, base64 decoded),
+ * then the charset converted to UTF-8. An unknown charset is left alone:
+ * its bytes reach the JSON writer, which escapes what is not UTF-8.
+ */
+static GByteArray *decode_part(GMimePart *part)
+{
+    GMimeDataWrapper *w = g_mime_part_get_content(part);
+    GByteArray *arr = g_byte_array_new();
+    GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(arr);
+    g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+    if (w == NULL) {
+        g_object_unref(mem);
+        return arr;
+    }
+    GMimeStream *out = mem, *filtered = NULL;
+    const char *cs = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "charset");
+    if (cs != NULL && !charset_is_utf8(cs)) {
+        GMimeFilter *f = g_mime_filter_charset_new(cs, "UTF-8");
+        if (f != NULL) {
+            filtered = g_mime_stream_filter_new(mem);
+            g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), f);
+            g_object_unref(f);
+            out = filtered;
+        }
+    }
+    g_mime_data_wrapper_write_to_stream(w, out);
+    if (filtered != NULL) {
+        g_mime_stream_flush(filtered);
+        g_object_unref(filtered);
+    }
+    g_object_unref(mem);
+    return arr;
+}
+
+/* IMAP-style part number: the body of a single-part message is "1". */
+static char *part_path(GMimePartIter *it)
+{
+    char *p = g_mime_part_iter_get_path(it);
+    if (p == NULL || strcmp(p, "0") == 0) {
+        g_free(p);
+        return g_strdup("1");
+    }
+    return p;
+}
+
+mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
+                           mail_part_fn fn, void *ctx)
+{
+    urisan_mail_init();
+    GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
+    GMimeParser *p = g_mime_parser_new_with_stream(s);
+    g_object_unref(s);
+    GMimeMessage *m = g_mime_parser_construct_message(p, NULL);
+    g_object_unref(p);
+    if (m == NULL)
+        return MAIL_WALK_NOT_MESSAGE;
+
+    mail_walk_status rc = MAIL_WALK_OK;
+    bool too_deep = false;
+    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
+    if (g_mime_part_iter_is_valid(it)) {
+        do {
+            GMimeObject *o = g_mime_part_iter_get_current(it);
+            GMimeContentType *ct = g_mime_object_get_content_type(o);
+            char *path = part_path(it);
+            size_t depth = 1;
+            for (const char *q = path; *q; q++)
+                depth += *q == '.';
+            /* GMime stops descending at its nesting limit (MAX_LEVEL,
+               1024): what lies deeper is a container left unparsed or
+               lost. Hiding a link down there must not hide it from us. */
+            if (depth >= max_depth ||
+                (GMIME_IS_PART(o) && ct != NULL &&
+                 (g_mime_content_type_is_type(ct, "multipart", "*") ||
+                  g_mime_content_type_is_type(ct, "message", "rfc822"))))
+                too_deep = true;
+            if (!GMIME_IS_PART(o) ||
+                (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
+                g_free(path); /* multiparts and attached messages: their
+                                 children come next; no other type is text */
+                continue;
+            }
+            mail_part mp;
+            GByteArray *arr = decode_part(GMIME_PART(o));
+            mp.path = path;
+            mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
+            mp.text = (const char *)arr->data;
+            mp.len = arr->len;
+            bool ok = fn(ctx, &mp);
+            g_free(path);
+            g_byte_array_free(arr, TRUE);
+            if (!ok) {
+                rc = MAIL_WALK_STOPPED;
+                break;
+            }
+        } while (g_mime_part_iter_next(it));
+    }
+    g_mime_part_iter_free(it);
+    g_object_unref(m);
+    if (rc == MAIL_WALK_OK && too_deep) {
+        /* Fail closed: every link the raw bytes show, and an error. */
+        mail_part raw = { "raw", false, data, len };
+        if (!fn(ctx, &raw))
+            return MAIL_WALK_STOPPED;
+        return MAIL_WALK_TOO_DEEP;
+    }
+    return rc;
+}

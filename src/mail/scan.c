@@ -1,0 +1,207 @@
+/*
+ * scan.c - urisan_mail_scan (include/urisan_mail.h): the MIME walk
+ * (mime.c) feeds each decoded part to the text scan (urisan_extract) or
+ * the HTML scan (html.c); every link is judged by the core and the
+ * policy, link texts by linktext.c, and handed to the caller's sink.
+ */
+#include "mail_internal.h"
+
+#include "html.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HIT_BATCH 256
+
+typedef struct {
+    const urisan_policy *pol;
+    const urisan_mail_limits *lim;
+    const urisan_mail_sink *sink;
+    urisan_mail_result *res;
+    urisan_hit hits[HIT_BATCH];
+    char *scratch;
+    size_t scap;
+    bool stopped;        /* a callback returned false */
+} scan_ctx;
+
+const char *urisan_mail_source_name(urisan_mail_source s)
+{
+    switch (s) {
+    case URISAN_MAIL_SRC_TEXT: return "text";
+    case URISAN_MAIL_SRC_HTML_HREF: return "html-href";
+    case URISAN_MAIL_SRC_HTML_SRC: return "html-src";
+    }
+    return NULL;
+}
+
+const char *urisan_mail_limit_name(urisan_mail_limit l)
+{
+    switch (l) {
+    case URISAN_MAIL_LIMIT_DEPTH: return "depth";
+    case URISAN_MAIL_LIMIT_HTML: return "html_mem";
+    }
+    return NULL;
+}
+
+void urisan_mail_limits_default(urisan_mail_limits *lim)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->max_depth = 1000;             /* below GMime's MAX_LEVEL, 1024 */
+    lim->max_html_mem = (size_t)256 << 20;
+}
+
+static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
+{
+    if (h->decision.verdict > c->res->worst)
+        c->res->worst = h->decision.verdict;
+    c->res->hits++;
+    if (!c->sink->on_hit(c->sink->ctx, h)) {
+        c->stopped = true;
+        return false;
+    }
+    return true;
+}
+
+/* A limit reached: recorded, and told to the sink. */
+static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, const char *msg)
+{
+    c->res->limits |= 1u << l;
+    if (c->sink->on_diag == NULL)
+        return true;
+    urisan_mail_diag dg = { l, part, msg };
+    if (!c->sink->on_diag(c->sink->ctx, &dg)) {
+        c->stopped = true;
+        return false;
+    }
+    return true;
+}
+
+/* A text part: every hit of urisan_extract, batch after batch. */
+static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len)
+{
+    size_t start = 0;
+    for (;;) {
+        size_t n = 0, next = start;
+        urisan_status st = urisan_extract(t, len, start, c->pol, c->hits, HIT_BATCH, &n,
+                                          c->scratch, c->scap, &next);
+        for (size_t k = 0; k < n; k++) {
+            const urisan_hit *h = &c->hits[k];
+            urisan_mail_hit r;
+            memset(&r, 0, sizeof r);
+            r.part = part;
+            r.source = URISAN_MAIL_SRC_TEXT;
+            r.offset = h->off;
+            r.length = h->len;
+            r.uri = h->uri;
+            r.uri_len = h->uri_len;
+            r.has_form = true;
+            r.form = h->form;
+            r.flags = h->flags;
+            r.decision = h->decision;
+            if (!deliver(c, &r))
+                return false;
+        }
+        if (st != URISAN_E_TOO_MANY || next <= start)
+            return true;
+        start = next;
+    }
+}
+
+/* An HTML part: href and src attributes, and the text of each link. */
+static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
+{
+    html_doc d;
+    html_doc_init(&d, c->lim->max_html_mem);
+    bool ok = true;
+    if (!html_scan(&d, t, len)) /* the links found are still reported */
+        ok = limit_reached(c, URISAN_MAIL_LIMIT_HTML, part,
+                           "an HTML part has more links than the memory bound; the rest "
+                           "were not scanned");
+    for (size_t k = 0; k < d.n && ok; k++) {
+        const html_link *l = &d.links[k];
+        urisan_mail_hit r;
+        memset(&r, 0, sizeof r);
+        r.part = part;
+        r.source = l->attr == HTML_HREF ? URISAN_MAIL_SRC_HTML_HREF : URISAN_MAIL_SRC_HTML_SRC;
+        r.offset = l->off;
+        r.length = l->url_len;
+        r.uri = html_url(&d, l);
+        r.uri_len = l->url_len;
+        if (l->has_display) {
+            r.display = html_display(&d, l);
+            r.display_len = l->display_len;
+        }
+        urisan_uri u;
+        urisan_report rep;
+        urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+        if (r.display != NULL &&
+            urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
+            /* A fact about the link, judged by the policy like any flag. */
+            rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
+            urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.decision);
+        }
+        r.flags = rep.flags;
+        ok = deliver(c, &r);
+    }
+    html_doc_free(&d);
+    return ok;
+}
+
+static bool on_part(void *ctx, const mail_part *p)
+{
+    scan_ctx *c = ctx;
+    c->res->parts++;
+    if (p->html)
+        return scan_html(c, p->path, p->text, p->len);
+    return scan_text(c, p->path, p->text, p->len);
+}
+
+urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
+                                    const urisan_policy *pol,
+                                    const urisan_mail_limits *lim,
+                                    const urisan_mail_sink *sink,
+                                    urisan_mail_result *res)
+{
+    urisan_mail_result local;
+    urisan_mail_limits deflim;
+    if (res == NULL)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    if (lim == NULL) {
+        urisan_mail_limits_default(&deflim);
+        lim = &deflim;
+    }
+    if (msg == NULL)
+        msg = "";
+    scan_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return URISAN_MAIL_NOMEM;
+    c->pol = pol;
+    c->lim = lim;
+    c->sink = sink;
+    c->res = res;
+    c->scap = urisan_extract_scratch_size(pol);
+    c->scratch = malloc(c->scap);
+    if (c->scratch == NULL) {
+        free(c);
+        return URISAN_MAIL_NOMEM;
+    }
+    mail_walk_status ws = mail_walk(msg, len, lim->max_depth, on_part, c);
+    urisan_mail_status st = URISAN_MAIL_OK;
+    if (ws == MAIL_WALK_NOT_MESSAGE) {
+        st = URISAN_MAIL_NOT_MESSAGE;
+    } else if (ws == MAIL_WALK_STOPPED || c->stopped) {
+        st = URISAN_MAIL_STOPPED;
+    } else {
+        if (ws == MAIL_WALK_TOO_DEEP &&
+            !limit_reached(c, URISAN_MAIL_LIMIT_DEPTH, "raw",
+                           "MIME parts nested too deep: the raw message was scanned as "
+                           "text (part \"raw\")"))
+            st = URISAN_MAIL_STOPPED;
+        if (st == URISAN_MAIL_OK && res->limits != 0)
+            st = URISAN_MAIL_LIMIT;
+    }
+    free(c->scratch);
+    free(c);
+    return st;
+}

@@ -1,0 +1,216 @@
+/*
+ * test_mail.c - liburisan-mail's public API (include/urisan_mail.h):
+ * urisan_mail_scan per message, hits with part, source, link text and
+ * verdict, limits told to on_diag and in the status, never silent.
+ * The command's --mail output is tested by tests/extract_mail_test.py.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "urisan_mail.h"
+
+#define MAXROWS 64
+
+typedef struct {
+    char row[MAXROWS][256]; /* "part source uri|display|verdict" */
+    size_t n, diags, stop_after;
+    unsigned diag_limits;
+    char diag_part[32];
+} rows;
+
+static bool on_hit(void *ctx, const urisan_mail_hit *h)
+{
+    rows *r = ctx;
+    if (r->n < MAXROWS) {
+        snprintf(r->row[r->n], sizeof r->row[0], "%s %s %.*s|%.*s|%s", h->part,
+                 urisan_mail_source_name(h->source), (int)h->uri_len, h->uri,
+                 h->display ? (int)h->display_len : 4, h->display ? h->display : "null",
+                 urisan_verdict_name(h->decision.verdict));
+    }
+    r->n++;
+    return r->stop_after == 0 || r->n < r->stop_after;
+}
+
+static bool on_diag(void *ctx, const urisan_mail_diag *d)
+{
+    rows *r = ctx;
+    r->diags++;
+    r->diag_limits |= 1u << d->limit;
+    snprintf(r->diag_part, sizeof r->diag_part, "%s", d->part ? d->part : "-");
+    ck_assert_ptr_nonnull(d->message);
+    return true;
+}
+
+static urisan_mail_status scan(const char *msg, const urisan_mail_limits *lim, rows *r,
+                               urisan_mail_result *res)
+{
+    urisan_mail_sink sink = { on_hit, on_diag, r };
+    return urisan_mail_scan(msg, strlen(msg), NULL, lim, &sink, res);
+}
+
+static const char *const multipart =
+    "From: a@example.org\r\n"
+    "Subject: hello\r\n"
+    "MIME-Version: 1.0\r\n"
+    "Content-Type: multipart/alternative; boundary=\"XX\"\r\n"
+    "\r\n"
+    "--XX\r\n"
+    "Content-Type: text/plain; charset=us-ascii\r\n"
+    "\r\n"
+    "see https://bank.example/login\r\n"
+    "--XX\r\n"
+    "Content-Type: text/html; charset=utf-8\r\n"
+    "Content-Transfer-Encoding: quoted-printable\r\n"
+    "\r\n"
+    "<a href=3D\"http://0x7f.1/?a=3D1&amp;b=3D2\">https://bank.example/</a>=\r\n"
+    "<img src=3D\"https://img.example/x.png\">\r\n"
+    "--XX--\r\n";
+
+START_TEST(a_message_gives_hits_with_part_source_display_and_verdict)
+{
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_result res;
+    urisan_mail_status st = scan(multipart, NULL, &r, &res);
+    ck_assert_int_eq(st, URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_str_eq(r.row[0], "1 text https://bank.example/login|null|allow");
+    /* entities and quoted-printable undone; the text names another domain
+       than the href (an IP literal): link_text_mismatch, and a deny */
+    ck_assert_str_eq(r.row[1], "2 html-href http://0x7f.1/?a=1&b=2|https://bank.example/|deny");
+    ck_assert_str_eq(r.row[2], "2 html-src https://img.example/x.png|null|allow");
+    ck_assert_uint_eq(res.parts, 2);
+    ck_assert_uint_eq(res.hits, 3);
+    ck_assert_uint_eq(res.limits, 0);
+    ck_assert_int_eq(res.worst, URISAN_DENY);
+    ck_assert_uint_eq(r.diags, 0);
+}
+END_TEST
+
+START_TEST(a_false_callback_stops_the_scan)
+{
+    rows r;
+    memset(&r, 0, sizeof r);
+    r.stop_after = 1;
+    urisan_mail_result res;
+    ck_assert_int_eq(scan(multipart, NULL, &r, &res), URISAN_MAIL_STOPPED);
+    ck_assert_uint_eq(r.n, 1);
+}
+END_TEST
+
+START_TEST(deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanned)
+{
+    /* 5 levels of multipart, the limit at 3: the raw message is scanned
+       as text so the link is still found. */
+    char msg[4096];
+    size_t o = 0;
+    o += (size_t)snprintf(msg + o, sizeof msg - o, "From: a@example.org\nMIME-Version: 1.0\n");
+    for (int i = 0; i < 5; i++)
+        o += (size_t)snprintf(msg + o, sizeof msg - o,
+                              "Content-Type: multipart/mixed; boundary=\"b%d\"\n\n--b%d\n", i, i);
+    o += (size_t)snprintf(msg + o, sizeof msg - o,
+                          "Content-Type: text/plain\n\nhttp://deep.example/\n");
+    for (int i = 4; i >= 0; i--)
+        o += (size_t)snprintf(msg + o, sizeof msg - o, "--b%d--\n", i);
+
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    ck_assert_uint_eq(lim.max_depth, 1000);
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_result res;
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 1);
+
+    lim.max_depth = 3;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_LIMIT);
+    ck_assert_uint_eq(res.limits, 1u << URISAN_MAIL_LIMIT_DEPTH);
+    ck_assert_uint_eq(r.diags, 1);
+    ck_assert_str_eq(r.diag_part, "raw");
+    ck_assert_uint_ge(r.n, 2);
+    ck_assert_str_eq(r.row[r.n - 1], "raw text http://deep.example/|null|allow");
+}
+END_TEST
+
+START_TEST(html_memory_bound_is_a_limit_and_the_links_found_are_kept)
+{
+    char msg[8192];
+    size_t o = (size_t)snprintf(msg, sizeof msg, "Content-Type: text/html\n\n");
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(msg + o, sizeof msg - o, "<a href=\"http://h%d.example/\">x</a>", i);
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    lim.max_html_mem = 1024;
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_result res;
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_LIMIT);
+    ck_assert_uint_eq(res.limits, 1u << URISAN_MAIL_LIMIT_HTML);
+    ck_assert_str_eq(r.diag_part, "1");
+    ck_assert_uint_gt(r.n, 0);
+    ck_assert_uint_lt(r.n, 100);
+}
+END_TEST
+
+START_TEST(names_of_sources_and_limits)
+{
+    ck_assert_str_eq(urisan_mail_source_name(URISAN_MAIL_SRC_TEXT), "text");
+    ck_assert_str_eq(urisan_mail_source_name(URISAN_MAIL_SRC_HTML_HREF), "html-href");
+    ck_assert_str_eq(urisan_mail_source_name(URISAN_MAIL_SRC_HTML_SRC), "html-src");
+    ck_assert_ptr_null(urisan_mail_source_name((urisan_mail_source)99));
+    ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_DEPTH), "depth");
+    ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_HTML), "html_mem");
+    ck_assert_ptr_null(urisan_mail_limit_name((urisan_mail_limit)99));
+}
+END_TEST
+
+START_TEST(link_text_mismatch_on_its_own)
+{
+    const char *d = "www.paypal.com", *h = "https://paypal.evil.example/";
+    ck_assert(urisan_mail_link_text_mismatch(d, strlen(d), h, strlen(h)));
+    h = "https://www.paypal.com/signin";
+    ck_assert(!urisan_mail_link_text_mismatch(d, strlen(d), h, strlen(h)));
+    d = "Click here";
+    ck_assert(!urisan_mail_link_text_mismatch(d, strlen(d), h, strlen(h)));
+}
+END_TEST
+
+START_TEST(null_result_and_limits_are_accepted)
+{
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_sink sink = { on_hit, NULL, &r };
+    ck_assert_int_eq(urisan_mail_scan(multipart, strlen(multipart), NULL, NULL, &sink, NULL),
+                     URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 3);
+}
+END_TEST
+
+static Suite *mail_suite(void)
+{
+    Suite *s = suite_create("mail");
+    TCase *tc = tcase_create("api");
+    tcase_add_test(tc, a_message_gives_hits_with_part_source_display_and_verdict);
+    tcase_add_test(tc, a_false_callback_stops_the_scan);
+    tcase_add_test(tc, deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanned);
+    tcase_add_test(tc, html_memory_bound_is_a_limit_and_the_links_found_are_kept);
+    tcase_add_test(tc, names_of_sources_and_limits);
+    tcase_add_test(tc, link_text_mismatch_on_its_own);
+    tcase_add_test(tc, null_result_and_limits_are_accepted);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    urisan_mail_init();
+    SRunner *sr = srunner_create(mail_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    urisan_mail_shutdown();
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
