@@ -24,7 +24,8 @@
  * is "[channel-ID SP] OK|ERR ..." with the request's channel-ID (1 to 20
  * digits and a space) echoed, holds no control byte, and is ERR exactly
  * when urisan_check denies the value (the request up to its first space)
- * or there is no value; never BH under the default policy.
+ * or there is no value (empty, Squid's "-", a bare channel-ID, answered
+ * under its ID); never BH under the default policy.
  */
 #define _GNU_SOURCE 1
 #include <json-c/json.h>
@@ -265,7 +266,23 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
     FUZZ_ASSERT(strcmp(json_object_get_string(verdict), urisan_verdict_name(d.verdict)) == 0,
                 "line %zu: verdict %s, the library says %s", lineno, json_object_get_string(verdict),
                 urisan_verdict_name(d.verdict));
-    get(o, "reasons", json_type_array, 0, lineno);
+    /* reasons == deny_reasons followed by flag_reasons; deny_reasons
+       empty unless denied */
+    json_object *rs = get(o, "reasons", json_type_array, 0, lineno);
+    json_object *dr = get(o, "deny_reasons", json_type_array, 0, lineno);
+    json_object *fr = get(o, "flag_reasons", json_type_array, 0, lineno);
+    size_t nr = json_object_array_length(rs), nd = json_object_array_length(dr);
+    size_t nfr = json_object_array_length(fr);
+    FUZZ_ASSERT(nr == nd + nfr, "line %zu: reasons is not deny_reasons + flag_reasons", lineno);
+    FUZZ_ASSERT(d.verdict == URISAN_DENY || nd == 0, "line %zu: deny_reasons without deny",
+                lineno);
+    for (size_t i = 0; i < nr; i++) {
+        json_object *a = json_object_array_get_idx(rs, i);
+        json_object *b = i < nd ? json_object_array_get_idx(dr, i)
+                                : json_object_array_get_idx(fr, i - nd);
+        FUZZ_ASSERT(strcmp(json_object_get_string(a), json_object_get_string(b)) == 0,
+                    "line %zu: reasons[%zu] differs from deny_reasons + flag_reasons", lineno, i);
+    }
     if (d.verdict == URISAN_DENY)
         *denied = 1;
     free(copy);
@@ -345,6 +362,11 @@ static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t 
         FUZZ_ASSERT(rn > d && memcmp(rl, il, d + 1) == 0,
                     "squid-acl reply %zu does not echo the channel-ID", lineno);
         vs = d + 1;
+    } else if (d > 0 && d <= 20 && d == in_len) {
+        /* a bare channel-ID: ERR under that ID (doc/squid.md) */
+        FUZZ_ASSERT(rn > d + 4 && memcmp(rl, il, d) == 0 && memcmp(rl + d, " ERR ", 5) == 0,
+                    "squid-acl reply %zu: a bare channel-ID gets ERR under its ID", lineno);
+        return;
     }
     const char *r = rl + vs;
     size_t rlen = rn - vs;
@@ -357,8 +379,8 @@ static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t 
     const char *v = il + vs;
     const char *sp = (const char *)memchr(v, ' ', in_len - vs);
     size_t vlen = sp ? (size_t)(sp - v) : in_len - vs;
-    int deny = 1;
-    if (vlen > 0) {
+    int deny = 1; /* empty, and Squid's "-" (no value): ERR */
+    if (vlen > 0 && !(vlen == 1 && v[0] == '-')) {
         char *copy = fuzz_dup_part(v, vlen);
         urisan_uri u;
         urisan_report rep;

@@ -207,6 +207,44 @@ URISAN_API urisan_status urisan_policy_parse(urisan_policy *p,
                                              size_t *line, const char **msg);
 URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p);
 
+/* Where a policy text went wrong (urisan_policy_parse_ex). */
+typedef struct {
+    size_t line;       /* 1-based line; 0 when the mistake is no line's */
+    size_t column;     /* 1-based byte column of the word; 0 with no word */
+    const char *msg;   /* static English text, without the word */
+    size_t word_off;   /* the offending word: text[word_off..+word_len) */
+    size_t word_len;   /* 0: the message names no word */
+} urisan_policy_error;
+
+/*
+ * urisan_policy_parse with the column and the word of a mistake: a
+ * front end prints "FILE:LINE:COLUMN: MSG 'WORD'" (doc/policy.md).
+ * err may be NULL.
+ */
+URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p,
+                                                const char *text, size_t len,
+                                                urisan_policy_error *err);
+
+/*
+ * Built-in profiles (doc/policy.md): named policies for a deployment,
+ * written in the policy language. urisan_policy_profile fills *p with
+ * profile name[0..len) ("default", "proxy", "ssrf", "mail"); an unknown
+ * name is URISAN_E_BAD_POLICY and leaves *p the default policy.
+ * urisan_profile_name(i) enumerates them (NULL after the last);
+ * urisan_profile_text gives the policy text of one (NULL: unknown).
+ */
+URISAN_API urisan_status urisan_policy_profile(urisan_policy *p,
+                                               const char *name, size_t len);
+URISAN_API const char *urisan_profile_name(size_t i);
+URISAN_API const char *urisan_profile_text(const char *name, size_t len);
+
+/* The policy *p in the policy language: every directive that differs
+   from an empty file, one per line; urisan_policy_parse of the text on a
+   fresh policy gives the same verdicts. *needed always set. */
+URISAN_API urisan_status urisan_policy_format(const urisan_policy *p,
+                                              char *buf, size_t cap,
+                                              size_t *needed);
+
 typedef struct {
     urisan_flags flags;
     int ip_family;      /* 0: no address; 4 or 6 */
@@ -241,7 +279,9 @@ typedef enum {
     X(SCHEME_NOT_ALLOWED, scheme_not_allowed, 0) \
     X(PORT_NOT_ALLOWED,   port_not_allowed,   1) \
     X(HOST_DENIED,        host_denied,        2) \
-    X(HOST_NOT_ALLOWED,   host_not_allowed,   3)
+    X(HOST_NOT_ALLOWED,   host_not_allowed,   3) \
+    X(NOT_ABSOLUTE,       not_absolute,       4) \
+    X(NO_AUTHORITY,       no_authority,       5)
 
 typedef enum {
 #define URISAN_X_(U, l, b) URISAN_REASON_##U = b,
@@ -260,6 +300,18 @@ typedef struct {
     urisan_flags flag_flags;   /* flags that were only reported */
     unsigned rules;            /* bit set of urisan_rule_reason that denied */
 } urisan_decision;
+
+/*
+ * The reasons of a decision, deny reasons apart from flag-only ones:
+ * "denied:R,R...;flagged:F,F..." - the denying flags (bit order), then
+ * the rules that denied (reason order); after ";" the flags only
+ * reported. Either part is left out when empty; an allowed URI gives ""
+ * (*needed 0). The same text as `urisan check` and the Squid helper's
+ * log= show. *needed is always set; URISAN_E_NOSPACE when cap is short.
+ */
+URISAN_API urisan_status urisan_decision_format(const urisan_decision *d,
+                                                char *buf, size_t cap,
+                                                size_t *needed);
 
 URISAN_API void urisan_decide(const char *in, size_t len,
                               const urisan_uri *uri,

@@ -44,9 +44,17 @@ struct urisan_policy {
     pol_str allow_host[POL_MAX_HOSTS];
     size_t pool_used;
     char pool[POL_POOL];
+    bool require_absolute;   /* require-absolute: a scheme (not_absolute) */
+    bool require_authority;  /* require-authority: scheme + non-empty host */
 };
 
 #define POL_MAGIC 0x75727370u /* "ursp" */
+
+/* The `limit NAME N` names and their fields (policy_parse.c parses them,
+   policy_format.c writes them). */
+#define POL_LIMITS(X)                                                    \
+    X("uri", max_uri) X("scheme", max_scheme) X("userinfo", max_userinfo) \
+    X("host", max_host) X("label", max_label) X("segments", max_segments)
 
 /* Every flag of urisan_flags.def. */
 #define URISAN_ALL_FLAGS (((urisan_flags)1 << URISAN_FLAG_COUNT_) - 1)

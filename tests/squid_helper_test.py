@@ -111,7 +111,7 @@ def test_deny_reply_names_the_reasons_quoted():
     h = Helper()
     r = h.ask(b"5 http://h/a%0d%0a -")
     assert r == (b'5 ERR message="urisan denied the URL: escaped_crlf" '
-                 b'log="escaped_crlf"'), r
+                 b'log="denied:escaped_crlf;flagged:escaped_ctl"'), r
     r = h.ask(b"6 http://example.com:8080/x -")
     assert r == b'6 OK log="flagged:nondefault_port"', r
     h.close()
@@ -271,7 +271,7 @@ def test_eof_without_newline_still_answers_and_exits_0():
     r = subprocess.run([URISAN, "squid-acl"], input=b"1 http://h/\n2 http://h/x%0a",
                        stdout=subprocess.PIPE, timeout=TIMEOUT)
     assert r.returncode == 0
-    assert r.stdout.split(b"\n")[:2] == [b"1 OK", b'2 ERR message="urisan denied the URL: escaped_crlf" log="escaped_crlf"'], r.stdout
+    assert r.stdout.split(b"\n")[:2] == [b"1 OK", b'2 ERR message="urisan denied the URL: escaped_crlf" log="denied:escaped_crlf;flagged:escaped_ctl"'], r.stdout
 
 
 def test_eof_on_empty_input_exits_0_silently():

@@ -37,6 +37,7 @@ int cmd_equivalent(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_squid_acl(int argc, char **argv);
 int cmd_serve(int argc, char **argv);   /* cmd_serve.c, with libmicrohttpd */
+int cmd_policy(int argc, char **argv);
 
 /* ---- usage and errors (main.c) ---- */
 
@@ -93,10 +94,12 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
 bool cli_read_file(const char *cmd, const char *path, size_t max,
                    char **data, size_t *len);
 
-/* The built-in policy, plus the file at path when not NULL. On a mistake
-   prints "PATH:LINE: message" (or "urisan: CMD: PATH: reason") to stderr
+/* The one policy loader of every command with --policy (and --profile):
+   the built-in profile named profile (NULL: the default policy), then the
+   file at path on top when not NULL. On a mistake prints
+   "PATH:LINE:COLUMN: message 'word'" (or "urisan: CMD: ...") to stderr
    and returns NULL. Free with free(). */
-urisan_policy *cli_policy_load(const char *cmd, const char *path);
+urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile);
 
 /* Grow a malloc'd result buffer to need bytes, never past max. */
 bool cli_grow(char **buf, size_t *cap, size_t need, size_t max);
@@ -134,7 +137,10 @@ void cli_json_flags(json_w *w, const char *key, urisan_flags f);
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */
 void cli_json_reasons(json_w *w, const char *key, const urisan_decision *d);
-/* The same, comma-separated; "-" when there are none. */
+/* "deny_reasons" (the flags, then the rules that denied; [] unless
+   denied) and "flag_reasons" (the flags only reported; [] when allowed). */
+void cli_json_reasons_apart(json_w *w, const urisan_decision *d);
+/* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
 /* key: the span's text, or null when absent. */
 void cli_json_span(json_w *w, const char *key, const char *in, urisan_span s);

@@ -88,6 +88,7 @@ static void write_json(check_ctx *c, const check_result *r)
     cli_json_flags(&w, "flags", r->rep.flags);
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
     cli_json_reasons(&w, "reasons", &r->dec);
+    cli_json_reasons_apart(&w, &r->dec);
     if (c->base != NULL) {
         if (r->resolved)
             json_kstr(&w, "resolved", c->rbuf, r->rlen);
@@ -116,6 +117,13 @@ static void write_json(check_ctx *c, const check_result *r)
     json_key(&w, "reasons");
     json_arr_open(&w);
     json_cstr(&w, "invalid");
+    json_arr_close(&w);
+    json_key(&w, "deny_reasons");
+    json_arr_open(&w);
+    json_cstr(&w, "invalid");
+    json_arr_close(&w);
+    json_key(&w, "flag_reasons");
+    json_arr_open(&w);
     json_arr_close(&w);
     json_kbool(&w, "truncated", true);
     json_kuint(&w, "length", r->full_len);
@@ -151,7 +159,7 @@ static void write_text(check_ctx *c, const check_result *r)
     }
     if (b->failed) {
         cli_buf_clear(b);
-        cli_buf_adds(b, "deny invalid (output line too large)");
+        cli_buf_adds(b, "deny denied:invalid (output line too large)");
     }
 }
 
@@ -181,6 +189,7 @@ int cmd_check(int argc, char **argv)
         { "--json", false, NULL, false },
         { "--policy", true, NULL, false },
         { "--base", true, NULL, false },
+        { "--profile", true, NULL, false },
     };
     int nargs = 0;
     int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
@@ -192,7 +201,7 @@ int cmd_check(int argc, char **argv)
     check_ctx c;
     memset(&c, 0, sizeof c);
     c.json = opts[0].seen;
-    urisan_policy *pol = cli_policy_load(CMD, opts[1].value);
+    urisan_policy *pol = cli_policy_load(CMD, opts[1].value, opts[3].value);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
     c.pol = pol;

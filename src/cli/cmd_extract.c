@@ -73,6 +73,7 @@ static void write_json(ex_ctx *c, const ex_row *r)
     cli_json_flags(&w, "flags", r->flags);
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
     cli_json_reasons(&w, "reasons", &r->dec);
+    cli_json_reasons_apart(&w, &r->dec);
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -99,6 +100,14 @@ static void write_json(ex_ctx *c, const ex_row *r)
     json_arr_open(&w);
     json_cstr(&w, "invalid");
     json_cstr(&w, "too_long");
+    json_arr_close(&w);
+    json_key(&w, "deny_reasons");
+    json_arr_open(&w);
+    json_cstr(&w, "invalid");
+    json_cstr(&w, "too_long");
+    json_arr_close(&w);
+    json_key(&w, "flag_reasons");
+    json_arr_open(&w);
     json_arr_close(&w);
     json_obj_close(&w);
 }
@@ -240,6 +249,7 @@ int cmd_extract(int argc, char **argv)
         { "--json", false, NULL, false },
         { "--mail", false, NULL, false },
         { "--policy", true, NULL, false },
+        { "--profile", true, NULL, false },
     };
     int nargs = 0;
     int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
@@ -260,7 +270,7 @@ int cmd_extract(int argc, char **argv)
     if (c == NULL)
         return cli_fail(CMD, "out of memory");
     c->json = opts[0].seen;
-    urisan_policy *pol = cli_policy_load(CMD, opts[2].value);
+    urisan_policy *pol = cli_policy_load(CMD, opts[2].value, opts[3].value);
     if (pol == NULL) {
         free(c);
         return CLI_EXIT_USAGE;

@@ -47,6 +47,7 @@
 typedef struct {
     /* configuration */
     const char *policy_path;     /* NULL: built-in default */
+    const char *profile;         /* --profile NAME, or NULL */
     serve_trust trust;
     const char *trust_text;
     size_t uri_cap;              /* bytes for the rebuilt URI */
@@ -380,7 +381,7 @@ static void notify(const char *state)
 static void reload(serve_state *s)
 {
     notify("RELOADING=1");
-    urisan_policy *np = cli_policy_load(CMD, s->policy_path);
+    urisan_policy *np = cli_policy_load(CMD, s->policy_path, s->profile);
     if (np == NULL) {
         logf_("reload failed (the message above); keeping the policy in force");
         notify("READY=1\nSTATUS=reload failed; the previous policy stays in force");
@@ -440,9 +441,10 @@ int cmd_serve(int argc, char **argv)
         { "--max-header-bytes", true, NULL, false },
         { "--idle-timeout", true, NULL, false },
         { "--drain-timeout", true, NULL, false },
+        { "--profile", true, NULL, false },
     };
     enum { O_LISTEN, O_POLICY, O_THREADS, O_TRUST, O_STRIP, O_MAXCONN, O_PERCLIENT,
-           O_MAXHDR, O_IDLE, O_DRAIN };
+           O_MAXHDR, O_IDLE, O_DRAIN, O_PROFILE };
     int nargs = 0;
     int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
     if (rc == CLI_OPTS_HELP)
@@ -455,6 +457,7 @@ int cmd_serve(int argc, char **argv)
     static serve_state s;
     memset(&s, 0, sizeof s);
     s.policy_path = opts[O_POLICY].value;
+    s.profile = opts[O_PROFILE].value;
     serve_trust_default(&s.trust);
     s.trust_text = SERVE_TRUST_DEFAULT;
     if (opts[O_TRUST].seen) {
@@ -495,7 +498,7 @@ int cmd_serve(int argc, char **argv)
     /* The rebuilt URI is at most two header values and a scheme. */
     s.uri_cap = (size_t)maxhdr * 2 + 64;
 
-    s.pol = cli_policy_load(CMD, s.policy_path);
+    s.pol = cli_policy_load(CMD, s.policy_path, s.profile);
     if (s.pol == NULL)
         return CLI_EXIT_USAGE;
     pthread_rwlock_init(&s.lock, NULL);

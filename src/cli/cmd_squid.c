@@ -128,6 +128,12 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
         cli_buf_add(out, p, i);
         cli_buf_addc(out, ' ');
         vstart = i + 1;
+    } else if (i > 0 && i <= SQUID_CHANNEL_MAX && i == len) {
+        /* A bare channel-ID: a request without its value (no %>ru is
+           all digits). Answer it under its ID, never as a URL "5". */
+        cli_buf_add(out, p, i);
+        cli_buf_adds(out, " ERR message=\"urisan: no URL in the request\" log=\"empty\"");
+        return;
     }
     size_t chan_len = out->len;
 
@@ -141,6 +147,12 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
 
     if (vlen == 0) {
         cli_buf_adds(out, "ERR message=\"urisan: no URL in the request\" log=\"empty\"");
+        return;
+    }
+    if (vlen == 1 && v[0] == '-') {
+        /* Squid's "-": the format code had no value for this request */
+        cli_buf_adds(out, "ERR message=\"urisan: no URL in the request (Squid sent -)\" "
+                          "log=\"no_value\"");
         return;
     }
 
@@ -164,12 +176,15 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
             cli_buf_adds(tmp, "denied");
         cli_buf_adds(out, "ERR message=");
         add_quoted(out, "urisan denied the URL: ", tmp->p, tmp->len);
+        /* log: the deny reasons apart from the flags only reported */
+        cli_buf_clear(tmp);
+        cli_text_reasons(tmp, &dec);
         cli_buf_adds(out, " log=");
         add_quoted(out, "", tmp->p, tmp->len);
     } else if (dec.verdict == URISAN_FLAGGED && dec.flag_flags != 0) {
-        add_reasons(tmp, dec.flag_flags, 0);
+        cli_text_reasons(tmp, &dec);
         cli_buf_adds(out, "OK log=");
-        add_quoted(out, "flagged:", tmp->p, tmp->len);
+        add_quoted(out, "", tmp->p, tmp->len);
     } else {
         cli_buf_adds(out, "OK");
     }
@@ -188,6 +203,7 @@ int cmd_squid_acl(int argc, char **argv)
 {
     cli_opt opts[] = {
         { "--policy", true, NULL, false },
+        { "--profile", true, NULL, false },
     };
     int nargs = 0;
     int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
@@ -200,7 +216,7 @@ int cmd_squid_acl(int argc, char **argv)
 
     /* A policy we cannot load is a configuration error: exit, so that
        Squid's cache.log shows the message, rather than answer anything. */
-    urisan_policy *pol = cli_policy_load(CMD, opts[0].value);
+    urisan_policy *pol = cli_policy_load(CMD, opts[0].value, opts[1].value);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
 

@@ -25,17 +25,21 @@ typedef struct {
 
 static const cli_command commands[] = {
     { "check", cmd_check,
-      "[--json] [--policy FILE] [--base URI] [URI...]",
+      "[--json] [--policy FILE] [--profile NAME] [--base URI] [URI...]",
       "Validate each URI, split it into components, list its risk flags and\n"
       "give the policy's verdict (allow, flag, deny). URIs come from the\n"
       "arguments, or one per line on standard input when there are none.\n"
       "\n"
       "  --json         one JSON object per URI (JSON Lines)\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
+      "  --profile NAME start from the built-in profile NAME (proxy, ssrf,\n"
+      "                 mail, default) instead of the default policy\n"
       "  --base URI     resolve each URI against the absolute URI first and\n"
       "                 judge the result (dot_above_root on the merged path)\n"
       "\n"
       "Text output: one line per URI: VERDICT REASONS \"URI\" [-> \"RESOLVED\"]\n"
+      "where REASONS is denied:A,B;flagged:C (either part when empty left\n"
+      "out), or - when there are none.\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "resolve", cmd_resolve,
       "[--non-strict] [--above-root=clamp|keep|reject] [--json] BASE [REF...]",
@@ -66,7 +70,7 @@ static const cli_command commands[] = {
       "Exit status: 0 equivalent, 1 not, 2 error (usage, or a URI that\n"
       "cannot be normalised).\n" },
     { "extract", cmd_extract,
-      "[--mail] [--json] [--policy FILE] [FILE|-]",
+      "[--mail] [--json] [--policy FILE] [--profile NAME] [FILE|-]",
       "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
       "Appendix E and F and print one line per hit, with its flags and the\n"
       "policy's verdict.\n"
@@ -77,15 +81,18 @@ static const cli_command commands[] = {
       "                 link text (link_text_mismatch)\n"
       "  --json         one JSON object per hit\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
+      "  --profile NAME start from the built-in profile NAME (mail, ...)\n"
       "\n"
       "Text output: PART OFFSET CONTEXT VERDICT REASONS \"URI\" [\"DISPLAY\"]\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "squid-acl", cmd_squid_acl,
-      "[--policy FILE]",
+      "[--policy FILE] [--profile NAME]",
       "Run as a Squid external ACL helper: read one request per line on\n"
       "standard input, answer OK or ERR per line under the policy.\n"
       "\n"
-      "  --policy FILE  apply the policy FILE on top of the built-in default\n" },
+      "  --policy FILE  apply the policy FILE on top of the built-in default\n"
+      "  --profile NAME start from the built-in profile NAME (recommended:\n"
+      "                 proxy for a forward proxy, ssrf for a reverse proxy)\n" },
     { "serve", cmd_serve,
       "[--listen ADDR:PORT] [--policy FILE] [--trust LIST] [--threads N] ...",
       "Run an HTTP authorization service for gateways (nginx auth_request,\n"
@@ -99,6 +106,7 @@ static const cli_command commands[] = {
       "  --listen ADDR:PORT      numeric address (default 127.0.0.1:8181;\n"
       "                          port 0: any free port, logged at start)\n"
       "  --policy FILE           apply the policy FILE on top of the default\n"
+      "  --profile NAME          start from the built-in profile NAME (ssrf, ...)\n"
       "  --trust LIST            URI sources, in precedence order (default\n"
       "                          original-url,original-uri,forwarded-uri;\n"
       "                          add target for Envoy)\n"
@@ -112,6 +120,17 @@ static const cli_command commands[] = {
       "  --drain-timeout SECONDS SIGTERM: wait for answers (default 10)\n"
       "\n"
       "Exit status: 0 after SIGTERM, 2 usage, policy or listen error.\n" },
+    { "policy", cmd_policy,
+      "[--profile NAME] check FILE | show",
+      "check FILE: validate the policy FILE (on top of --profile NAME, else\n"
+      "the default policy) and print the effective policy; a mistake is\n"
+      "reported as FILE:LINE:COLUMN: message 'word'.\n"
+      "show: print the built-in profile NAME (default: default) as a policy\n"
+      "file.\n"
+      "\n"
+      "  --profile NAME proxy, ssrf, mail or default\n"
+      "\n"
+      "Exit status: 0 valid, 1 the policy does not load, 2 usage error.\n" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

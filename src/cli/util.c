@@ -148,7 +148,21 @@ bool cli_read_file(const char *cmd, const char *path, size_t max,
     return true;
 }
 
-urisan_policy *cli_policy_load(const char *cmd, const char *path)
+/* A policy word for a message: printable ASCII as is, else \xNN. */
+static void print_word(FILE *fp, const char *w, size_t n)
+{
+    if (n > 80)
+        n = 80;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)w[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\'')
+            fputc(ch, fp);
+        else
+            fprintf(fp, "\\x%02x", ch);
+    }
+}
+
+urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile)
 {
     urisan_policy *p = malloc(urisan_policy_size());
     if (p == NULL) {
@@ -156,6 +170,18 @@ urisan_policy *cli_policy_load(const char *cmd, const char *path)
         return NULL;
     }
     urisan_policy_init(p);
+    if (profile != NULL &&
+        urisan_policy_profile(p, profile, strlen(profile)) != URISAN_OK) {
+        fflush(stdout);
+        fprintf(stderr, "urisan: %s: --profile: unknown profile '", cmd);
+        print_word(stderr, profile, strlen(profile));
+        fprintf(stderr, "' (");
+        for (size_t i = 0; urisan_profile_name(i) != NULL; i++)
+            fprintf(stderr, "%s%s", i ? ", " : "", urisan_profile_name(i));
+        fprintf(stderr, ")\n");
+        free(p);
+        return NULL;
+    }
     if (path == NULL)
         return p;
     char *text;
@@ -164,17 +190,27 @@ urisan_policy *cli_policy_load(const char *cmd, const char *path)
         free(p);
         return NULL;
     }
-    size_t line = 0;
-    const char *msg = NULL;
-    urisan_status st = urisan_policy_parse(p, text, len, &line, &msg);
-    free(text);
+    urisan_policy_error e;
+    urisan_status st = urisan_policy_parse_ex(p, text, len, &e);
     if (st != URISAN_OK) {
+        /* "FILE:LINE:COLUMN: message 'word'" (doc/policy.md) */
         fflush(stdout);
-        fprintf(stderr, "%s:%zu: %s\n", path, line,
-                msg ? msg : urisan_status_message(st));
+        fprintf(stderr, "%s:%zu:", path, e.line);
+        if (e.column > 0)
+            fprintf(stderr, "%zu:", e.column);
+        fprintf(stderr, " %s", e.msg ? e.msg : urisan_status_message(st));
+        if (e.word_len > 0 && e.word_off < len) {
+            fprintf(stderr, " '");
+            print_word(stderr, text + e.word_off,
+                       e.word_len < len - e.word_off ? e.word_len : len - e.word_off);
+            fputc('\'', stderr);
+        }
+        fputc('\n', stderr);
+        free(text);
         free(p);
         return NULL;
     }
+    free(text);
     return p;
 }
 
@@ -436,15 +472,37 @@ void cli_json_reasons(json_w *w, const char *key, const urisan_decision *d)
     json_arr_close(w);
 }
 
+void cli_json_reasons_apart(json_w *w, const urisan_decision *d)
+{
+    json_key(w, "deny_reasons");
+    json_arr_open(w);
+    if (d->verdict == URISAN_DENY) {
+        for (unsigned bit = 0; bit < 64; bit++) {
+            const char *name = urisan_flag_name((urisan_flag)bit);
+            if (((d->deny_flags >> bit) & 1u) && name != NULL)
+                json_cstr(w, name);
+        }
+        for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++)
+            if ((d->rules >> r) & 1u)
+                json_cstr(w, urisan_rule_reason_name((urisan_rule_reason)r));
+    }
+    json_arr_close(w);
+    cli_json_flags(w, "flag_reasons", d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
+}
+
 void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
-    const char *names[CLI_REASONS_MAX];
-    size_t n = reason_names(d, names);
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0)
-            cli_buf_addc(b, ',');
-        cli_buf_adds(b, names[i]);
-    }
-    if (n == 0)
+    /* "denied:...;flagged:..." (urisan_decision_format), "-" for none */
+    size_t n = 0;
+    urisan_decision_format(d, NULL, 0, &n);
+    if (n == 0) {
         cli_buf_addc(b, '-');
+        return;
+    }
+    if (!cli_buf_reserve(b, n))
+        return; /* b is marked failed */
+    if (urisan_decision_format(d, b->p + b->len, n, &n) == URISAN_OK)
+        b->len += n;
+    else
+        b->failed = true;
 }

@@ -1,0 +1,93 @@
+/*
+ * profiles.c - the built-in profiles (doc/policy.md "Profiles"): named
+ * policies for the three deployments, written in the policy language so
+ * that `urisan policy show --profile NAME` prints exactly what applies.
+ * Each rule carries the attack it stops. Pure data: policy.c parses them.
+ */
+#include "risk.h"
+
+#include <string.h>
+
+/* "default": the built-in policy of SPEC 4, nothing on top. */
+static const char profile_default[] =
+    "# default: the built-in policy (SPEC 4); every other flag is reported\n"
+    "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n"
+    "deny password dangerous_scheme ambiguous_authority ip_obfuscated\n";
+
+/* "proxy": a forward proxy's URL check (Squid external ACL helper). */
+static const char profile_proxy[] =
+    "# proxy: what a forward proxy should never forward (Squid squid-acl)\n"
+    "# Squid's \"-\", an empty value, CONNECT's host:port and relative\n"
+    "# references are no request a proxy can judge: refuse them\n"
+    "require-authority\n"
+    "# only the schemes a web proxy speaks; gopher:, dict:, file: ... are\n"
+    "# the classic cross-protocol SSRF smuggling schemes\n"
+    "allow-scheme http https ftp ws wss\n"
+    "# request smuggling and header injection through the URL\n"
+    "deny invalid too_long escaped_crlf escaped_nul ctl_raw whitespace\n"
+    "# path traversal past the origin server's root\n"
+    "deny dot_above_root\n"
+    "# credentials in the URL and parser confusion about the host\n"
+    "deny password dangerous_scheme ambiguous_authority\n"
+    "# an address spelled so that filters miss it (0x7f.1, 2130706433)\n"
+    "deny ip_obfuscated\n"
+    "# the proxy's own host and the cloud metadata service (169.254.169.254)\n"
+    "deny ip_loopback ip_link_local\n";
+
+/* "ssrf": a server that fetches URLs it was given. */
+static const char profile_ssrf[] =
+    "# ssrf: server-side fetchers, webhooks, link previews - only public\n"
+    "# web servers on the standard ports\n"
+    "# a fetcher needs an absolute URL with a host\n"
+    "require-authority\n"
+    "# gopher:, dict:, file:, ldap: ... reach internal services\n"
+    "allow-scheme http https\n"
+    "# :6379 (Redis), :25 (SMTP), :11211 (memcached) ...: cross-protocol\n"
+    "allow-port 80 443\n"
+    "# request smuggling, header injection, traversal, parser confusion\n"
+    "deny invalid too_long escaped_crlf escaped_nul escaped_ctl ctl_raw whitespace\n"
+    "deny dot_above_root encoded_slash double_encoding overlong_utf8\n"
+    "deny dangerous_scheme ambiguous_authority\n"
+    "# credentials: http://user@internal/ and the \"@\" confusion\n"
+    "deny userinfo password\n"
+    "# every address that is not public: loopback (the fetcher itself),\n"
+    "# RFC 1918/CGNAT/ULA (the internal network), link-local (cloud\n"
+    "# metadata at 169.254.169.254, fe80::), and any spelling of them\n"
+    "deny ip_obfuscated ip_loopback ip_private ip_link_local\n";
+
+/* "mail": links in messages (extract --mail, the milter). */
+static const char profile_mail[] =
+    "# mail: links in messages, judged for the reader who clicks them\n"
+    "# script and local-file links\n"
+    "deny dangerous_scheme\n"
+    "# http://bank.com@evil.example/: the name before \"@\" is a decoy\n"
+    "deny userinfo password\n"
+    "# hosts the reader cannot read, and hosts parsers disagree about\n"
+    "deny ip_obfuscated ambiguous_authority\n"
+    "# header injection and hidden bytes\n"
+    "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n";
+
+static const struct {
+    const char *name;
+    const char *text;
+} profiles[] = {
+    {"default", profile_default},
+    {"proxy", profile_proxy},
+    {"ssrf", profile_ssrf},
+    {"mail", profile_mail},
+};
+
+URISAN_API const char *urisan_profile_name(size_t i)
+{
+    return i < sizeof profiles / sizeof profiles[0] ? profiles[i].name : NULL;
+}
+
+URISAN_API const char *urisan_profile_text(const char *name, size_t len)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++)
+        if (strlen(profiles[i].name) == len && memcmp(profiles[i].name, name, len) == 0)
+            return profiles[i].text;
+    return NULL;
+}

@@ -1,0 +1,358 @@
+/*
+ * test_decision.c - what issue 13 adds to decisions: deny reasons apart
+ * from flag-only reasons (urisan_decision_format), the fail-closed policy
+ * grammar (line, column and word of every mistake; host rules exact,
+ * ".suffix" and "*.suffix"; require-absolute / require-authority),
+ * profiles (`profile NAME` lines, urisan_policy_profile) and the policy
+ * written back (urisan_policy_format).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "risk.h"
+#include "urisan.h"
+
+#define F(n) URISAN_F(n)
+
+static urisan_policy *new_policy(void)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    urisan_policy_init(p);
+    return p;
+}
+
+static urisan_policy *policy_of(const char *text)
+{
+    urisan_policy *p = new_policy();
+    urisan_policy_error e;
+    urisan_status st = urisan_policy_parse_ex(p, text, strlen(text), &e);
+    ck_assert_msg(st == URISAN_OK, "policy %s: %zu:%zu: %s", text, e.line, e.column,
+                  e.msg ? e.msg : "");
+    return p;
+}
+
+static urisan_decision check(const urisan_policy *p, const char *in)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    guard_buf g = {0};
+    size_t len = strlen(in);
+    const char *s = guard_place(&g, in, len);
+    urisan_check(s, len, p, &u, &r, &d);
+    guard_free(&g);
+    return d;
+}
+
+static char *format(const urisan_decision *d)
+{
+    static char buf[512];
+    size_t n = 0;
+    ck_assert_int_eq(urisan_decision_format(d, buf, sizeof buf - 1, &n), URISAN_OK);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reasons apart                                                           */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(format_names_deny_reasons_apart_from_flagged_ones)
+{
+    urisan_decision d = check(NULL, "http://u:p@h/");
+    ck_assert_str_eq(format(&d), "denied:password;flagged:userinfo");
+    d = check(NULL, "http://127.0.0.1/");
+    ck_assert_str_eq(format(&d), "flagged:ip_literal,ip_loopback");
+    d = check(NULL, "http://example.com/");
+    ck_assert_str_eq(format(&d), "");
+    urisan_policy *p = policy_of("allow-scheme https\ndeny userinfo\n");
+    d = check(p, "http://u@h/");
+    /* the flags that denied, then the rules that denied */
+    ck_assert_str_eq(format(&d), "denied:userinfo,scheme_not_allowed");
+    free(p);
+}
+END_TEST
+
+START_TEST(format_reports_the_size_and_nospace)
+{
+    urisan_decision d = check(NULL, "http://u:p@h/");
+    size_t need = 0;
+    ck_assert_int_eq(urisan_decision_format(&d, NULL, 0, &need), URISAN_E_NOSPACE);
+    ck_assert_uint_eq(need, strlen("denied:password;flagged:userinfo"));
+    char small[8];
+    memset(small, 'x', sizeof small);
+    ck_assert_int_eq(urisan_decision_format(&d, small, sizeof small, &need), URISAN_E_NOSPACE);
+    ck_assert_uint_eq(need, strlen("denied:password;flagged:userinfo"));
+    ck_assert_int_eq(urisan_decision_format(NULL, small, sizeof small, &need),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_uint_eq(need, 0);
+    /* a deny without any reason name cannot be produced by decide, but a
+       forged one still formats as "denied:" */
+    urisan_decision f = {URISAN_DENY, 0, 0, 0};
+    ck_assert_str_eq(format(&f), "denied:");
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Mistakes: line, column, word                                            */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *text;
+    size_t line, column;
+    const char *word;     /* NULL: no word */
+    const char *msg_part;
+} mistake;
+
+static const mistake mistakes[] = {
+    {"deny invalid\n\ndeny password pasword\n", 3, 15, "pasword", "unknown flag"},
+    {"  frobnicate x\n", 1, 3, "frobnicate", "unknown directive"},
+    {"deny\n", 1, 1, "deny", "missing argument"},
+    {"deny-host 10.0.0.0/8\n", 1, 11, "10.0.0.0/8", "deny-ip"},
+    {"deny-host evil.com:8080\n", 1, 11, "evil.com:8080", "port"},
+    {"deny-host evil.com/x\n", 1, 11, "evil.com/x", "path"},
+    {"deny-host a.*.com\n", 1, 11, "a.*.com", "'*'"},
+    {"deny-host *evil.com\n", 1, 11, "*evil.com", "'*'"},
+    {"deny-host *\n", 1, 11, "*", "'*'"},
+    {"allow-host u@h\n", 1, 12, "u@h", "userinfo"},
+    {"allow-host a..b\n", 1, 12, "a..b", "empty label"},
+    {"allow-host [::g]\n", 1, 12, "[::g]", "IPv6"},
+    {"deny-host b\xc3\xbc.de\n", 1, 12, "\xc3", "non-ASCII"},
+    {"allow-scheme http:\n", 1, 14, "http:", "without ':'"},
+    {"allow-port 80 8o\n", 1, 15, "8o", "invalid port"},
+    {"limit url 5\n", 1, 7, "url", "unknown limit"},
+    {"require-authority yes\n", 1, 19, "yes", "no argument"},
+    {"deny invalid\nprofile ssrf\n", 2, 1, "profile", "first"},
+    {"profile\n", 1, 1, "profile", "missing argument"},
+    {"profile ssrf mail\n", 1, 14, "mail", "too many"},
+    {"profile sssrf\n", 1, 9, "sssrf", "unknown profile"},
+    {"# x\n\nprofile proxy\nprofile ssrf\n", 4, 1, "profile", "first"},
+    {"deny invalid\tpass\x01word\n", 1, 18, "\x01", "control"},
+};
+
+START_TEST(every_mistake_names_line_column_and_word)
+{
+    const mistake *m = &mistakes[_i];
+    urisan_policy *p = new_policy();
+    size_t len = strlen(m->text);
+    guard_buf g = {0};
+    const char *s = guard_place(&g, m->text, len);
+    urisan_policy_error e;
+    ck_assert_msg(urisan_policy_parse_ex(p, s, len, &e) == URISAN_E_BAD_POLICY, "%s: accepted",
+                  m->text);
+    ck_assert_msg(e.line == m->line && e.column == m->column, "%s: %zu:%zu, want %zu:%zu",
+                  m->text, e.line, e.column, m->line, m->column);
+    ck_assert_ptr_nonnull(e.msg);
+    ck_assert_msg(strstr(e.msg, m->msg_part) != NULL, "%s: '%s' lacks '%s'", m->text, e.msg,
+                  m->msg_part);
+    if (m->word != NULL) {
+        ck_assert_uint_eq(e.word_len, strlen(m->word));
+        ck_assert_msg(memcmp(m->text + e.word_off, m->word, e.word_len) == 0, "%s: word", m->text);
+    }
+    guard_free(&g);
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Directives                                                              */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(host_rules_exact_dot_suffix_and_star_suffix)
+{
+    urisan_policy *p = policy_of("deny-host exact.example *.star.example .dot.example\n");
+    static const struct {
+        const char *in;
+        bool denied;
+    } cases[] = {
+        {"http://exact.example/", true},
+        {"http://EXACT.example./", true},       /* case, one trailing dot */
+        {"http://a.exact.example/", false},     /* exact is exact */
+        {"http://star.example/", false},        /* nginx: *.x is below x only */
+        {"http://www.star.example/", true},
+        {"http://a.b.STAR.example./", true},
+        {"http://xstar.example/", false},       /* label boundary */
+        {"http://dot.example/", true},          /* .x: x and below */
+        {"http://a.dot.example/", true},
+        {"http://adot.example/", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        urisan_decision d = check(p, cases[i].in);
+        bool denied = (d.rules >> URISAN_REASON_HOST_DENIED) & 1u;
+        ck_assert_msg(denied == cases[i].denied, "%s", cases[i].in);
+    }
+    free(p);
+    p = policy_of("allow-host *.corp.example\n");
+    ck_assert_int_eq(check(p, "https://w.corp.example/").verdict, URISAN_ALLOW);
+    ck_assert_int_eq(check(p, "https://corp.example/").verdict, URISAN_DENY);
+    free(p);
+}
+END_TEST
+
+START_TEST(require_absolute_and_require_authority)
+{
+    urisan_policy *a = policy_of("require-absolute\n");
+    urisan_policy *h = policy_of("require-authority\n");
+    static const struct {
+        const char *in;
+        unsigned abs_rules, auth_rules;
+    } cases[] = {
+#define NA (1u << URISAN_REASON_NOT_ABSOLUTE)
+#define NH (1u << URISAN_REASON_NO_AUTHORITY)
+        {"http://h/", 0, 0},
+        {"mailto:a@b", 0, NH},
+        {"file:///etc/passwd", 0, NH},   /* empty host */
+        {"-", NA, NA | NH},              /* Squid's "no value" */
+        {"", NA, NA | NH},
+        {"TCP_MISS/200", NA, NA | NH},
+        {"//h/x", NA, NA},               /* network-path: no scheme */
+        {"/a/b", NA, NA | NH},
+        {"api.github.com:443", 0, NH},   /* scheme "api.github.com" */
+#undef NA
+#undef NH
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_msg(check(a, cases[i].in).rules == cases[i].abs_rules, "abs %s", cases[i].in);
+        ck_assert_msg(check(h, cases[i].in).rules == cases[i].auth_rules, "auth %s",
+                      cases[i].in);
+    }
+    free(a);
+    free(h);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Profiles                                                                */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(every_profile_parses_and_has_a_name)
+{
+    size_t n = 0;
+    for (; urisan_profile_name(n) != NULL; n++) {
+        const char *name = urisan_profile_name(n);
+        const char *text = urisan_profile_text(name, strlen(name));
+        ck_assert_ptr_nonnull(text);
+        urisan_policy *p = new_policy();
+        ck_assert_int_eq(urisan_policy_profile(p, name, strlen(name)), URISAN_OK);
+        urisan_policy *q = policy_of(text);
+        ck_assert_msg(memcmp(p, q, urisan_policy_size()) == 0, "%s", name);
+        free(p);
+        free(q);
+    }
+    ck_assert_uint_eq(n, 4);
+    urisan_policy *p = new_policy();
+    ck_assert_int_eq(urisan_policy_profile(p, "ssrff", 5), URISAN_E_BAD_POLICY);
+    ck_assert_ptr_null(urisan_profile_text("ssrff", 5));
+    /* left as the default policy */
+    urisan_policy *d = new_policy();
+    ck_assert(memcmp(p, d, urisan_policy_size()) == 0);
+    ck_assert_int_eq(urisan_policy_profile(p, "default", 7), URISAN_OK);
+    ck_assert(memcmp(p, d, urisan_policy_size()) == 0);
+    free(p);
+    free(d);
+}
+END_TEST
+
+START_TEST(profile_line_first_then_later_lines_override)
+{
+    urisan_policy *p = policy_of("# comment\n\nprofile ssrf\nallow ip_private\n");
+    ck_assert_int_eq(check(p, "http://10.0.0.1/").verdict, URISAN_FLAGGED);
+    ck_assert_int_eq(check(p, "http://127.0.0.1/").verdict, URISAN_DENY);
+    free(p);
+    /* the profile replaces what came before (nothing but comments may) */
+    p = new_policy();
+    ck_assert_int_eq(urisan_policy_profile(p, "ssrf", 4), URISAN_OK);
+    urisan_policy_error e;
+    ck_assert_int_eq(urisan_policy_parse_ex(p, "profile default\n", 16, &e), URISAN_OK);
+    ck_assert_int_eq(check(p, "http://10.0.0.1/").verdict, URISAN_FLAGGED);
+    free(p);
+}
+END_TEST
+
+START_TEST(proxy_profile_refuses_what_is_no_absolute_url)
+{
+    urisan_policy *p = new_policy();
+    ck_assert_int_eq(urisan_policy_profile(p, "proxy", 5), URISAN_OK);
+    const char *deny[] = {"-", "", "TCP_MISS/200", "api.github.com:443", "/x", "//h/",
+                          "gopher://h/", "http://127.0.0.1/", "http://169.254.169.254/"};
+    for (size_t i = 0; i < sizeof deny / sizeof deny[0]; i++)
+        ck_assert_msg(check(p, deny[i]).verdict == URISAN_DENY, "%s", deny[i]);
+    ck_assert_int_ne(check(p, "https://example.com/").verdict, URISAN_DENY);
+    ck_assert_int_ne(check(p, "http://10.1.2.3:8080/intranet").verdict, URISAN_DENY);
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* The policy written back                                                 */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(format_parses_back_to_the_same_policy)
+{
+    const char *texts[] = {
+        "",
+        "profile ssrf\n",
+        "profile proxy\nallow-host .corp.example *.b.example c.example [::1] 10.0.0.1\n",
+        ("deny all\nflag idn\nallow invalid\nallow-port 1-5 80\ndefault-port foo 77\n"
+         "dangerous-scheme Foo\nlimit uri 100\nrequire-absolute\n"),
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        urisan_policy *p = policy_of(texts[i]);
+        size_t n = 0;
+        ck_assert_int_eq(urisan_policy_format(p, NULL, 0, &n), URISAN_E_NOSPACE);
+        char *buf = malloc(n);
+        ck_assert_int_eq(urisan_policy_format(p, buf, n, &n), URISAN_OK);
+        urisan_policy *q = new_policy();
+        urisan_policy_error e;
+        ck_assert_msg(urisan_policy_parse_ex(q, buf, n, &e) == URISAN_OK, "%s: %zu: %s", texts[i],
+                      e.line, e.msg);
+        ck_assert_msg(memcmp(&p->limits, &q->limits, sizeof p->limits) == 0 &&
+                          p->deny == q->deny && p->flag == q->flag &&
+                          p->n_deny_host == q->n_deny_host && p->n_allow_host == q->n_allow_host &&
+                          p->n_port == q->n_port && p->n_scheme == q->n_scheme &&
+                          p->require_absolute == q->require_absolute &&
+                          p->require_authority == q->require_authority &&
+                          p->pool_used == q->pool_used &&
+                          memcmp(p->pool, q->pool, p->pool_used) == 0,
+                      "%s", texts[i]);
+        free(buf);
+        free(p);
+        free(q);
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("decision");
+    TCase *t = tcase_create("reasons");
+    tcase_add_test(t, format_names_deny_reasons_apart_from_flagged_ones);
+    tcase_add_test(t, format_reports_the_size_and_nospace);
+    suite_add_tcase(s, t);
+    t = tcase_create("grammar");
+    tcase_add_loop_test(t, every_mistake_names_line_column_and_word, 0,
+                        sizeof mistakes / sizeof mistakes[0]);
+    tcase_add_test(t, host_rules_exact_dot_suffix_and_star_suffix);
+    tcase_add_test(t, require_absolute_and_require_authority);
+    tcase_add_test(t, format_parses_back_to_the_same_policy);
+    suite_add_tcase(s, t);
+    t = tcase_create("profiles");
+    tcase_add_test(t, every_profile_parses_and_has_a_name);
+    tcase_add_test(t, profile_line_first_then_later_lines_override);
+    tcase_add_test(t, proxy_profile_refuses_what_is_no_absolute_url);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
