@@ -31,7 +31,14 @@ extern "C" {
 #define URISAN_API
 #endif
 
-#define URISAN_VERSION "0.1.0"
+/* Version. URISAN_VERSION ("MAJOR.MINOR.PATCH"), URISAN_VERSION_MAJOR,
+   _MINOR, _PATCH and URISAN_VERSION_NUMBER (MAJOR*10000 + MINOR*100 +
+   PATCH) come from meson's project version: the installed urisan.h
+   (generated at build time, tools/gen_flat_header.py) has them here; in
+   the source tree they are in the generated urisan_version.h. The
+   soname follows the ABI (README "Library versions"). */
+/* The version of the library actually loaded, e.g. "0.1.0". */
+URISAN_API const char *urisan_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */

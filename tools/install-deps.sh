@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages urisan's build, tests, fuzzers and
-# benchmark use. Does nothing when they are all present; needs root
-# (as CI and a fresh machine have) only when something is missing.
+# Installs the Debian 12 packages urisan's build, tests, fuzzers,
+# benchmark, Python binding and Debian packaging use (or only the packages
+# named as arguments: `tools/install-deps.sh squid`). Does nothing when
+# they are all present; needs root (as CI and a fresh machine have) only
+# when something is missing.
+#
+# Installing never starts, stops or restarts a system service: for the
+# duration of apt-get a /usr/sbin/policy-rc.d that exits 101 ("action
+# forbidden", Debian policy 9.3.3.1, honoured by invoke-rc.d and
+# deb-systemd-invoke) is in place, and whatever was there before (a file,
+# a symlink, or nothing) is put back exactly afterwards, also on failure.
+# A service that was running keeps running; the tests that need Squid
+# start a private one (tests/e2e/squid_e2e.py).
 set -euo pipefail
 
 pkgs=(
@@ -14,7 +24,13 @@ pkgs=(
   squid                                             # e2e: the proxy helper
   libmicrohttpd-dev nginx haproxy                   # urisan serve + its e2e gateways
   valgrind                                          # callgrind figures
+  zlib1g-dev                                        # check --format: .gz logs
+  python3-dev python3-pytest python3-cffi           # Python binding, FFI header test
+  python3-distributed                               # doc/logs.md Dask example
+  debhelper dpkg-dev lintian fakeroot               # tools/deb-check.sh
+  zip                                               # fuzz/oss-fuzz/build.sh seed corpora
 )
+[ $# -gt 0 ] && pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -27,16 +43,27 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# Installing must not start services (squid, nginx, haproxy): the tests
-# start their own. A temporary policy-rc.d (exit 101) tells invoke-rc.d no.
-if [ ! -e /usr/sbin/policy-rc.d ]; then
-  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
-  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+
+prc=/usr/sbin/policy-rc.d
+saved=""
+restore_prc() {
+  if [ -n "$saved" ]; then
+    mv -f "$saved" "$prc"        # the previous file, mode and all
+  else
+    rm -f "$prc"
+  fi
+}
+if [ -e "$prc" ] || [ -L "$prc" ]; then
+  saved=$(mktemp /usr/sbin/.policy-rc.d.urisan-saved.XXXXXX)
+  cp -a "$prc" "$saved"           # -a: a symlink stays a symlink
 fi
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-# Debian starts squid as a service on install: the e2e tests run their own.
-if command -v systemctl >/dev/null 2>&1; then systemctl stop squid >/dev/null 2>&1 || true; fi
-if [ -x /etc/init.d/squid ]; then /etc/init.d/squid stop >/dev/null 2>&1 || true; fi
+trap restore_prc EXIT
+tmp=$(mktemp /usr/sbin/.policy-rc.d.urisan.XXXXXX)
+printf '#!/bin/sh\n# tools/install-deps.sh: no service actions while it installs\nexit 101\n' >"$tmp"
+chmod 755 "$tmp"
+mv -f "$tmp" "$prc"
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 exit 0

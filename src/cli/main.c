@@ -216,7 +216,7 @@ int main(int argc, char **argv)
         return cli_finish(NULL, CLI_EXIT_OK);
     }
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
-        fputs("urisan " URISAN_VERSION "\n", stdout);
+        printf("urisan %s\n", urisan_version());
         return cli_finish(NULL, CLI_EXIT_OK);
     }
     const cli_command *c = find_command(name);

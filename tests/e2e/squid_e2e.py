@@ -127,12 +127,15 @@ def find_squid():
             return cand
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         return None
-    log("squid not found: apt-get install -y squid")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    # tools/install-deps.sh keeps Debian from starting (or stopping) the
+    # system Squid service while it installs; this test runs its own.
+    deps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "tools", "install-deps.sh")
+    log("squid not found: tools/install-deps.sh squid")
     try:
-        subprocess.run(["apt-get", "install", "-y", "squid"], env=env,
+        subprocess.run(["bash", deps, "squid"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=600, check=False)
+                       timeout=900, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     for cand in (shutil.which("squid"), "/usr/sbin/squid"):
