@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ffi_header_test.py CC FLAT_HEADER LIBURISAN.so VERSION
+"""ffi_header_test.py CC FLAT_HEADER LIBURISAN.so VERSION [CFLAGS...]
 
 The installed urisan.h (include/flat, generated) is usable without
 urisan_flags.def and by FFI tools:
@@ -19,6 +19,10 @@ import sys
 import tempfile
 
 cc, header, lib, version = sys.argv[1:5]
+cflags = sys.argv[5:]      # a sanitizer build's -fsanitize=...
+# A sanitizer build preloads its runtime into this python (meson sets
+# LD_PRELOAD); the compiler and the test program must not inherit it.
+os.environ.pop("LD_PRELOAD", None)
 failures = []
 
 
@@ -64,7 +68,7 @@ try:
     with open(src, "w") as f:
         f.write(C_PROG)
     libdir = os.path.dirname(os.path.abspath(lib))
-    r = subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror",
+    r = subprocess.run([cc] + cflags + ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror",
                         "-I", incdir, src, "-o", exe, "-L", libdir, "-lurisan",
                         "-Wl,-rpath," + libdir], capture_output=True, text=True)
     check(r.returncode == 0, "C99 -pedantic program with the flat header alone compiles and links"

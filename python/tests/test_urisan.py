@@ -1,0 +1,236 @@
+"""The urisan Python module against the `urisan` command (same keys, same
+values) and on its own: types, errors, policies, threads."""
+import codecs
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+import urisan
+
+
+def cli_text(b):
+    """How the command's JSON writes bytes: UTF-8 kept, any other byte as
+    the character of its value (\\u00XX)."""
+    return b.decode("utf-8", "urisan-cli")
+
+
+def _cli_errors(e):
+    return ("".join(chr(x) for x in e.object[e.start:e.end]), e.end)
+
+
+codecs.register_error("urisan-cli", _cli_errors)
+
+
+def as_cli(v):
+    """A module result with its strings written the command's way."""
+    if isinstance(v, str):
+        return cli_text(v.encode("utf-8", "surrogateescape"))
+    if isinstance(v, dict):
+        return {k: as_cli(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [as_cli(x) for x in v]
+    return v
+
+
+def run(exe, args, stdin):
+    r = subprocess.run([exe] + args, input=stdin, capture_output=True, check=False)
+    assert r.returncode in (0, 1), r.stderr
+    return [json.loads(line) for line in r.stdout.decode("utf-8").splitlines()]
+
+
+def sample_urls(srcdir, limit=400):
+    lines = []
+    with open(os.path.join(srcdir, "examples", "urls.txt"), "rb") as f:
+        lines += [l.rstrip(b"\r\n") for l in f]
+    data = os.path.join(srcdir, "..", "shared", "data", "urls")
+    if os.path.isdir(data):
+        for name in sorted(os.listdir(data)):
+            with open(os.path.join(data, name), "rb") as f:
+                for i, l in enumerate(f):
+                    if i >= limit:
+                        break
+                    lines.append(l.rstrip(b"\r\n"))
+    lines += [b"\xff\xfe", b"http://\xc3\xa9.example/", b"http://[::1%25eth0]:99/",
+              b"javascript:alert(1)", b"", b"http://a/%0d%0a", b"//x:99999"]
+    return [l for l in lines if b"\n" not in l and b"\r" not in l]
+
+
+def test_check_equals_cli_json(exe, srcdir):
+    urls = sample_urls(srcdir)
+    want = run(exe, ["check", "--json"], b"\n".join(urls) + b"\n")
+    assert len(want) == len(urls)
+    for u, w in zip(urls, want):
+        got = urisan.check(u)
+        assert list(got) == list(w), u            # same keys, same order
+        assert as_cli(got) == w, u
+        s = u.decode("utf-8", "surrogateescape")
+        if s.encode("utf-8", "strict" if u.isascii() else "surrogateescape") == u:
+            try:
+                assert urisan.check(u.decode("utf-8")) == got   # str == bytes
+            except UnicodeDecodeError:
+                pass
+
+
+def test_check_with_policy_file_equals_cli(exe, srcdir):
+    path = os.path.join(srcdir, "examples", "policy.txt")
+    pol = urisan.Policy.from_file(path)
+    urls = sample_urls(srcdir, 100)
+    want = run(exe, ["check", "--json", "--policy", path], b"\n".join(urls) + b"\n")
+    for u, w in zip(urls, want):
+        assert as_cli(urisan.check(u, policy=pol)) == w, u
+        assert urisan.verdict(u, policy=pol) == w["verdict"]
+
+
+def test_parse_and_analyse_are_prefixes_of_check():
+    u = "http://u:p@127.0.0.1:8080/a/../b?q#f"
+    c = urisan.check(u)
+    p = urisan.parse(u)
+    a = urisan.analyse(u)
+    assert list(p) == ["uri", "valid", "error", "components"]
+    assert list(a) == ["uri", "valid", "error", "components", "host_ip", "flags"]
+    assert p == {k: c[k] for k in p}
+    assert a == {k: c[k] for k in a}
+    assert urisan.analyze(u) == a
+    assert a["host_ip"] == "127.0.0.1" and "ip_loopback" in a["flags"]
+    bad = urisan.parse("http://a b/")
+    assert bad["valid"] is False and bad["error"]["code"] == "bad_host"
+    assert bad["error"]["offset"] == 8
+
+
+def test_policy_text_and_errors():
+    pol = urisan.Policy("allow-scheme https\ndeny userinfo\n")
+    assert urisan.check("http://x/", policy=pol)["reasons"] == ["scheme_not_allowed"]
+    assert urisan.check("https://x/")["verdict"] == "allow"
+    assert urisan.check(b"https://a@x/", policy=pol)["verdict"] == "deny"
+    assert urisan.Policy(b"limit uri 100\n").limits()["max_uri"] == 100
+    with pytest.raises(urisan.PolicyError) as ei:
+        urisan.Policy("allow-scheme https\nfrobnicate yes\n", name="mine.policy")
+    assert ei.value.line == 2
+    assert str(ei.value).startswith("mine.policy:2: ")
+    assert isinstance(ei.value, urisan.Error) and isinstance(ei.value, ValueError)
+    with pytest.raises(FileNotFoundError):
+        urisan.Policy.from_file("/nonexistent/urisan.policy")
+    with pytest.raises(TypeError):
+        urisan.check("http://x/", policy="allow-scheme https")
+
+
+def test_resolve_normalize_equivalent_equal_cli(exe):
+    base = "http://a/b/c/d;p?q"
+    refs = ["g", "./g", "g/", "/g", "//g", "?y", "g?y", "#s", "g#s", "..", "../g",
+            "../..", "../../g", "../../../g", "/./g", "g.", "g..", "./../g", "g;x=1/../y"]
+    r = subprocess.run([exe, "resolve", base] + refs, capture_output=True, text=True)
+    assert r.stdout.splitlines() == [urisan.resolve(base, x) for x in refs]
+    assert urisan.resolve(base, b"../g") == b"http://a/b/g"
+    assert urisan.resolve(base, "../../../g", above_root="keep") == "http://a/../g"
+    with pytest.raises(urisan.Error) as ei:
+        urisan.resolve(base, "../../../g", above_root="reject")
+    assert ei.value.code == "above_root" and ei.value.input == 1
+    with pytest.raises(urisan.Error) as ei:
+        urisan.resolve("relative/base", "g")
+    assert ei.value.code == "base_not_absolute"
+    with pytest.raises(ValueError):
+        urisan.resolve(base, "g", above_root="sideways")
+    assert urisan.resolve(base, "http:g", non_strict=True) == "http://a/b/c/g"
+    for u in ["HTTP://Ex.COM:80/%7e/a/../b", "http://a/%41%2f", "HTTP://[::FFFF:1.2.3.4]:0080/"]:
+        r = subprocess.run([exe, "normalize", u], capture_output=True, text=True)
+        assert urisan.normalize(u) == r.stdout.rstrip("\n")
+        assert urisan.normalize(u.encode()) == r.stdout.rstrip("\n").encode()
+    assert urisan.equivalent("HTTP://Ex.COM:80", "http://ex.com/") is True
+    assert urisan.equivalent(b"http://a/b", "http://a/c") is False
+    with pytest.raises(urisan.Error) as ei:
+        urisan.normalize("http://a b/")
+    assert ei.value.code == "bad_host"
+
+
+def test_long_results_grow_the_buffer():
+    long_path = "/" + "a" * 5000
+    assert urisan.normalize("http://x" + long_path) == "http://x" + long_path
+    assert urisan.resolve("http://x/", long_path) == "http://x" + long_path
+    assert urisan.equivalent("http://x" + long_path, "HTTP://X" + long_path)
+    with pytest.raises(urisan.Error) as ei:
+        urisan.normalize("http://x/" + "a" * 9000)
+    assert ei.value.code == "too_long"
+
+
+def test_extract_equals_cli(exe, srcdir):
+    text = (b"see http://a.b/x and <mailto:x@y>, \"https://q.example/p?x=1\" or "
+            b"www.example.org. URL:ftp://f/g and javascript:alert(1)\n" * 50)
+    want = run(exe, ["extract", "--json"], text)
+    got = urisan.extract(text)
+    assert [as_cli(h) for h in got] == want
+    assert urisan.extract(text.decode()) == got
+    assert len(got) > 64        # more than one batch of the C call
+
+
+def test_types_and_bad_input():
+    with pytest.raises(TypeError):
+        urisan.check(42)
+    with pytest.raises(TypeError):
+        urisan.check(bytearray(b"http://x/"))
+    with pytest.raises(UnicodeEncodeError):
+        urisan.check("http://x/\udcff")          # a lone surrogate is no text
+    assert urisan.check("")["valid"] is True
+    nul = urisan.check(b"http://x/\x00y")
+    assert "ctl_raw" in nul["flags"] and nul["length"] == 11
+    big = urisan.check("http://x/" + "a" * 20000)
+    assert big["verdict"] == "deny" and "too_long" in big["flags"]
+    assert urisan.flag_names()[0] == "invalid" and "idn" in urisan.flag_names()
+    assert urisan.__version__ == urisan.version()
+
+
+def test_threads_agree_with_sequential(srcdir):
+    urls = sample_urls(srcdir, 200)
+    want = [urisan.check(u) for u in urls]
+    out = [None] * 4
+
+    def work(i):
+        out[i] = [urisan.check(u) for u in urls]
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert all(o == want for o in out)
+
+
+def gil_gap(text):
+    """The longest stretch, as a share of one long C call in a thread,
+    in which the main thread ran no Python code."""
+    done = threading.Event()
+    window = []
+
+    def work():
+        t0 = time.perf_counter()
+        urisan.extract(text)
+        window.extend((t0, time.perf_counter()))
+        done.set()
+
+    samples = []
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        samples.append(time.perf_counter())
+    t.join()
+    t0, t1 = window
+    inside = [t0] + [x for x in samples if t0 < x < t1] + [t1]
+    return max(b - a for a, b in zip(inside, inside[1:])) / (t1 - t0)
+
+
+def test_gil_is_released_during_the_c_call():
+    # One long C call (extract over ~24 MB of text with a single URL).
+    # Holding the GIL for it would keep the main thread out for the whole
+    # call: one gap as long as the call. Released, the main thread runs all
+    # along. Three tries: a busy machine may deschedule the main thread;
+    # a held GIL fails every time.
+    text = b"words, words and more words " * 900000 + b"http://example.com/"
+    shares = []
+    for _ in range(3):
+        shares.append(gil_gap(text))
+        if shares[-1] < 0.5:
+            break
+    assert min(shares) < 0.5, shares

@@ -1,0 +1,865 @@
+/*
+ * urisanmodule.c - the `urisan` Python module (doc/python.md).
+ *
+ * A thin layer over liburisan: every function takes str or bytes, does
+ * its C call with the GIL released, and builds the same dictionaries as
+ * `urisan check --json` / `extract --json` (same keys, same order, same
+ * names). Text in results is str: the input's bytes decoded as UTF-8 with
+ * the "surrogateescape" handler, so bytes that are not UTF-8 survive
+ * (s.encode("utf-8", "surrogateescape") gives them back). resolve and
+ * normalize return the type they were given.
+ *
+ * Buffers for resolve/normalize/equivalent/extract are sized from what
+ * the library reports (never above URISAN_HARD_CEILING * 4) and freed
+ * before returning; a Policy is immutable once made, so several threads
+ * may use one at the same time.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "urisan.h"
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static PyObject *UrisanError;   /* urisan.Error(ValueError) */
+static PyObject *PolicyError;   /* urisan.PolicyError(urisan.Error) */
+
+/* raise urisan.Error(message) with .code, .offset, .input set */
+static PyObject *raise_error(const urisan_error *e)
+{
+    PyObject *exc = PyObject_CallFunction(UrisanError, "s", urisan_status_message(e->code));
+    if (exc == NULL)
+        return NULL;
+    PyObject *code = PyUnicode_FromString(urisan_status_name(e->code));
+    PyObject *off = PyLong_FromSize_t(e->offset);
+    PyObject *inp = PyLong_FromUnsignedLong(e->input);
+    if (code != NULL && off != NULL && inp != NULL &&
+        PyObject_SetAttrString(exc, "code", code) == 0 &&
+        PyObject_SetAttrString(exc, "offset", off) == 0 &&
+        PyObject_SetAttrString(exc, "input", inp) == 0)
+        PyErr_SetObject(UrisanError, exc);
+    Py_XDECREF(code);
+    Py_XDECREF(off);
+    Py_XDECREF(inp);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inputs: str (UTF-8) or bytes                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *p;
+    Py_ssize_t n;
+    int is_bytes;
+} in_text;
+
+/* The object's bytes; they live as long as the object (str and bytes are
+   immutable, so they may be read with the GIL released). */
+static int get_text(PyObject *o, in_text *t, const char *what)
+{
+    if (PyBytes_Check(o)) {
+        t->p = PyBytes_AS_STRING(o);
+        t->n = PyBytes_GET_SIZE(o);
+        t->is_bytes = 1;
+        return 0;
+    }
+    if (PyUnicode_Check(o)) {
+        t->p = PyUnicode_AsUTF8AndSize(o, &t->n);
+        t->is_bytes = 0;
+        return t->p == NULL ? -1 : 0;
+    }
+    PyErr_Format(PyExc_TypeError, "%s must be str or bytes, not %.100s", what,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+static PyObject *text_out(const char *p, size_t n)
+{
+    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "surrogateescape");
+}
+
+/* the result in the input's type */
+static PyObject *typed_out(const char *p, size_t n, int is_bytes)
+{
+    return is_bytes ? PyBytes_FromStringAndSize(p, (Py_ssize_t)n) : text_out(p, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Policy                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    urisan_policy *pol;    /* malloc'd: aligned for any type */
+} PolicyObject;
+
+static PyTypeObject PolicyType;
+
+static int policy_apply(urisan_policy *pol, const char *text, size_t len, const char *name)
+{
+    size_t line = 0;
+    const char *msg = NULL;
+    urisan_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = urisan_policy_parse(pol, text, len, &line, &msg);
+    Py_END_ALLOW_THREADS
+    if (st == URISAN_OK)
+        return 0;
+    PyObject *s = PyUnicode_FromFormat("%s:%zu: %s", name, line, msg ? msg : "invalid policy");
+    if (s == NULL)
+        return -1;
+    PyObject *exc = PyObject_CallOneArg(PolicyError, s);
+    Py_DECREF(s);
+    if (exc == NULL)
+        return -1;
+    PyObject *ln = PyLong_FromSize_t(line);
+    PyObject *code = PyUnicode_FromString(urisan_status_name(st));
+    if (ln != NULL && code != NULL &&
+        PyObject_SetAttrString(exc, "line", ln) == 0 &&
+        PyObject_SetAttrString(exc, "code", code) == 0 &&
+        PyObject_SetAttrString(exc, "offset", Py_None) == 0 &&
+        PyObject_SetAttrString(exc, "input", Py_None) == 0)
+        PyErr_SetObject(PolicyError, exc);
+    Py_XDECREF(ln);
+    Py_XDECREF(code);
+    Py_DECREF(exc);
+    return -1;
+}
+
+static int Policy_init(PolicyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"text", "name", NULL};
+    PyObject *text = Py_None;
+    const char *name = "<policy>";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Os:Policy", kwlist, &text, &name))
+        return -1;
+    if (self->pol == NULL) {
+        self->pol = malloc(urisan_policy_size());
+        if (self->pol == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    urisan_policy_init(self->pol);
+    if (text == Py_None)
+        return 0;
+    in_text t;
+    if (get_text(text, &t, "policy text") < 0)
+        return -1;
+    return policy_apply(self->pol, t.p, (size_t)t.n, name);
+}
+
+static void Policy_dealloc(PolicyObject *self)
+{
+    free(self->pol);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Policy.from_file(path): read in Python (any path-like), parse in C */
+static PyObject *Policy_from_file(PyObject *cls, PyObject *path)
+{
+    PyObject *io = PyImport_ImportModule("io");
+    if (io == NULL)
+        return NULL;
+    PyObject *f = PyObject_CallMethod(io, "open", "Os", path, "rb");
+    Py_DECREF(io);
+    if (f == NULL)
+        return NULL;
+    PyObject *data = PyObject_CallMethod(f, "read", NULL);
+    PyObject *r = PyObject_CallMethod(f, "close", NULL);
+    Py_DECREF(f);
+    Py_XDECREF(r);
+    if (data == NULL)
+        return NULL;
+    PyObject *name = PyOS_FSPath(path);
+    PyObject *name_s = name != NULL ? PyObject_Str(name) : NULL;
+    Py_XDECREF(name);
+    if (name_s == NULL) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    PyObject *res = PyObject_CallFunction(cls, "OO", data, name_s);
+    Py_DECREF(data);
+    Py_DECREF(name_s);
+    return res;
+}
+
+static PyObject *Policy_limits(PolicyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    const urisan_limits *l = urisan_policy_limits(self->pol);
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n}",
+                         "max_uri", (Py_ssize_t)l->max_uri,
+                         "max_scheme", (Py_ssize_t)l->max_scheme,
+                         "max_userinfo", (Py_ssize_t)l->max_userinfo,
+                         "max_host", (Py_ssize_t)l->max_host,
+                         "max_label", (Py_ssize_t)l->max_label,
+                         "max_segments", (Py_ssize_t)l->max_segments);
+}
+
+static PyMethodDef Policy_methods[] = {
+    {"from_file", (PyCFunction)Policy_from_file, METH_O | METH_CLASS,
+     "Policy.from_file(path) -> Policy: the built-in policy plus the file's rules."},
+    {"limits", (PyCFunction)Policy_limits, METH_NOARGS,
+     "limits() -> dict: the length limits in force (max_uri, ...)."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject PolicyType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "urisan.Policy",
+    .tp_basicsize = sizeof(PolicyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Policy(text=None, name='<policy>'): the built-in policy, plus the\n"
+              "rules of a policy file's text (doc/policy.md). Raises PolicyError\n"
+              "naming the line. Immutable; safe to share between threads.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Policy_init,
+    .tp_dealloc = (destructor)Policy_dealloc,
+    .tp_methods = Policy_methods,
+};
+
+/* policy argument: None (default) or a Policy */
+static int get_policy(PyObject *o, const urisan_policy **pol)
+{
+    if (o == NULL || o == Py_None) {
+        *pol = NULL;
+        return 0;
+    }
+    if (!PyObject_TypeCheck(o, &PolicyType)) {
+        PyErr_Format(PyExc_TypeError, "policy must be a urisan.Policy or None, not %.100s",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *pol = ((PolicyObject *)o)->pol;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dictionaries with the keys of `urisan check --json`                 */
+/* ------------------------------------------------------------------ */
+
+/* The str of a static name (a key literal, a flag, verdict or reason
+   name from the library), made once and kept: the dicts reuse the same
+   interned objects instead of building a dozen strings per URI. Keyed by
+   the pointer; the GIL is held whenever it is called. */
+#define NAME_CACHE 512
+static struct { const char *p; PyObject *o; } name_cache[NAME_CACHE];
+
+static PyObject *name_str(const char *s)     /* a new reference */
+{
+    size_t h = (size_t)(((uintptr_t)s >> 3) % NAME_CACHE);
+    for (size_t k = 0; k < 8; k++) {
+        size_t i = (h + k) % NAME_CACHE;
+        if (name_cache[i].p == s)
+            return Py_NewRef(name_cache[i].o);
+        if (name_cache[i].p == NULL) {
+            PyObject *o = PyUnicode_InternFromString(s);
+            if (o == NULL)
+                return NULL;
+            name_cache[i].p = s;
+            name_cache[i].o = o;
+            return Py_NewRef(o);
+        }
+    }
+    return PyUnicode_FromString(s);           /* the cache is crowded */
+}
+
+/* d[key] = v, stealing v; -1 when v is NULL or the set fails */
+static int put(PyObject *d, const char *key, PyObject *v)
+{
+    if (v == NULL)
+        return -1;
+    PyObject *k = name_str(key);
+    int r = k == NULL ? -1 : PyDict_SetItem(d, k, v);
+    Py_XDECREF(k);
+    Py_DECREF(v);
+    return r;
+}
+
+static PyObject *span_out(const char *in, urisan_span s)
+{
+    if (!urisan_span_present(s))
+        Py_RETURN_NONE;
+    return text_out(in + s.off, s.len);
+}
+
+static PyObject *error_out(const urisan_uri *u)
+{
+    if (u->valid)
+        Py_RETURN_NONE;
+    PyObject *e = PyDict_New();
+    if (e == NULL)
+        return NULL;
+    if (put(e, "code", name_str(urisan_status_name(u->error.code))) < 0 ||
+        put(e, "offset", PyLong_FromSize_t(u->error.offset)) < 0 ||
+        put(e, "message", name_str(urisan_status_message(u->error.code))) < 0) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
+}
+
+static PyObject *components_out(const char *in, const urisan_uri *u)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    const char *ht = urisan_host_type_name(u->host_type);
+    if (put(d, "scheme", span_out(in, u->scheme)) < 0 ||
+        put(d, "userinfo", span_out(in, u->userinfo)) < 0 ||
+        put(d, "host", span_out(in, u->host)) < 0 ||
+        put(d, "host_type", ht ? name_str(ht) : Py_NewRef(Py_None)) < 0 ||
+        put(d, "port", span_out(in, u->port)) < 0 ||
+        put(d, "path", span_out(in, u->path)) < 0 ||
+        put(d, "query", span_out(in, u->query)) < 0 ||
+        put(d, "fragment", span_out(in, u->fragment)) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *flags_out(urisan_flags f)
+{
+    PyObject *l = PyList_New(0);
+    for (unsigned bit = 0; l != NULL && bit < 64; bit++) {
+        const char *name = ((f >> bit) & 1u) ? urisan_flag_name((urisan_flag)bit) : NULL;
+        if (name == NULL)
+            continue;
+        PyObject *s = name_str(name);
+        if (s == NULL || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_CLEAR(l);
+            break;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+/* The reasons as every command lists them (src/cli/util.c): the flags
+   that denied (bit order), the rules that denied, the flags only
+   reported; none for an allowed URI. */
+static PyObject *reasons_out(const urisan_decision *d)
+{
+    PyObject *l = PyList_New(0);
+    if (l == NULL || d->verdict == URISAN_ALLOW)
+        return l;
+    for (int pass = 0; pass < 3; pass++) {
+        unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
+        for (unsigned bit = 0; bit < limit; bit++) {
+            const char *name = NULL;
+            if (pass == 0 && ((d->deny_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            else if (pass == 1 && ((d->rules >> bit) & 1u))
+                name = urisan_rule_reason_name((urisan_rule_reason)bit);
+            else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
+                name = urisan_flag_name((urisan_flag)bit);
+            if (name == NULL)
+                continue;
+            PyObject *s = name_str(name);
+            if (s == NULL || PyList_Append(l, s) < 0) {
+                Py_XDECREF(s);
+                Py_DECREF(l);
+                return NULL;
+            }
+            Py_DECREF(s);
+        }
+    }
+    return l;
+}
+
+static PyObject *host_ip_out(const urisan_report *r)
+{
+    char ip[64];
+    size_t n = 0;
+    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &n) == URISAN_OK)
+        return PyUnicode_FromStringAndSize(ip, (Py_ssize_t)n);
+    Py_RETURN_NONE;
+}
+
+enum { LEVEL_PARSE, LEVEL_ANALYSE, LEVEL_CHECK };
+
+/* The dictionary of one URI, up to the level asked for. */
+static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int level,
+                          const urisan_uri *u, const urisan_report *r,
+                          const urisan_decision *d)
+{
+    PyObject *o = PyDict_New();
+    if (o == NULL)
+        return NULL;
+    PyObject *uri_s = PyUnicode_Check(uri_obj) ? Py_NewRef(uri_obj) : text_out(in, len);
+    if (put(o, "uri", uri_s) < 0 ||
+        put(o, "valid", PyBool_FromLong(u->valid)) < 0 ||
+        put(o, "error", error_out(u)) < 0 ||
+        put(o, "components", components_out(in, u)) < 0)
+        goto fail;
+    if (level >= LEVEL_ANALYSE &&
+        (put(o, "host_ip", host_ip_out(r)) < 0 ||
+         put(o, "flags", flags_out(r->flags)) < 0))
+        goto fail;
+    if (level >= LEVEL_CHECK &&
+        (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
+         put(o, "reasons", reasons_out(d)) < 0 ||
+         put(o, "truncated", Py_NewRef(Py_False)) < 0 ||
+         put(o, "length", PyLong_FromSize_t(len)) < 0))
+        goto fail;
+    return o;
+fail:
+    Py_DECREF(o);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* check / analyse / parse                                             */
+/* ------------------------------------------------------------------ */
+
+static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fname)
+{
+    static char *kwlist[] = {"uri", "policy", NULL};
+    PyObject *uri_obj, *pol_obj = Py_None;
+    char fmt[32];
+    snprintf(fmt, sizeof fmt, "O|$O:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &uri_obj, &pol_obj))
+        return NULL;
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(uri_obj, &t, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    memset(&r, 0, sizeof r);
+    memset(&d, 0, sizeof d);
+    size_t len = (size_t)t.n;
+    Py_BEGIN_ALLOW_THREADS
+    if (level == LEVEL_CHECK) {
+        urisan_check(t.p, len, pol, &u, &r, &d);
+    } else {
+        urisan_parse(t.p, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
+        if (level == LEVEL_ANALYSE)
+            urisan_analyze(t.p, len, &u, pol, &r);
+    }
+    Py_END_ALLOW_THREADS
+    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d);
+}
+
+static PyObject *py_check(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    return do_uri(args, kw, LEVEL_CHECK, "check");
+}
+
+static PyObject *py_analyse(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    return do_uri(args, kw, LEVEL_ANALYSE, "analyse");
+}
+
+static PyObject *py_parse(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    return do_uri(args, kw, LEVEL_PARSE, "parse");
+}
+
+/* The verdict alone: no dictionary (the fast path for bulk use). */
+static PyObject *py_verdict(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"uri", "policy", NULL};
+    PyObject *uri_obj, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:verdict", kwlist, &uri_obj, &pol_obj))
+        return NULL;
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(uri_obj, &t, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    Py_BEGIN_ALLOW_THREADS
+    urisan_check(t.p, (size_t)t.n, pol, &u, &r, &d);
+    Py_END_ALLOW_THREADS
+    return name_str(urisan_verdict_name(d.verdict));
+}
+
+/* ------------------------------------------------------------------ */
+/* resolve / normalize / equivalent                                    */
+/* ------------------------------------------------------------------ */
+
+#define OUT_MAX (4 * URISAN_HARD_CEILING + 64)
+
+static int get_above_root(const char *s, urisan_above_root *out)
+{
+    if (strcmp(s, "clamp") == 0)
+        *out = URISAN_ABOVE_ROOT_CLAMP;
+    else if (strcmp(s, "keep") == 0)
+        *out = URISAN_ABOVE_ROOT_KEEP;
+    else if (strcmp(s, "reject") == 0)
+        *out = URISAN_ABOVE_ROOT_REJECT;
+    else {
+        PyErr_Format(PyExc_ValueError,
+                     "above_root must be 'clamp', 'keep' or 'reject', not '%s'", s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Call f until the buffer fits what it reports (twice at most). */
+typedef urisan_status (*fill_fn)(void *ctx, char *buf, size_t cap, size_t *needed,
+                                 urisan_error *err);
+
+static PyObject *fill(fill_fn f, void *ctx, int is_bytes)
+{
+    size_t cap = 256, needed = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        char *buf = malloc(cap);
+        if (buf == NULL)
+            return PyErr_NoMemory();
+        urisan_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = f(ctx, buf, cap, &needed, &err);
+        Py_END_ALLOW_THREADS
+        if (st == URISAN_OK) {
+            PyObject *o = typed_out(buf, needed, is_bytes);
+            free(buf);
+            return o;
+        }
+        free(buf);
+        if (st != URISAN_E_NOSPACE || needed + 1 > OUT_MAX)
+            break;
+        cap = needed + 1;
+    }
+    return raise_error(&err);
+}
+
+typedef struct {
+    in_text base, ref;
+    urisan_resolve_opts opt;
+} resolve_ctx;
+
+static urisan_status resolve_fill(void *ctx, char *buf, size_t cap, size_t *needed,
+                                  urisan_error *err)
+{
+    resolve_ctx *c = ctx;
+    return urisan_resolve(c->base.p, (size_t)c->base.n, c->ref.p, (size_t)c->ref.n, &c->opt,
+                          buf, cap, needed, NULL, err);
+}
+
+static PyObject *py_resolve(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"base", "ref", "non_strict", "above_root", "policy", NULL};
+    PyObject *b, *r, *pol_obj = Py_None;
+    int non_strict = 0;
+    const char *above = "clamp";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$psO:resolve", kwlist, &b, &r,
+                                     &non_strict, &above, &pol_obj))
+        return NULL;
+    resolve_ctx c;
+    const urisan_policy *pol;
+    if (get_text(b, &c.base, "base") < 0 || get_text(r, &c.ref, "ref") < 0 ||
+        get_above_root(above, &c.opt.above_root) < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    c.opt.non_strict = non_strict;
+    c.opt.limits = pol ? urisan_policy_limits(pol) : NULL;
+    return fill(resolve_fill, &c, c.ref.is_bytes);
+}
+
+typedef struct {
+    in_text in;
+    const urisan_limits *lim;
+} norm_ctx;
+
+static urisan_status norm_fill(void *ctx, char *buf, size_t cap, size_t *needed,
+                               urisan_error *err)
+{
+    norm_ctx *c = ctx;
+    return urisan_normalize(c->in.p, (size_t)c->in.n, c->lim, buf, cap, needed, err);
+}
+
+static PyObject *py_normalize(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"uri", "policy", NULL};
+    PyObject *u, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:normalize", kwlist, &u, &pol_obj))
+        return NULL;
+    norm_ctx c;
+    const urisan_policy *pol;
+    if (get_text(u, &c.in, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    c.lim = pol ? urisan_policy_limits(pol) : NULL;
+    return fill(norm_fill, &c, c.in.is_bytes);
+}
+
+static PyObject *py_equivalent(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"a", "b", "policy", NULL};
+    PyObject *ao, *bo, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|$O:equivalent", kwlist, &ao, &bo, &pol_obj))
+        return NULL;
+    in_text a, b;
+    const urisan_policy *pol;
+    if (get_text(ao, &a, "a") < 0 || get_text(bo, &b, "b") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    const urisan_limits *lim = pol ? urisan_policy_limits(pol) : NULL;
+    size_t cap = 512, needed = 0;
+    int equal = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        char *work = malloc(cap);
+        if (work == NULL)
+            return PyErr_NoMemory();
+        urisan_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = urisan_equivalent(a.p, (size_t)a.n, b.p, (size_t)b.n, lim, work, cap,
+                               &needed, &equal, &err);
+        Py_END_ALLOW_THREADS
+        free(work);
+        if (st == URISAN_OK)
+            return PyBool_FromLong(equal);
+        if (st != URISAN_E_NOSPACE || needed + 1 > OUT_MAX)
+            break;
+        cap = needed + 1;
+    }
+    return raise_error(&err);
+}
+
+/* ------------------------------------------------------------------ */
+/* extract                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const form_names[] = {
+    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
+    "hyphen_dropped", "abbreviated", "trimmed",
+};
+
+#define HIT_BATCH 64
+
+/* One hit as `urisan extract --json` writes it for free text. */
+static PyObject *hit_dict(const urisan_hit *h)
+{
+    PyObject *o = PyDict_New();
+    PyObject *form = PyList_New(0);
+    if (o == NULL || form == NULL)
+        goto fail;
+    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
+        if (!((h->form >> bit) & 1u))
+            continue;
+        PyObject *s = name_str(form_names[bit]);
+        if (s == NULL || PyList_Append(form, s) < 0) {
+            Py_XDECREF(s);
+            goto fail;
+        }
+        Py_DECREF(s);
+    }
+    if (put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
+        put(o, "part", PyLong_FromLong(0)) < 0 ||
+        put(o, "offset", PyLong_FromSize_t(h->off)) < 0 ||
+        put(o, "length", PyLong_FromSize_t(h->len)) < 0 ||
+        put(o, "context", name_str("text")) < 0 ||
+        put(o, "display", Py_NewRef(Py_None)) < 0 ||
+        put(o, "form", Py_NewRef(form)) < 0 ||
+        put(o, "flags", flags_out(h->flags)) < 0 ||
+        put(o, "verdict", name_str(urisan_verdict_name(h->decision.verdict))) < 0 ||
+        put(o, "reasons", reasons_out(&h->decision)) < 0)
+        goto fail;
+    Py_DECREF(form);
+    return o;
+fail:
+    Py_XDECREF(form);
+    Py_XDECREF(o);
+    return NULL;
+}
+
+static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"text", "policy", NULL};
+    PyObject *to, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:extract", kwlist, &to, &pol_obj))
+        return NULL;
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(to, &t, "text") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    size_t scap = urisan_extract_scratch_size(pol);
+    char *scratch = malloc(scap);
+    urisan_hit *hits = malloc(HIT_BATCH * sizeof *hits);
+    PyObject *list = PyList_New(0);
+    if (scratch == NULL || hits == NULL || list == NULL) {
+        if (list != NULL)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    size_t start = 0, len = (size_t)t.n;
+    for (;;) {
+        size_t n = 0, next = start;
+        urisan_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = urisan_extract(t.p, len, start, pol, hits, HIT_BATCH, &n, scratch, scap, &next);
+        Py_END_ALLOW_THREADS
+        for (size_t k = 0; k < n; k++) {
+            PyObject *d = hit_dict(&hits[k]);
+            if (d == NULL || PyList_Append(list, d) < 0) {
+                Py_XDECREF(d);
+                goto fail;
+            }
+            Py_DECREF(d);
+        }
+        if (st == URISAN_OK)
+            break;
+        if (st != URISAN_E_TOO_MANY || next <= start) {
+            urisan_error e = { st, next, 0 };
+            raise_error(&e);
+            goto fail;
+        }
+        start = next;
+    }
+    free(scratch);
+    free(hits);
+    return list;
+fail:
+    free(scratch);
+    free(hits);
+    Py_XDECREF(list);
+    if (!PyErr_Occurred())
+        PyErr_NoMemory();
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Module                                                              */
+/* ------------------------------------------------------------------ */
+
+static PyObject *py_version(PyObject *m, PyObject *Py_UNUSED(ignored))
+{
+    (void)m;
+    return PyUnicode_FromString(urisan_version());
+}
+
+static PyObject *py_flag_names(PyObject *m, PyObject *Py_UNUSED(ignored))
+{
+    (void)m;
+    return flags_out(~(urisan_flags)0);
+}
+
+/* _check_loop(urls, policy=None) -> seconds: urisan_check over every
+   item (str or bytes) inside C, no Python between the calls; the baseline
+   of python/bench.py (the C call's cost in the same process). */
+static PyObject *py_check_loop(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"urls", "policy", NULL};
+    PyObject *seq, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:_check_loop", kwlist, &seq, &pol_obj))
+        return NULL;
+    const urisan_policy *pol;
+    if (get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    PyObject *fast = PySequence_Fast(seq, "urls must be a sequence");
+    if (fast == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    in_text *ts = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof *ts);
+    if (ts == NULL) {
+        Py_DECREF(fast);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (get_text(PySequence_Fast_GET_ITEM(fast, i), &ts[i], "url") < 0) {
+            PyMem_Free(ts);
+            Py_DECREF(fast);
+            return NULL;
+        }
+    }
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    unsigned deny = 0;
+    PyObject *clock = PyImport_ImportModule("time");
+    PyObject *t0 = clock ? PyObject_CallMethod(clock, "perf_counter", NULL) : NULL;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        urisan_check(ts[i].p, (size_t)ts[i].n, pol, &u, &r, &d);
+        deny += d.verdict == URISAN_DENY;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *t1 = clock ? PyObject_CallMethod(clock, "perf_counter", NULL) : NULL;
+    PyMem_Free(ts);
+    Py_DECREF(fast);
+    PyObject *res = NULL;
+    if (t0 != NULL && t1 != NULL)
+        res = Py_BuildValue("(dI)", PyFloat_AsDouble(t1) - PyFloat_AsDouble(t0), deny);
+    Py_XDECREF(t0);
+    Py_XDECREF(t1);
+    Py_XDECREF(clock);
+    return res;
+}
+
+static PyMethodDef methods[] = {
+    {"_check_loop", (PyCFunction)(void (*)(void))py_check_loop, METH_VARARGS | METH_KEYWORDS,
+     "_check_loop(urls, *, policy=None) -> (seconds, denied): urisan_check over urls in C."},
+    {"check", (PyCFunction)(void (*)(void))py_check, METH_VARARGS | METH_KEYWORDS,
+     "check(uri, *, policy=None) -> dict: what `urisan check --json` prints for uri."},
+    {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
+     "analyse(uri, *, policy=None) -> dict: uri, valid, error, components, host_ip, flags."},
+    {"analyze", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
+     "analyze(uri, *, policy=None): the same as analyse()."},
+    {"parse", (PyCFunction)(void (*)(void))py_parse, METH_VARARGS | METH_KEYWORDS,
+     "parse(uri, *, policy=None) -> dict: uri, valid, error, components."},
+    {"verdict", (PyCFunction)(void (*)(void))py_verdict, METH_VARARGS | METH_KEYWORDS,
+     "verdict(uri, *, policy=None) -> 'allow' | 'flag' | 'deny', without a dict."},
+    {"resolve", (PyCFunction)(void (*)(void))py_resolve, METH_VARARGS | METH_KEYWORDS,
+     "resolve(base, ref, *, non_strict=False, above_root='clamp', policy=None) -> str|bytes."},
+    {"normalize", (PyCFunction)(void (*)(void))py_normalize, METH_VARARGS | METH_KEYWORDS,
+     "normalize(uri, *, policy=None) -> str|bytes: the RFC 3986 6.2.2/6.2.3 normal form."},
+    {"equivalent", (PyCFunction)(void (*)(void))py_equivalent, METH_VARARGS | METH_KEYWORDS,
+     "equivalent(a, b, *, policy=None) -> bool: equal after normalisation."},
+    {"extract", (PyCFunction)(void (*)(void))py_extract, METH_VARARGS | METH_KEYWORDS,
+     "extract(text, *, policy=None) -> list of dict: what `urisan extract --json` prints."},
+    {"version", py_version, METH_NOARGS, "version() -> str: urisan_version() of the library."},
+    {"flag_names", py_flag_names, METH_NOARGS, "flag_names() -> list of every flag name, bit order."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "urisan",
+    "Defensive RFC 3986 URI checks (liburisan); see doc/python.md.",
+    -1, methods, NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit_urisan(void);
+PyMODINIT_FUNC PyInit_urisan(void)
+{
+    if (PyType_Ready(&PolicyType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    UrisanError = PyErr_NewExceptionWithDoc("urisan.Error",
+        "A URI the library refused: .code (e.g. 'above_root'), .offset, .input "
+        "(0: the first URI, 1: the second).", PyExc_ValueError, NULL);
+    PolicyError = UrisanError == NULL ? NULL : PyErr_NewExceptionWithDoc("urisan.PolicyError",
+        "A policy text with a mistake: str() is 'NAME:LINE: message', .line.", UrisanError, NULL);
+    if (PolicyError == NULL ||
+        PyModule_AddObjectRef(m, "Error", UrisanError) < 0 ||
+        PyModule_AddObjectRef(m, "PolicyError", PolicyError) < 0 ||
+        PyModule_AddObjectRef(m, "Policy", (PyObject *)&PolicyType) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", urisan_version()) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
