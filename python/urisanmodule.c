@@ -92,160 +92,6 @@ static PyObject *typed_out(const char *p, size_t n, int is_bytes)
     return is_bytes ? PyBytes_FromStringAndSize(p, (Py_ssize_t)n) : text_out(p, n);
 }
 
-/* ------------------------------------------------------------------ */
-/* Policy                                                              */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-    PyObject_HEAD
-    urisan_policy *pol;    /* malloc'd: aligned for any type */
-} PolicyObject;
-
-static PyTypeObject PolicyType;
-
-static int policy_apply(urisan_policy *pol, const char *text, size_t len, const char *name)
-{
-    size_t line = 0;
-    const char *msg = NULL;
-    urisan_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = urisan_policy_parse(pol, text, len, &line, &msg);
-    Py_END_ALLOW_THREADS
-    if (st == URISAN_OK)
-        return 0;
-    PyObject *s = PyUnicode_FromFormat("%s:%zu: %s", name, line, msg ? msg : "invalid policy");
-    if (s == NULL)
-        return -1;
-    PyObject *exc = PyObject_CallOneArg(PolicyError, s);
-    Py_DECREF(s);
-    if (exc == NULL)
-        return -1;
-    PyObject *ln = PyLong_FromSize_t(line);
-    PyObject *code = PyUnicode_FromString(urisan_status_name(st));
-    if (ln != NULL && code != NULL &&
-        PyObject_SetAttrString(exc, "line", ln) == 0 &&
-        PyObject_SetAttrString(exc, "code", code) == 0 &&
-        PyObject_SetAttrString(exc, "offset", Py_None) == 0 &&
-        PyObject_SetAttrString(exc, "input", Py_None) == 0)
-        PyErr_SetObject(PolicyError, exc);
-    Py_XDECREF(ln);
-    Py_XDECREF(code);
-    Py_DECREF(exc);
-    return -1;
-}
-
-static int Policy_init(PolicyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"text", "name", NULL};
-    PyObject *text = Py_None;
-    const char *name = "<policy>";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Os:Policy", kwlist, &text, &name))
-        return -1;
-    if (self->pol == NULL) {
-        self->pol = malloc(urisan_policy_size());
-        if (self->pol == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    urisan_policy_init(self->pol);
-    if (text == Py_None)
-        return 0;
-    in_text t;
-    if (get_text(text, &t, "policy text") < 0)
-        return -1;
-    return policy_apply(self->pol, t.p, (size_t)t.n, name);
-}
-
-static void Policy_dealloc(PolicyObject *self)
-{
-    free(self->pol);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* Policy.from_file(path): read in Python (any path-like), parse in C */
-static PyObject *Policy_from_file(PyObject *cls, PyObject *path)
-{
-    PyObject *io = PyImport_ImportModule("io");
-    if (io == NULL)
-        return NULL;
-    PyObject *f = PyObject_CallMethod(io, "open", "Os", path, "rb");
-    Py_DECREF(io);
-    if (f == NULL)
-        return NULL;
-    PyObject *data = PyObject_CallMethod(f, "read", NULL);
-    PyObject *r = PyObject_CallMethod(f, "close", NULL);
-    Py_DECREF(f);
-    Py_XDECREF(r);
-    if (data == NULL)
-        return NULL;
-    PyObject *name = PyOS_FSPath(path);
-    PyObject *name_s = name != NULL ? PyObject_Str(name) : NULL;
-    Py_XDECREF(name);
-    if (name_s == NULL) {
-        Py_DECREF(data);
-        return NULL;
-    }
-    PyObject *res = PyObject_CallFunction(cls, "OO", data, name_s);
-    Py_DECREF(data);
-    Py_DECREF(name_s);
-    return res;
-}
-
-static PyObject *Policy_limits(PolicyObject *self, PyObject *Py_UNUSED(ignored))
-{
-    const urisan_limits *l = urisan_policy_limits(self->pol);
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n}",
-                         "max_uri", (Py_ssize_t)l->max_uri,
-                         "max_scheme", (Py_ssize_t)l->max_scheme,
-                         "max_userinfo", (Py_ssize_t)l->max_userinfo,
-                         "max_host", (Py_ssize_t)l->max_host,
-                         "max_label", (Py_ssize_t)l->max_label,
-                         "max_segments", (Py_ssize_t)l->max_segments);
-}
-
-static PyMethodDef Policy_methods[] = {
-    {"from_file", (PyCFunction)Policy_from_file, METH_O | METH_CLASS,
-     "Policy.from_file(path) -> Policy: the built-in policy plus the file's rules."},
-    {"limits", (PyCFunction)Policy_limits, METH_NOARGS,
-     "limits() -> dict: the length limits in force (max_uri, ...)."},
-    {NULL, NULL, 0, NULL}
-};
-
-static PyTypeObject PolicyType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "urisan.Policy",
-    .tp_basicsize = sizeof(PolicyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Policy(text=None, name='<policy>'): the built-in policy, plus the\n"
-              "rules of a policy file's text (doc/policy.md). Raises PolicyError\n"
-              "naming the line. Immutable; safe to share between threads.",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Policy_init,
-    .tp_dealloc = (destructor)Policy_dealloc,
-    .tp_methods = Policy_methods,
-};
-
-/* policy argument: None (default) or a Policy */
-static int get_policy(PyObject *o, const urisan_policy **pol)
-{
-    if (o == NULL || o == Py_None) {
-        *pol = NULL;
-        return 0;
-    }
-    if (!PyObject_TypeCheck(o, &PolicyType)) {
-        PyErr_Format(PyExc_TypeError, "policy must be a urisan.Policy or None, not %.100s",
-                     Py_TYPE(o)->tp_name);
-        return -1;
-    }
-    *pol = ((PolicyObject *)o)->pol;
-    return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Dictionaries with the keys of `urisan check --json`                 */
-/* ------------------------------------------------------------------ */
-
 /* The str of a static name (a key literal, a flag, verdict or reason
    name from the library), made once and kept: the dicts reuse the same
    interned objects instead of building a dozen strings per URI. Keyed by
@@ -271,6 +117,213 @@ static PyObject *name_str(const char *s)     /* a new reference */
     }
     return PyUnicode_FromString(s);           /* the cache is crowded */
 }
+
+/* ------------------------------------------------------------------ */
+/* Policy                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    urisan_policy *pol;    /* malloc'd: aligned for any type */
+} PolicyObject;
+
+static PyTypeObject PolicyType;
+
+static int policy_apply(urisan_policy *pol, const char *text, size_t len, const char *name)
+{
+    urisan_policy_error pe;
+    memset(&pe, 0, sizeof pe);
+    urisan_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = urisan_policy_parse_ex(pol, text, len, &pe);
+    Py_END_ALLOW_THREADS
+    if (st == URISAN_OK)
+        return 0;
+    /* "NAME:LINE:COLUMN: message 'word'", as the command prints it */
+    PyObject *word = pe.word_len > 0 && pe.word_off <= len && pe.word_len <= len - pe.word_off
+                     ? text_out(text + pe.word_off, pe.word_len) : Py_NewRef(Py_None);
+    if (word == NULL)
+        return -1;
+    PyObject *s = word != Py_None
+        ? PyUnicode_FromFormat("%s:%zu:%zu: %s '%U'", name, pe.line, pe.column,
+                               pe.msg ? pe.msg : "invalid policy", word)
+        : PyUnicode_FromFormat("%s:%zu: %s", name, pe.line, pe.msg ? pe.msg : "invalid policy");
+    PyObject *exc = s == NULL ? NULL : PyObject_CallOneArg(PolicyError, s);
+    Py_XDECREF(s);
+    if (exc == NULL) {
+        Py_DECREF(word);
+        return -1;
+    }
+    PyObject *ln = PyLong_FromSize_t(pe.line);
+    PyObject *col = PyLong_FromSize_t(pe.column);
+    PyObject *code = name_str(urisan_status_name(st));
+    if (ln != NULL && col != NULL && code != NULL &&
+        PyObject_SetAttrString(exc, "line", ln) == 0 &&
+        PyObject_SetAttrString(exc, "column", col) == 0 &&
+        PyObject_SetAttrString(exc, "word", word) == 0 &&
+        PyObject_SetAttrString(exc, "code", code) == 0 &&
+        PyObject_SetAttrString(exc, "offset", Py_None) == 0 &&
+        PyObject_SetAttrString(exc, "input", Py_None) == 0)
+        PyErr_SetObject(PolicyError, exc);
+    Py_XDECREF(ln);
+    Py_XDECREF(col);
+    Py_XDECREF(code);
+    Py_DECREF(word);
+    Py_DECREF(exc);
+    return -1;
+}
+
+static int Policy_init(PolicyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"text", "name", "profile", NULL};
+    PyObject *text = Py_None;
+    const char *name = "<policy>";
+    const char *profile = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Os$z:Policy", kwlist, &text, &name, &profile))
+        return -1;
+    if (self->pol == NULL) {
+        self->pol = malloc(urisan_policy_size());
+        if (self->pol == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    urisan_policy_init(self->pol);
+    if (profile != NULL && urisan_policy_profile(self->pol, profile, strlen(profile)) != URISAN_OK) {
+        PyObject *names = PyList_New(0);
+        for (size_t i = 0; names != NULL && urisan_profile_name(i) != NULL; i++) {
+            PyObject *n = name_str(urisan_profile_name(i));
+            if (n == NULL || PyList_Append(names, n) < 0)
+                Py_CLEAR(names);
+            Py_XDECREF(n);
+        }
+        if (names != NULL) {
+            PyErr_Format(PolicyError, "unknown profile '%s' (profiles: %R)", profile, names);
+            Py_DECREF(names);
+        }
+        return -1;
+    }
+    if (text == Py_None)
+        return 0;
+    in_text t;
+    if (get_text(text, &t, "policy text") < 0)
+        return -1;
+    return policy_apply(self->pol, t.p, (size_t)t.n, name);
+}
+
+static void Policy_dealloc(PolicyObject *self)
+{
+    free(self->pol);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Policy.from_file(path): read in Python (any path-like), parse in C */
+static PyObject *Policy_from_file(PyObject *cls, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"path", "profile", NULL};
+    PyObject *path, *profile = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:from_file", kwlist, &path, &profile))
+        return NULL;
+    PyObject *io = PyImport_ImportModule("io");
+    if (io == NULL)
+        return NULL;
+    PyObject *f = PyObject_CallMethod(io, "open", "Os", path, "rb");
+    Py_DECREF(io);
+    if (f == NULL)
+        return NULL;
+    PyObject *data = PyObject_CallMethod(f, "read", NULL);
+    PyObject *r = PyObject_CallMethod(f, "close", NULL);
+    Py_DECREF(f);
+    Py_XDECREF(r);
+    if (data == NULL)
+        return NULL;
+    PyObject *name = PyOS_FSPath(path);
+    PyObject *name_s = name != NULL ? PyObject_Str(name) : NULL;
+    Py_XDECREF(name);
+    if (name_s == NULL) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    PyObject *cargs = PyTuple_Pack(2, data, name_s);
+    PyObject *ckw = Py_BuildValue("{s:O}", "profile", profile);
+    PyObject *res = cargs && ckw ? PyObject_Call(cls, cargs, ckw) : NULL;
+    Py_XDECREF(cargs);
+    Py_XDECREF(ckw);
+    Py_DECREF(data);
+    Py_DECREF(name_s);
+    return res;
+}
+
+static PyObject *Policy_limits(PolicyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    const urisan_limits *l = urisan_policy_limits(self->pol);
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n}",
+                         "max_uri", (Py_ssize_t)l->max_uri,
+                         "max_scheme", (Py_ssize_t)l->max_scheme,
+                         "max_userinfo", (Py_ssize_t)l->max_userinfo,
+                         "max_host", (Py_ssize_t)l->max_host,
+                         "max_label", (Py_ssize_t)l->max_label,
+                         "max_segments", (Py_ssize_t)l->max_segments);
+}
+
+static PyObject *Policy_profiles(PyObject *Py_UNUSED(a), PyObject *Py_UNUSED(b))
+{
+    PyObject *names = PyList_New(0);
+    for (size_t i = 0; names != NULL && urisan_profile_name(i) != NULL; i++) {
+        PyObject *n = name_str(urisan_profile_name(i));
+        if (n == NULL || PyList_Append(names, n) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(n);
+    }
+    return names;
+}
+
+static PyMethodDef Policy_methods[] = {
+    {"from_file", (PyCFunction)(void (*)(void))Policy_from_file,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "Policy.from_file(path, *, profile=None) -> Policy: a profile (or the built-in\n"
+     "policy) plus the file's rules."},
+    {"profiles", (PyCFunction)(void (*)(void))Policy_profiles, METH_NOARGS | METH_STATIC,
+     "Policy.profiles() -> list of the built-in profile names."},
+    {"limits", (PyCFunction)Policy_limits, METH_NOARGS,
+     "limits() -> dict: the length limits in force (max_uri, ...)."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject PolicyType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "urisan.Policy",
+    .tp_basicsize = sizeof(PolicyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Policy(text=None, name='<policy>', *, profile=None): the built-in\n"
+              "policy or a named profile ('proxy', 'ssrf', 'mail', ...), plus the\n"
+              "rules of a policy file's text (doc/policy.md). Raises PolicyError\n"
+              "naming line, column and word. Immutable; safe to share between threads.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Policy_init,
+    .tp_dealloc = (destructor)Policy_dealloc,
+    .tp_methods = Policy_methods,
+};
+
+/* policy argument: None (default) or a Policy */
+static int get_policy(PyObject *o, const urisan_policy **pol)
+{
+    if (o == NULL || o == Py_None) {
+        *pol = NULL;
+        return 0;
+    }
+    if (!PyObject_TypeCheck(o, &PolicyType)) {
+        PyErr_Format(PyExc_TypeError, "policy must be a urisan.Policy or None, not %.100s",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *pol = ((PolicyObject *)o)->pol;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dictionaries with the keys of `urisan check --json`                 */
+/* ------------------------------------------------------------------ */
 
 /* d[key] = v, stealing v; -1 when v is NULL or the set fails */
 static int put(PyObject *d, const char *key, PyObject *v)
@@ -377,6 +430,34 @@ static PyObject *reasons_out(const urisan_decision *d)
     return l;
 }
 
+/* deny_reasons (the flags that denied, then the rules) and flag_reasons
+   (the flags only reported), as check --json lists them apart. */
+static int reasons_apart(PyObject *o, const urisan_decision *d)
+{
+    PyObject *l = PyList_New(0);
+    if (l == NULL)
+        return -1;
+    for (unsigned bit = 0; d->verdict == URISAN_DENY && bit < 64 + URISAN_REASON_COUNT_; bit++) {
+        const char *name = NULL;
+        if (bit < 64 && ((d->deny_flags >> bit) & 1u))
+            name = urisan_flag_name((urisan_flag)bit);
+        else if (bit >= 64 && ((d->rules >> (bit - 64)) & 1u))
+            name = urisan_rule_reason_name((urisan_rule_reason)(bit - 64));
+        if (name == NULL)
+            continue;
+        PyObject *s = name_str(name);
+        if (s == NULL || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return -1;
+        }
+        Py_DECREF(s);
+    }
+    if (put(o, "deny_reasons", l) < 0)
+        return -1;
+    return put(o, "flag_reasons", flags_out(d->verdict == URISAN_ALLOW ? 0 : d->flag_flags));
+}
+
 static PyObject *host_ip_out(const urisan_report *r)
 {
     char ip[64];
@@ -409,6 +490,7 @@ static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int lev
     if (level >= LEVEL_CHECK &&
         (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
          put(o, "reasons", reasons_out(d)) < 0 ||
+         reasons_apart(o, d) < 0 ||
          put(o, "truncated", Py_NewRef(Py_False)) < 0 ||
          put(o, "length", PyLong_FromSize_t(len)) < 0))
         goto fail;
@@ -673,7 +755,8 @@ static PyObject *hit_dict(const urisan_hit *h)
         put(o, "form", Py_NewRef(form)) < 0 ||
         put(o, "flags", flags_out(h->flags)) < 0 ||
         put(o, "verdict", name_str(urisan_verdict_name(h->decision.verdict))) < 0 ||
-        put(o, "reasons", reasons_out(&h->decision)) < 0)
+        put(o, "reasons", reasons_out(&h->decision)) < 0 ||
+        reasons_apart(o, &h->decision) < 0)
         goto fail;
     Py_DECREF(form);
     return o;

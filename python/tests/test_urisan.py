@@ -109,13 +109,33 @@ def test_policy_text_and_errors():
     assert urisan.Policy(b"limit uri 100\n").limits()["max_uri"] == 100
     with pytest.raises(urisan.PolicyError) as ei:
         urisan.Policy("allow-scheme https\nfrobnicate yes\n", name="mine.policy")
-    assert ei.value.line == 2
-    assert str(ei.value).startswith("mine.policy:2: ")
+    assert ei.value.line == 2 and ei.value.column == 1 and ei.value.word == "frobnicate"
+    assert str(ei.value).startswith("mine.policy:2:1: ") and "'frobnicate'" in str(ei.value)
     assert isinstance(ei.value, urisan.Error) and isinstance(ei.value, ValueError)
     with pytest.raises(FileNotFoundError):
         urisan.Policy.from_file("/nonexistent/urisan.policy")
     with pytest.raises(TypeError):
         urisan.check("http://x/", policy="allow-scheme https")
+
+
+def test_profiles_equal_cli(exe, srcdir):
+    names = urisan.Policy.profiles()
+    assert "proxy" in names and "ssrf" in names
+    urls = sample_urls(srcdir, 60)
+    for name in names:
+        pol = urisan.Policy(profile=name)
+        want = run(exe, ["check", "--json", "--profile", name], b"\n".join(urls) + b"\n")
+        for u, w in zip(urls, want):
+            assert as_cli(urisan.check(u, policy=pol)) == w, (name, u)
+    path = os.path.join(srcdir, "examples", "policy.txt")
+    pol = urisan.Policy.from_file(path, profile="ssrf")
+    want = run(exe, ["check", "--json", "--profile", "ssrf", "--policy", path],
+               b"\n".join(urls) + b"\n")
+    for u, w in zip(urls, want):
+        assert as_cli(urisan.check(u, policy=pol)) == w, u
+    with pytest.raises(urisan.PolicyError) as ei:
+        urisan.Policy(profile="nosuch")
+    assert "unknown profile 'nosuch'" in str(ei.value)
 
 
 def test_resolve_normalize_equivalent_equal_cli(exe):

@@ -35,6 +35,8 @@ class Analysed(Parsed):
 class Checked(Analysed):
     verdict: Verdict
     reasons: List[str]
+    deny_reasons: List[str]
+    flag_reasons: List[str]
     truncated: bool
     length: int
 
@@ -49,6 +51,8 @@ class Hit(TypedDict):
     flags: List[str]
     verdict: Verdict
     reasons: List[str]
+    deny_reasons: List[str]
+    flag_reasons: List[str]
 
 class Error(ValueError):
     code: str
@@ -57,6 +61,8 @@ class Error(ValueError):
 
 class PolicyError(Error):
     line: int
+    column: int
+    word: Optional[str]
 
 class Limits(TypedDict):
     max_uri: int
@@ -67,9 +73,13 @@ class Limits(TypedDict):
     max_segments: int
 
 class Policy:
-    def __init__(self, text: Optional[Text] = ..., name: str = ...) -> None: ...
+    def __init__(self, text: Optional[Text] = ..., name: str = ..., *,
+                 profile: Optional[str] = ...) -> None: ...
     @classmethod
-    def from_file(cls, path: Union[str, bytes, os.PathLike[str]]) -> "Policy": ...
+    def from_file(cls, path: Union[str, bytes, os.PathLike[str]], *,
+                  profile: Optional[str] = ...) -> "Policy": ...
+    @staticmethod
+    def profiles() -> List[str]: ...
     def limits(self) -> Limits: ...
 
 def check(uri: Text, *, policy: Optional[Policy] = ...) -> Checked: ...
