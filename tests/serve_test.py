@@ -174,6 +174,8 @@ def test_answers():
          403, "deny", "duplicate_header", "-"),
         ("relative X-Original-URL is not absolute",
          [(b"X-Original-URL", b"/just/a/path")], 403, "deny", "not_absolute", "-"),
+        ("X-Original-URL without a host: no_authority",
+         [(b"X-Original-URL", b"mailto:a@b.example")], 403, "deny", "no_authority", "-"),
         ("raw CR inside a header value",
          [(b"X-Original-URL", b"http://a.example/x\ry")], 403, "deny", None, None),
     ]

@@ -193,8 +193,9 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
         { "X-Original-URL: http://a/%0d%0a\n", 403, URISAN_DENY, "escaped_crlf",
           "escaped_ctl" },
         { "X-Original-URL: /relative\n", 403, URISAN_DENY, "not_absolute", "-" },
-        { "X-Original-URL: mailto:a@b.example\n", 403, URISAN_DENY, "not_absolute", "-" },
-        { "X-Original-URL: file:///etc/passwd\n", 403, URISAN_DENY, NULL, NULL },
+        { "X-Original-URL: mailto:a@b.example\n", 403, URISAN_DENY, "no_authority", "-" },
+        { "X-Original-URL: file:///etc/passwd\n", 403, URISAN_DENY, "dangerous_scheme,no_authority",
+          NULL },
         { "", 403, URISAN_DENY, "no_uri", "-" },
         { "X-Original-URI: /\nX-Original-Host: a@b\n", 403, URISAN_DENY, "bad_host_header", "-" },
     };
@@ -212,6 +213,22 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
             ck_assert_str_eq(a.deny, cases[i].deny);
         if (cases[i].flag != NULL)
             ck_assert_str_eq(a.flag, cases[i].flag);
+    }
+    /* A policy that requires an authority says so once, not twice. */
+    size_t line;
+    const char *msg;
+    ck_assert_int_eq(urisan_policy_parse(pol, "require-authority\n", 18, &line, &msg),
+                     URISAN_OK);
+    for (size_t i = 0; i < 2; i++) {
+        serve_request r;
+        fill(&r, "/authz", i == 0 ? "X-Original-URL: /relative\n"
+                                  : "X-Original-URL: mailto:a@b.example\n");
+        char buf[256];
+        serve_answer a;
+        serve_decide(&r, &t, pol, buf, sizeof buf, &a);
+        ck_assert_uint_eq(a.status, 403);
+        /* the library gives both for a relative reference */
+        ck_assert_str_eq(a.deny, i == 0 ? "not_absolute,no_authority" : "no_authority");
     }
     free(pol);
 }

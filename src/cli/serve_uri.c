@@ -322,15 +322,6 @@ static void add_word(words_t *w, const char *name)
     w->p[w->len] = '\0';
 }
 
-static void add_flags(words_t *w, urisan_flags f)
-{
-    for (unsigned bit = 0; bit < 64; bit++) {
-        const char *name;
-        if (((f >> bit) & 1u) != 0 && (name = urisan_flag_name((urisan_flag)bit)) != NULL)
-            add_word(w, name);
-    }
-}
-
 static void finish_words(words_t *w)
 {
     if (w->len == 0) {
@@ -339,19 +330,43 @@ static void finish_words(words_t *w)
     }
 }
 
-/*
- * Deny reasons: the flags that denied (bit order), then the rules that
- * denied; flag reasons: the flags only reported. (Local until the CLI
- * shares one helper for reasons apart.)
- */
-static void decision_reasons(const urisan_decision *d, words_t *deny, words_t *flag)
+/* Append the names of part[0..n) (comma-separated already) to w. */
+static void add_part(words_t *w, const char *part, size_t n)
 {
-    add_flags(deny, d->deny_flags);
-    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-        if (((d->rules >> r) & 1u) != 0)
-            add_word(deny, urisan_rule_reason_name((urisan_rule_reason)r));
+    if (n == 0 || w->len + n + 2 > SERVE_REASONS_MAX)
+        return;
+    if (w->len > 0)
+        w->p[w->len++] = ',';
+    memcpy(w->p + w->len, part, n);
+    w->len += n;
+    w->p[w->len] = '\0';
+}
+
+/*
+ * Deny reasons and flag reasons from the library's one text of them,
+ * urisan_decision_format(): "denied:A,B;flagged:C", either part absent
+ * when empty. False when it cannot be written (cannot happen: every
+ * name fits SERVE_REASONS_MAX).
+ */
+static bool decision_reasons(const urisan_decision *d, words_t *deny, words_t *flag)
+{
+    char text[2 * SERVE_REASONS_MAX];
+    size_t n = 0;
+    if (urisan_decision_format(d, text, sizeof text, &n) != URISAN_OK || n >= sizeof text)
+        return false;
+    static const char denied[] = "denied:", flagged[] = "flagged:";
+    size_t i = 0;
+    if (n >= sizeof denied - 1 && memcmp(text, denied, sizeof denied - 1) == 0) {
+        i = sizeof denied - 1;
+        size_t j = i;
+        while (j < n && text[j] != ';')
+            j++;
+        add_part(deny, text + i, j - i);
+        i = j < n ? j + 1 : j;
     }
-    add_flags(flag, d->flag_flags);
+    if (n - i >= sizeof flagged - 1 && memcmp(text + i, flagged, sizeof flagged - 1) == 0)
+        add_part(flag, text + i + sizeof flagged - 1, n - i - (sizeof flagged - 1));
+    return true;
 }
 
 void serve_decide(const serve_request *r, const serve_trust *t,
@@ -378,16 +393,25 @@ void serve_decide(const serve_request *r, const serve_trust *t,
         if (st == URISAN_E_BAD_ARGUMENT || st == URISAN_E_NOSPACE ||
             st == URISAN_E_BAD_POLICY) {
             add_word(&deny, urisan_status_name(st));   /* could not judge */
+        } else if (!decision_reasons(&dec, &deny, &flag)) {
+            add_word(&deny, urisan_status_name(URISAN_E_NOSPACE));
         } else {
-            decision_reasons(&dec, &deny, &flag);
             a->verdict = dec.verdict;
             /* A gateway forwards to a host: anything else is no request
-               we can vouch for (a relative reference, "mailto:x"). */
-            if (!urisan_span_present(uri.scheme) || uri.host_type == URISAN_HOST_NONE ||
+               we can vouch for (a relative reference, "mailto:x"). As if
+               the policy said require-authority, with its reasons; unless
+               it did say so already. */
+            unsigned said = (1u << URISAN_REASON_NOT_ABSOLUTE) |
+                            (1u << URISAN_REASON_NO_AUTHORITY);
+            bool absolute = urisan_span_present(uri.scheme);
+            if (!absolute || uri.host_type == URISAN_HOST_NONE ||
                 uri.host_type == URISAN_HOST_EMPTY) {
                 a->verdict = URISAN_DENY;
-                add_word(&deny, "not_absolute");
-            } else if (a->verdict == URISAN_DENY && deny.len == 0) {
+                if ((dec.rules & said) == 0)
+                    add_word(&deny, urisan_rule_reason_name(absolute ? URISAN_REASON_NO_AUTHORITY
+                                                                     : URISAN_REASON_NOT_ABSOLUTE));
+            }
+            if (a->verdict == URISAN_DENY && deny.len == 0) {
                 add_word(&deny, "denied");
             }
         }

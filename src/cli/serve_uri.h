@@ -151,9 +151,10 @@ typedef struct {
 
 /*
  * Rebuild the URI (into buf, cap bytes) and judge it under pol: 200 for
- * allow and flag, 403 for deny. Fails closed: no URI, a URI the library
- * could not judge, or one that is not absolute with a host is denied,
- * with the reason named (no_uri, ..., not_absolute).
+ * allow and flag, 403 for deny. Fails closed: no URI (its status's name
+ * is the reason), a URI the library could not judge, or one that is not
+ * absolute with a host is denied (not_absolute, no_authority: as if the
+ * policy said require-authority).
  */
 void serve_decide(const serve_request *r, const serve_trust *t,
                   const urisan_policy *pol, char *buf, size_t cap,
