@@ -128,26 +128,15 @@ def find_binary(name, package):
             return cand
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         return None
-    log("%s not found: apt-get install -y %s" % (name, package))
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    # Installing must not start the package's service: a temporary
-    # policy-rc.d (exit 101) tells invoke-rc.d no (as tools/install-deps.sh).
-    prc = "/usr/sbin/policy-rc.d"
-    made = False
+    # tools/install-deps.sh installs without letting Debian start the
+    # package's service (a temporary policy-rc.d, the old one restored).
+    deps = os.path.join(HERE, "..", "..", "tools", "install-deps.sh")
+    log("%s not found: tools/install-deps.sh %s" % (name, package))
     try:
-        if not os.path.exists(prc):
-            with open(prc, "w") as f:
-                f.write("#!/bin/sh\nexit 101\n")
-            os.chmod(prc, 0o755)
-            made = True
-        subprocess.run(["apt-get", "install", "-y", "-o", "DPkg::Lock::Timeout=600",
-                        package], env=env, stdout=subprocess.DEVNULL,
+        subprocess.run(["bash", deps, package], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=900, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    finally:
-        if made:
-            os.unlink(prc)
     for cand in (shutil.which(name), "/usr/sbin/" + name):
         if cand and os.access(cand, os.X_OK):
             return cand
