@@ -47,10 +47,13 @@ extern "C" {
 typedef enum {
     URISAN_MAIL_SRC_TEXT = 0,      /* a text part, by urisan_extract */
     URISAN_MAIL_SRC_HTML_HREF = 1, /* an HTML href attribute */
-    URISAN_MAIL_SRC_HTML_SRC = 2   /* an HTML src attribute */
+    URISAN_MAIL_SRC_HTML_SRC = 2,  /* an HTML src attribute */
+    URISAN_MAIL_SRC_HTML_ACTION = 3,     /* <form action> */
+    URISAN_MAIL_SRC_HTML_FORMACTION = 4  /* <button formaction>, <input formaction> */
 } urisan_mail_source;
 
-/* "text", "html-href", "html-src" (the command's "context" key); NULL
+/* "text", "html-href", "html-src", "html-action", "html-formaction"
+   (the command's "context" key); NULL
    for a value that names no source. */
 URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
 

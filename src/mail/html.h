@@ -17,7 +17,7 @@
 
 #define HTML_DISPLAY_MAX 512
 
-typedef enum { HTML_HREF, HTML_SRC } html_attr;
+typedef enum { HTML_HREF, HTML_SRC, HTML_ACTION, HTML_FORMACTION } html_attr;
 
 typedef struct {
     html_attr attr;

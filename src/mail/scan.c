@@ -30,6 +30,8 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     case URISAN_MAIL_SRC_TEXT: return "text";
     case URISAN_MAIL_SRC_HTML_HREF: return "html-href";
     case URISAN_MAIL_SRC_HTML_SRC: return "html-src";
+    case URISAN_MAIL_SRC_HTML_ACTION: return "html-action";
+    case URISAN_MAIL_SRC_HTML_FORMACTION: return "html-formaction";
     }
     return NULL;
 }
@@ -122,7 +124,10 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
         urisan_mail_hit r;
         memset(&r, 0, sizeof r);
         r.part = part;
-        r.source = l->attr == HTML_HREF ? URISAN_MAIL_SRC_HTML_HREF : URISAN_MAIL_SRC_HTML_SRC;
+        static const urisan_mail_source src[] = {
+            URISAN_MAIL_SRC_HTML_HREF, URISAN_MAIL_SRC_HTML_SRC, URISAN_MAIL_SRC_HTML_ACTION,
+            URISAN_MAIL_SRC_HTML_FORMACTION};
+        r.source = src[l->attr];
         r.offset = l->off;
         r.length = l->url_len;
         r.uri = html_url(&d, l);
