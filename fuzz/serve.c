@@ -3,7 +3,7 @@
  * the answer (src/cli/serve_uri.c; doc/gateways.md).
  *
  * Input: byte 0 picks the trust (which sources, in which order, and
- * whether --strip-prefix /authz is set); the rest is split at LF: the
+ * whether --strip-prefix /authz is set) and the built-in profile; the rest is split at LF: the
  * first piece is the request-target, each further piece is a header
  * whose first byte picks the name (one of the eight serve reads, or one
  * it ignores) and whose remaining bytes are the value (any bytes: NUL,
@@ -99,10 +99,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         serve_request_add(&r, name, strlen(name), part[i] + 1, plen[i] - 1);
     }
 
+    /* bits 4-5 of byte 0: the built-in profile (default, proxy, ssrf,
+       mail in urisan_profile_name order; proxy says require-authority) */
     urisan_policy *pol = (urisan_policy *)malloc(urisan_policy_size());
     if (pol == NULL)
         abort();
     urisan_policy_init(pol);
+    const char *profile = urisan_profile_name(((unsigned char)in[0] >> 4) & 3);
+    if (profile != NULL)
+        FUZZ_ASSERT(urisan_policy_profile(pol, profile, strlen(profile)) == URISAN_OK,
+                    "profile %s", profile);
 
     size_t cap = size + 96;
     char *buf = (char *)malloc(cap);
