@@ -321,6 +321,7 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
     implies(f, F(BACKSLASH), F(INVALID), "backslash => invalid");
     FUZZ_ASSERT(!(f & ~(((urisan_flags)1 << URISAN_FLAG_COUNT_) - 1)), "unknown flag bit set");
     FUZZ_ASSERT(!(f & F(LINK_TEXT_MISMATCH)), "link_text_mismatch outside extract");
+    FUZZ_ASSERT(!(f & (F(HOMOGRAPH) | F(INVISIBLE_CHAR))), "hostview flag from the core");
 
     /* 2 + 3. facts */
     expect_flag(f, F(INVALID), !u->valid, "invalid");

@@ -3,6 +3,9 @@
  * flags and verdict of each URI, as text or JSON Lines.
  */
 #include "cli.h"
+#ifdef URISAN_HAVE_HOSTVIEW
+#include "hostview.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +36,29 @@ typedef struct {
     bool resolved;             /* --base: resolution succeeded */
     size_t rlen;
     urisan_error rerr;
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview hv;               /* the host as a reader sees it */
+#endif
 } check_result;
+
+/* homograph, invisible_char (hostview.c), after judge(). */
+static void judge_host(check_ctx *c, check_result *r)
+{
+#ifdef URISAN_HAVE_HOSTVIEW
+    /* homograph, invisible_char (hostview.c): only an IDN host can have
+       them; --json shows every host's Unicode form and registrable domain. */
+    r->hv.is_name = false;
+    if ((r->rep.flags & URISAN_F(IDN)) || c->json) {
+        const char *u = r->resolved ? c->rbuf : r->in;
+        size_t ul = r->resolved ? r->rlen : r->len;
+        if (hostview_uri(u, ul, &r->hv))
+            hostview_redecide(u, ul, r->hv.flags, c->pol, &r->rep, &r->dec);
+    }
+#else
+    (void)c;
+    (void)r;
+#endif
+}
 
 static void judge(check_ctx *c, check_result *r)
 {
@@ -89,6 +114,9 @@ static void write_json(check_ctx *c, const check_result *r)
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
     cli_json_reasons(&w, "reasons", &r->dec);
     cli_json_reasons_apart(&w, &r->dec);
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview_json(&w, r->hv.is_name ? &r->hv : NULL);
+#endif
     if (c->base != NULL) {
         if (r->resolved)
             json_kstr(&w, "resolved", c->rbuf, r->rlen);
@@ -174,6 +202,7 @@ static bool check_one(void *ctx, const char *in, size_t len,
     r.full_len = full_len;
     r.truncated = truncated;
     judge(c, &r);
+    judge_host(c, &r);
     if (r.dec.verdict == URISAN_DENY)
         c->denied = true;
     if (c->json)

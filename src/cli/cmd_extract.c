@@ -7,6 +7,9 @@
 #ifdef URISAN_HAVE_MAIL
 #include "urisan_mail.h"
 #endif
+#ifdef URISAN_HAVE_HOSTVIEW
+#include "hostview.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,9 @@ typedef struct {
     size_t scap;
     bool denied;
     bool io_error;       /* an output line could not be written */
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview hv;         /* the host of the row being written */
+#endif
 } ex_ctx;
 
 /* One output line. */
@@ -74,6 +80,9 @@ static void write_json(ex_ctx *c, const ex_row *r)
     json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
     cli_json_reasons(&w, "reasons", &r->dec);
     cli_json_reasons_apart(&w, &r->dec);
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview_json(&w, c->hv.is_name ? &c->hv : NULL);
+#endif
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -143,8 +152,24 @@ static void write_text(ex_ctx *c, const ex_row *r)
     }
 }
 
-static bool put_row(ex_ctx *c, const ex_row *r)
+static bool put_row(ex_ctx *c, ex_row *r)
 {
+#ifdef URISAN_HAVE_HOSTVIEW
+    /* homograph, invisible_char: facts about the host and the link text,
+       judged by the policy like any flag. */
+    urisan_flags f = hostview_link_flags(r->uri, r->uri_len, r->display,
+                                         r->display_len, &c->hv);
+    if ((r->flags | f) != r->flags) {
+        urisan_report rep;
+        memset(&rep, 0, sizeof rep);
+        urisan_uri u;
+        urisan_decision d;
+        urisan_check(r->uri, r->uri_len, c->pol, &u, &rep, &d);
+        rep.flags |= r->flags;
+        hostview_redecide(r->uri, r->uri_len, f, c->pol, &rep, &r->dec);
+        r->flags = rep.flags;
+    }
+#endif
     if (r->dec.verdict == URISAN_DENY)
         c->denied = true;
     if (c->json)

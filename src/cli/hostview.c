@@ -1,0 +1,444 @@
+/*
+ * hostview.c - a host as a reader sees it (issue 15; see hostview.h).
+ *
+ * Unicode TR39 through ICU's spoof checker, not tables of our own:
+ * - mixed script: a label fails TR39 5.2 "moderately restrictive" (Latin
+ *   with Cyrillic or Greek, any two scripts that are not Latin + one
+ *   other recommended script, CJK combinations allowed);
+ * - confusable: a non-ASCII label whose non-ASCII characters all have an
+ *   ASCII TR39 4 skeleton looks like the ASCII label they spell: the
+ *   label's skeleton is that label's skeleton (skeletons are fixed
+ *   points), and the ASCII name is what host_imitates shows.
+ *   This is the whole-script confusable of TR39 4 for a label written
+ *   entirely in Cyrillic or Greek lookalikes ("аррӏе"), and the
+ *   same-script one for Latin lookalikes ("ɑpple"). A label in the
+ *   script of a non-ASCII top-level label (".рф") is not judged against
+ *   ASCII: there it is read in its own script;
+ * - mixed numbers: digits of more than one numbering system.
+ * A-labels are decoded with libidn2 (IDNA2008 + UTS #46 mapping) so the
+ * reader's form and the skeleton are those of the U-labels.
+ */
+#include "hostview.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <idn2.h>
+#include <libpsl.h>
+#include <unicode/uscript.h>
+#include <unicode/uspoof.h>
+#include <unicode/utf8.h>
+
+static USpoofChecker *spoof;
+static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
+static const psl_ctx_t *psl_list;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_once(void)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    USpoofChecker *sc = uspoof_open(&st);
+    if (U_SUCCESS(st)) {
+        uspoof_setRestrictionLevel(sc, USPOOF_MODERATELY_RESTRICTIVE);
+        uspoof_setChecks(sc, USPOOF_RESTRICTION_LEVEL | USPOOF_MIXED_NUMBERS, &st);
+    }
+    if (U_SUCCESS(st)) {
+        spoof = sc;
+    } else if (sc != NULL) {
+        uspoof_close(sc);
+    }
+    /* The newer of the system's list and the one built into libpsl. */
+    psl_loaded = psl_latest(NULL);
+    psl_list = psl_loaded ? psl_loaded : psl_builtin();
+}
+
+bool hostview_init(void)
+{
+    pthread_once(&once, init_once);
+    return spoof != NULL;
+}
+
+void hostview_shutdown(void)
+{
+    /* Only at exit, after every thread is done. */
+    if (spoof != NULL)
+        uspoof_close(spoof);
+    if (psl_loaded != NULL)
+        psl_free(psl_loaded);
+    spoof = NULL;
+    psl_loaded = NULL;
+    psl_list = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* invisible characters                                                */
+/* ------------------------------------------------------------------ */
+
+static bool is_invisible(UChar32 c)
+{
+    return (c >= 0x200B && c <= 0x200F) ||   /* ZWSP ZWNJ ZWJ LRM RLM */
+           (c >= 0x202A && c <= 0x202E) ||   /* LRE RLE PDF LRO RLO */
+           (c >= 0x2060 && c <= 0x2064) ||   /* WJ, invisible operators */
+           (c >= 0x2066 && c <= 0x2069) ||   /* LRI RLI FSI PDI */
+           c == 0xFEFF || c == 0x061C ||     /* ZWNBSP, ALM */
+           c == 0x180E || c == 0x00AD ||     /* MVS, soft hyphen */
+           c == 0x034F;                      /* CGJ */
+}
+
+bool hostview_has_invisible(const char *text, size_t len)
+{
+    const uint8_t *s = (const uint8_t *)text;
+    size_t i = 0;
+    while (i < len) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        /* U8_NEXT takes an int32_t length: walk in bounded windows. */
+        size_t win = len - i < 8 ? len - i : 8;
+        int32_t j = 0;
+        UChar32 c;
+        U8_NEXT(s + i, j, (int32_t)win, c);
+        if (c >= 0 && is_invisible(c))
+            return true;
+        i += j > 0 ? (size_t)j : 1;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* the host                                                            */
+/* ------------------------------------------------------------------ */
+
+static int hexv(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (unsigned char)(c | 0x20);
+    return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+}
+
+/* %XX decoded, ASCII lower-cased, the root dot dropped; false when it
+   does not fit or holds a byte no host name has. */
+static bool decode_host(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '%' && i + 2 < n && hexv((unsigned char)s[i + 1]) >= 0 &&
+            hexv((unsigned char)s[i + 2]) >= 0) {
+            c = (unsigned char)(hexv((unsigned char)s[i + 1]) * 16 +
+                                hexv((unsigned char)s[i + 2]));
+            i += 2;
+        }
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c | 0x20);
+        if (c < 0x21 || c == '/' || c == '@' || c == ':' || c == '[' || o + 1 >= cap)
+            return false;
+        out[o++] = (char)c;
+    }
+    while (o > 0 && out[o - 1] == '.')
+        o--;
+    out[o] = '\0';
+    return o > 0;
+}
+
+/* WHATWG reads a host whose last label is a number as IPv4 (0x7f.1,
+   2130706433): an address, not a name. */
+static bool ends_in_number(const char *h)
+{
+    const char *last = strrchr(h, '.');
+    last = last ? last + 1 : h;
+    if (last[0] == '0' && (last[1] == 'x' || last[1] == 'X')) {
+        for (const char *p = last + 2; *p; p++)
+            if (hexv((unsigned char)*p) < 0)
+                return false;
+        return true;
+    }
+    if (*last == '\0')
+        return false;
+    for (const char *p = last; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+static bool is_ascii_label(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-'))
+            return false;
+    }
+    return n > 0;
+}
+
+static bool has_high(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return true;
+    return false;
+}
+
+/* The script of the first letter of s[0..n) (USCRIPT_COMMON if none). */
+static UScriptCode first_script(const char *s, size_t n)
+{
+    int32_t i = 0, len = (int32_t)n;
+    while (i < len) {
+        UChar32 c;
+        U8_NEXT((const uint8_t *)s, i, len, c);
+        if (c < 0)
+            continue;
+        UErrorCode st = U_ZERO_ERROR;
+        UScriptCode sc = uscript_getScript(c, &st);
+        if (U_SUCCESS(st) && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED)
+            return sc;
+    }
+    return USCRIPT_COMMON;
+}
+
+/* dst := src when it fits (else dst is ""); false when it did not. */
+static bool copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    dst[0] = '\0';
+    if (n >= cap)
+        return false;
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
+static bool append(char *out, size_t cap, size_t *o, const char *s, size_t n)
+{
+    if (*o + n + 1 > cap)
+        return false;
+    memcpy(out + *o, s, n);
+    *o += n;
+    out[*o] = '\0';
+    return true;
+}
+
+/* The label with each non-ASCII character replaced by its own TR39
+   skeleton (ASCII kept as written: "m" stays "m", not "rn"); false when
+   the result is not an ASCII label. */
+static bool ascii_lookalike(const char *lab, size_t n, char *out, size_t cap, size_t *outn)
+{
+    size_t o = 0;
+    int32_t i = 0, len = (int32_t)n;
+    while (i < len) {
+        int32_t start = i;
+        UChar32 c;
+        U8_NEXT((const uint8_t *)lab, i, len, c);
+        if (c < 0)
+            return false;
+        if (c < 0x80) {
+            if (o + 1 >= cap)
+                return false;
+            out[o++] = (char)c;
+            continue;
+        }
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t k = uspoof_getSkeletonUTF8(spoof, 0, lab + start, i - start, out + o,
+                                           (int32_t)(cap - o), &st);
+        if (U_FAILURE(st) || k <= 0 || (size_t)k >= cap - o)
+            return false;
+        o += (size_t)k;
+    }
+    for (size_t k = 0; k < o; k++) /* "O" of "0": DNS folds case */
+        if (out[k] >= 'A' && out[k] <= 'Z')
+            out[k] = (char)(out[k] | 0x20);
+    *outn = o;
+    return is_ascii_label(out, o);
+}
+
+/* Judge one U-label; appends what it looks like to hv->imitates. */
+static void judge_label(hostview *hv, const char *lab, size_t n, UScriptCode tld_script,
+                        size_t *io)
+{
+    char sk[HOSTVIEW_HOST_MAX];
+    const char *look = lab;
+    size_t lookn = n, skn = 0;
+    if (spoof != NULL && has_high(lab, n) && n < HOSTVIEW_HOST_MAX / 4) {
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t r = uspoof_checkUTF8(spoof, lab, (int32_t)n, NULL, &st);
+        if (U_SUCCESS(st) && (r & USPOOF_RESTRICTION_LEVEL))
+            hv->why |= HOSTVIEW_MIXED_SCRIPT;
+        if (U_SUCCESS(st) && (r & USPOOF_MIXED_NUMBERS))
+            hv->why |= HOSTVIEW_MIXED_NUMBERS;
+        if (ascii_lookalike(lab, n, sk, sizeof sk, &skn) &&
+            (tld_script == USCRIPT_COMMON || first_script(lab, n) != tld_script)) {
+            hv->why |= HOSTVIEW_CONFUSABLE;
+            look = sk;
+            lookn = skn;
+        }
+    }
+    if (!append(hv->imitates, sizeof hv->imitates, io, look, lookn))
+        hv->imitates[0] = '\0';
+}
+
+static void judge_labels(hostview *hv)
+{
+    const char *u = hv->unicode;
+    const char *lastdot = strrchr(u, '.');
+    const char *tld = lastdot ? lastdot + 1 : u;
+    UScriptCode tld_script = has_high(tld, strlen(tld)) ? first_script(tld, strlen(tld))
+                                                         : USCRIPT_COMMON;
+    size_t io = 0;
+    hv->imitates[0] = '\0';
+    const char *p = u;
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        judge_label(hv, p, n, tld_script, &io);
+        if (dot == NULL)
+            break;
+        if (!append(hv->imitates, sizeof hv->imitates, &io, ".", 1))
+            hv->imitates[0] = '\0';
+        p = dot + 1;
+    }
+    if (!(hv->why & HOSTVIEW_CONFUSABLE))
+        hv->imitates[0] = '\0';
+}
+
+bool hostview_host(const char *host, size_t len, hostview *hv)
+{
+    hostview_init();
+    hv->is_name = hv->idn = hv->invisible = false;
+    hv->why = 0;
+    hv->flags = 0;
+    hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
+    hv->registrable[0] = hv->imitates[0] = '\0';
+    char raw[HOSTVIEW_HOST_MAX];
+    if (len == 0 || len >= 3 * HOSTVIEW_HOST_MAX || !decode_host(host, len, raw, sizeof raw))
+        return false;
+    if (ends_in_number(raw))
+        return false;
+    hv->is_name = true;
+    hv->invisible = hostview_has_invisible(raw, strlen(raw));
+
+    /* A-labels: UTS #46 mapping (non-transitional) of what is written;
+       U-labels back from them. Where IDNA refuses the host, the bytes
+       as written are what the reader sees. */
+    char *ace = NULL, *uni = NULL;
+    int rc = idn2_to_ascii_8z(raw, &ace, IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT);
+    if (rc != IDN2_OK || ace == NULL || !copy_str(hv->ascii, sizeof hv->ascii, ace))
+        copy_str(hv->ascii, sizeof hv->ascii, raw);
+    rc = idn2_to_unicode_8z8z(hv->ascii, &uni, 0);
+    if (rc != IDN2_OK || uni == NULL || !copy_str(hv->unicode, sizeof hv->unicode, uni))
+        copy_str(hv->unicode, sizeof hv->unicode, raw);
+    idn2_free(ace);
+    idn2_free(uni);
+    hv->idn = has_high(raw, strlen(raw)) || strstr(hv->ascii, "xn--") != NULL;
+    if (hostview_has_invisible(hv->unicode, strlen(hv->unicode)))
+        hv->invisible = true;
+
+    if (spoof != NULL) {
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t n = uspoof_getSkeletonUTF8(spoof, 0, hv->unicode, -1, hv->skeleton,
+                                           (int32_t)sizeof hv->skeleton, &st);
+        if (U_FAILURE(st) || n < 0 || (size_t)n >= sizeof hv->skeleton)
+            hv->skeleton[0] = '\0';
+    }
+    if (hv->idn)
+        judge_labels(hv);
+
+    if (psl_list != NULL) {
+        const char *reg = psl_registrable_domain(psl_list, hv->ascii);
+        if (reg != NULL)
+            copy_str(hv->registrable, sizeof hv->registrable, reg);
+    }
+    if (hv->why & (HOSTVIEW_MIXED_SCRIPT | HOSTVIEW_CONFUSABLE | HOSTVIEW_MIXED_NUMBERS))
+        hv->flags |= URISAN_F(HOMOGRAPH);
+    if (hv->invisible)
+        hv->flags |= URISAN_F(INVISIBLE_CHAR);
+    return true;
+}
+
+bool hostview_uri(const char *uri, size_t len, hostview *hv)
+{
+    urisan_uri u;
+    urisan_parse(uri, len, NULL, &u, NULL);
+    if (urisan_span_present(u.host) && u.host.len > 0) {
+        if (uri[u.host.off] == '[') {
+            hostview_host("", 0, hv);
+            return false;
+        }
+        return hostview_host(uri + u.host.off, u.host.len, hv);
+    }
+    /* mailto:user@domain - the domain of the (first) address */
+    if (urisan_span_present(u.scheme) && u.scheme.len == 6 &&
+        strncasecmp(uri + u.scheme.off, "mailto", 6) == 0 && urisan_span_present(u.path)) {
+        const char *p = uri + u.path.off;
+        size_t pl = u.path.len, end = pl;
+        const char *comma = memchr(p, ',', pl);
+        if (comma != NULL)
+            end = (size_t)(comma - p);
+        size_t at = end;
+        for (size_t i = 0; i < end; i++)
+            if (p[i] == '@')
+                at = i;
+        if (at < end)
+            return hostview_host(p + at + 1, end - at - 1, hv);
+    }
+    hostview_host("", 0, hv);
+    return false;
+}
+
+urisan_flags hostview_link_flags(const char *uri, size_t len,
+                                 const char *display, size_t dlen, hostview *hv)
+{
+    hostview *own = NULL;
+    if (hv == NULL) {
+        own = malloc(sizeof *own);
+        if (own == NULL)
+            return 0;
+        hv = own;
+    }
+    urisan_flags f = 0;
+    if (hostview_uri(uri, len, hv))
+        f = hv->flags;
+    if (display != NULL && hostview_has_invisible(display, dlen))
+        f |= URISAN_F(INVISIBLE_CHAR);
+    free(own);
+    return f;
+}
+
+void hostview_json(json_w *w, const hostview *hv)
+{
+    bool name = hv != NULL && hv->is_name;
+    if (name)
+        json_kcstr(w, "host_unicode", hv->unicode);
+    else
+        json_knull(w, "host_unicode");
+    if (name && hv->skeleton[0] != '\0')
+        json_kcstr(w, "host_skeleton", hv->skeleton);
+    else
+        json_knull(w, "host_skeleton");
+    if (name && hv->imitates[0] != '\0')
+        json_kcstr(w, "host_imitates", hv->imitates);
+    else
+        json_knull(w, "host_imitates");
+    if (name && hv->registrable[0] != '\0')
+        json_kcstr(w, "registrable_domain", hv->registrable);
+    else
+        json_knull(w, "registrable_domain");
+}
+
+void hostview_redecide(const char *uri, size_t len, urisan_flags f,
+                       const urisan_policy *pol, urisan_report *rep,
+                       urisan_decision *dec)
+{
+    if ((rep->flags | f) == rep->flags)
+        return;
+    urisan_uri u;
+    urisan_report tmp;
+    urisan_decision tdec;
+    urisan_check(uri, len, pol, &u, &tmp, &tdec);
+    rep->flags |= f;
+    urisan_decide(uri, len, &u, rep, pol, dec);
+}

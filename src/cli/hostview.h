@@ -1,0 +1,87 @@
+/*
+ * hostview.h - a host as a reader sees it (issue 15): the Unicode form of
+ * its IDN labels (libidn2), the Unicode TR39 homograph signals and
+ * skeleton (ICU's spoof checker), its registrable domain (libpsl), and
+ * zero-width / bidi control characters in a host or a link text.
+ *
+ * Built into the command when ICU, libidn2 and libpsl are found
+ * (URISAN_HAVE_HOSTVIEW). Kept out of the core library: it allocates and
+ * depends on ICU. Thread-safe after hostview_init() (the milter calls it
+ * before its threads start; the first call of any function does it too).
+ */
+#ifndef URISAN_CLI_HOSTVIEW_H
+#define URISAN_CLI_HOSTVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "urisan.h"
+#include "json.h"
+
+/* Hosts longer than this (bytes, percent-decoded) are not examined: DNS
+   names are at most 253 bytes; a U-label form is at most ~4x that. */
+#define HOSTVIEW_HOST_MAX 1024
+
+/* Why a host is a homograph (bits of hostview.why). */
+enum {
+    HOSTVIEW_MIXED_SCRIPT = 1u << 0,  /* a label mixes scripts beyond TR39
+                                         "moderately restrictive" */
+    HOSTVIEW_CONFUSABLE   = 1u << 1,  /* a non-ASCII label whose skeleton
+                                         is an ASCII label: it looks like
+                                         one (whole-script or same-script) */
+    HOSTVIEW_MIXED_NUMBERS = 1u << 2, /* digits of more than one system */
+};
+
+typedef struct {
+    bool is_name;                  /* a reg-name host (not an IP literal) */
+    bool idn;                      /* a label is non-ASCII or an A-label */
+    char unicode[HOSTVIEW_HOST_MAX];   /* U-labels, UTF-8 ("" if !is_name) */
+    char skeleton[4 * HOSTVIEW_HOST_MAX]; /* TR39 skeleton of unicode */
+    char ascii[HOSTVIEW_HOST_MAX];     /* A-labels, lower case */
+    char registrable[HOSTVIEW_HOST_MAX]; /* PSL registrable domain of
+                                           ascii; "" when none */
+    char imitates[HOSTVIEW_HOST_MAX];  /* HOSTVIEW_CONFUSABLE: the host with
+                                          each confusable label replaced by
+                                          the ASCII label it looks like */
+    unsigned why;                  /* HOSTVIEW_* */
+    bool invisible;                /* zero-width or bidi control in it */
+    urisan_flags flags;            /* homograph, invisible_char */
+} hostview;
+
+/* Load ICU's spoof data and the Public Suffix List once. false: ICU
+   could not be opened (then hosts get no homograph judgement). */
+bool hostview_init(void);
+void hostview_shutdown(void);
+
+/*
+ * Examine the host of uri[0..len) (parsed with urisan_parse; a host of a
+ * URI without authority - mailto: - is its address's domain). false: the
+ * URI has no host name to show (no host, an IP literal, too long).
+ */
+bool hostview_uri(const char *uri, size_t len, hostview *hv);
+
+/* The same for a host given as it is written (percent-escapes allowed). */
+bool hostview_host(const char *host, size_t len, hostview *hv);
+
+/* Does text[0..len) (UTF-8) hold a zero-width or bidi control character
+   (U+200B-200F, U+202A-202E, U+2060-2064, U+2066-2069, U+FEFF, U+061C,
+   U+180E, U+00AD, U+034F)? Invalid UTF-8 is skipped byte by byte. */
+bool hostview_has_invisible(const char *text, size_t len);
+
+/* The flags above (homograph, invisible_char) for a link: its host, and
+   the link text when display is not NULL. hv may be NULL. */
+urisan_flags hostview_link_flags(const char *uri, size_t len,
+                                 const char *display, size_t dlen, hostview *hv);
+
+/* JSON keys of a host (null when hv is NULL or no name): host_unicode,
+   host_skeleton, host_imitates (null unless confusable),
+   registrable_domain. Needs json.h's writer. */
+void hostview_json(json_w *w, const hostview *hv);
+
+/* A link's extra flags, judged by the policy like any flag: adds f to
+   rep and decides again (urisan_decide) when f adds anything. */
+void hostview_redecide(const char *uri, size_t len, urisan_flags f,
+                       const urisan_policy *pol, urisan_report *rep,
+                       urisan_decision *dec);
+
+#endif

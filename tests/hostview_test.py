@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Hosts as a reader sees them (src/cli/hostview.c, issue 15): the keys
+host_unicode, host_skeleton, host_imitates, registrable_domain of
+`check --json` and `extract --json`, and the flags homograph and
+invisible_char, judged by the policy like the library's flags.
+
+Usage: hostview_test.py URISAN. Exit 77 when built without hostview.
+"""
+import json
+import subprocess
+import sys
+import traceback
+
+URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
+
+
+def check(*uris, extra=()):
+    r = subprocess.run([URISAN, "check", "--json", *extra, *uris], capture_output=True)
+    assert r.returncode in (0, 1), r.stderr
+    out = [json.loads(l) for l in r.stdout.decode().splitlines()]
+    assert len(out) == len(uris)
+    return out
+
+
+def extract_mail(msg, extra=()):
+    r = subprocess.run([URISAN, "extract", "--mail", "--json", *extra], input=msg,
+                       capture_output=True)
+    assert r.returncode in (0, 1), r.stderr
+    return [json.loads(l) for l in r.stdout.decode().splitlines()], r
+
+
+def test_a_label_is_shown_as_unicode_and_its_lookalike_named():
+    (o,) = check("http://xn--pple-43d.com/login")
+    assert o["host_unicode"] == "\u0430pple.com", o
+    assert o["host_imitates"] == "apple.com", o
+    assert o["registrable_domain"] == "xn--pple-43d.com", o
+    assert "homograph" in o["flags"] and "idn" in o["flags"], o
+    assert "homograph" in o["reasons"], o
+
+
+def test_whole_script_cyrillic_label_is_a_homograph():
+    (o,) = check("http://\u0455\u0441\u043e\u0440\u0435.com/")  # ѕсоре
+    assert "homograph" in o["flags"], o
+    assert o["host_imitates"] == "scope.com", o
+
+
+def test_ordinary_idns_are_not_homographs():
+    for o in check("http://xn--bcher-kva.de/", "http://b%C3%BCcher.de/",
+                   "http://%D0%BF%D1%80%D0%B8%D0%BC%D0%B5%D1%80.%D1%80%D1%84/"):
+        assert "homograph" not in o["flags"], o
+        assert o["host_imitates"] is None, o
+    (o,) = check("http://xn--bcher-kva.de/")
+    assert o["host_unicode"] == "b\u00fccher.de", o
+
+
+def test_ascii_hosts_get_registrable_domain_and_no_new_flags():
+    (o, p, q) = check("http://www.bbc.co.uk/x", "https://a.b.example.com/", "http://[::1]/")
+    assert o["registrable_domain"] == "bbc.co.uk", o
+    assert o["host_unicode"] == "www.bbc.co.uk" and o["host_imitates"] is None, o
+    assert o["flags"] == [], o
+    assert p["registrable_domain"] == "example.com", p
+    assert q["host_unicode"] is None and q["registrable_domain"] is None, q
+
+
+def test_obfuscated_ipv4_is_no_name():
+    (o,) = check("http://0x7f.1/")
+    assert o["host_unicode"] is None and o["registrable_domain"] is None, o
+
+
+def test_zero_width_space_in_host_is_invisible_char():
+    (o,) = check("http://ex%E2%80%8Bample.com/", "http://exa%E2%80%AEmple.com/")[:1]
+    assert "invisible_char" in o["flags"], o
+    (o,) = check("http://exa%E2%80%AEmple.com/")   # RLO
+    assert "invisible_char" in o["flags"], o
+    (o,) = check("http://example.com/%E2%80%8B")    # in the path: not the host
+    assert "invisible_char" not in o["flags"], o
+
+
+def test_policy_can_deny_homograph():
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False) as f:
+        f.write("deny homograph\n")
+        path = f.name
+    try:
+        r = subprocess.run([URISAN, "check", "--policy", path, "http://xn--pple-43d.com/"],
+                           capture_output=True)
+        assert r.returncode == 1 and r.stdout.startswith(b"deny "), r
+        r = subprocess.run([URISAN, "check", "--policy", path, "http://xn--bcher-kva.de/"],
+                           capture_output=True)
+        assert r.returncode == 0, r
+    finally:
+        os.unlink(path)
+
+
+MAIL = (b"From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n"
+        b"MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"
+        b"<a href=\"http://xn--pple-43d.com/\">apple</a>\r\n"
+        b"<a href=\"https://bank.example/\">bank\xe2\x80\x8b.example</a>\r\n"
+        b"<a href=\"https://shop.example.co.uk/\">shop</a>\r\n")
+
+
+def test_extract_mail_rows_carry_the_host_view():
+    rows, _ = extract_mail(MAIL)
+    by = {r["uri"]: r for r in rows}
+    a = by["http://xn--pple-43d.com/"]
+    assert "homograph" in a["flags"] and a["host_imitates"] == "apple.com", a
+    b = by["https://bank.example/"]
+    assert "invisible_char" in b["flags"], b    # the link text has a ZWSP
+    c = by["https://shop.example.co.uk/"]
+    assert c["registrable_domain"] == "example.co.uk" and c["flags"] == [], c
+
+
+def main():
+    r = subprocess.run([URISAN, "check", "--json", "http://a.example/"], capture_output=True)
+    if b"host_unicode" not in r.stdout:
+        print("SKIP: urisan built without hostview (ICU, libidn2, libpsl)")
+        return 77
+    tests = [(n, f) for n, f in sorted(globals().items())
+             if n.startswith("test_") and callable(f)]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print(f"ok   {name}")
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc(file=sys.stdout)
+    print(f"{len(tests) - failed}/{len(tests)} passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
