@@ -21,6 +21,7 @@ pkgs=(
   liburiparser-dev libcurl4-openssl-dev libjson-c-dev  # differential oracles
   libglib2.0-dev                                    # benchmark peer (GUri)
   libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
+  libicu-dev                                        # homograph (TR39 spoof checker)
   squid                                             # e2e: the proxy helper
   libmicrohttpd-dev nginx haproxy                   # urisan serve + its e2e gateways
   valgrind                                          # callgrind figures
