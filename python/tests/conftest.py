@@ -5,7 +5,7 @@ import pytest
 
 # A sanitizer build preloads its runtime into this python (python/meson.build);
 # the urisan command the tests run is linked with it already.
-os.environ.pop("LD_PRELOAD", None)
+SANITIZER_PRELOAD = os.environ.pop("LD_PRELOAD", None)
 
 SRC = os.environ.get("URISAN_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXE = os.environ.get("URISAN_EXE")

@@ -6,6 +6,7 @@
 #ifdef URISAN_HAVE_HOSTVIEW
 #include "hostview.h"
 #endif
+#include "logformat.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ typedef struct {
     size_t rcap;
     cli_buf out;               /* one output line */
     bool denied;
+    bool tsv;                  /* --tsv (with --format) */
+    const cli_logline *log;    /* --format: the log line being checked */
 } check_ctx;
 
 /* What we found about one input. */
@@ -126,6 +129,8 @@ static void write_json(check_ctx *c, const check_result *r)
     }
     json_kbool(&w, "truncated", r->truncated);
     json_kuint(&w, "length", r->full_len);
+    if (c->log != NULL)
+        cli_log_json_keys(&w, c->log);
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -155,6 +160,8 @@ static void write_json(check_ctx *c, const check_result *r)
     json_arr_close(&w);
     json_kbool(&w, "truncated", true);
     json_kuint(&w, "length", r->full_len);
+    if (c->log != NULL)
+        cli_log_json_keys(&w, c->log);
     json_obj_close(&w);
 }
 
@@ -205,10 +212,31 @@ static bool check_one(void *ctx, const char *in, size_t len,
     judge_host(c, &r);
     if (r.dec.verdict == URISAN_DENY)
         c->denied = true;
-    if (c->json)
+    if (c->tsv)
+        cli_log_tsv(&c->out, &r.dec, c->log);
+    else if (c->json)
         write_json(c, &r);
     else
         write_text(c, &r);
+    return cli_out_buf(&c->out);
+}
+
+/* --format: one log line (src/cli/logformat.c found its URI, or why not). */
+static bool check_log_line(void *ctx, const cli_logline *ln)
+{
+    check_ctx *c = ctx;
+    c->log = ln;
+    /* a URI cut with its line is judged on more than max_uri bytes
+       (too_long); one cut shorter than that makes the line bad */
+    if (ln->uri != NULL && (!ln->uri_cut || ln->uri_len > urisan_policy_limits(c->pol)->max_uri))
+        return check_one(ctx, ln->uri, ln->uri_len,
+                         ln->uri_cut ? ln->full_len - (size_t)(ln->uri - ln->line) : ln->uri_len,
+                         ln->uri_cut);
+    cli_logline bad = *ln;
+    if (bad.why == NULL)
+        bad.why = "line too long: its URI is cut";
+    c->denied = true;
+    cli_log_bad_line(&c->out, &bad, c->json, c->tsv);
     return cli_out_buf(&c->out);
 }
 
@@ -219,6 +247,8 @@ int cmd_check(int argc, char **argv)
         { "--policy", true, NULL, false },
         { "--base", true, NULL, false },
         { "--profile", true, NULL, false },
+        { "--format", true, NULL, false },
+        { "--tsv", false, NULL, false },
     };
     int nargs = 0;
     int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
@@ -256,7 +286,26 @@ int cmd_check(int argc, char **argv)
     }
     cli_buf_init(&c.out, CLI_JSON_MAX);
 
-    int status = cli_each_input(CMD, argv, 1, nargs, cli_line_keep(lim), check_one, &c);
+    int status;
+    if (opts[4].seen || opts[5].seen) {
+        /* operands are log files (none, "-": standard input) */
+        cli_logfmt fmt;
+        if (!opts[4].seen || !cli_logfmt_parse(opts[4].value, &fmt) || (opts[5].seen && c.json)) {
+            cli_buf_free(&c.out);
+            free(pol);
+            if (!opts[4].seen)
+                return cli_usage_error(CMD, "--tsv needs --format");
+            if (opts[5].seen && c.json)
+                return cli_usage_error(CMD, "--tsv and --json exclude each other");
+            return cli_usage_error(CMD, "--format: unknown log format '%s' "
+                                   "(squid, zeek, combined, field:N)", opts[4].value);
+        }
+        c.tsv = opts[5].seen;
+        status = cli_log_each(CMD, &fmt, argv, 1, nargs, cli_line_keep(lim) + CLI_LOG_EXTRA,
+                              check_log_line, &c);
+    } else {
+        status = cli_each_input(CMD, argv, 1, nargs, cli_line_keep(lim), check_one, &c);
+    }
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
     cli_buf_free(&c.out);

@@ -18,6 +18,8 @@ bool cli_lines_init(cli_lines *r, int fd, size_t keep)
     r->lineno = 0;
     r->eof = false;
     r->err = 0;
+    r->read_fn = NULL;
+    r->read_ctx = NULL;
     if (r->in == NULL) {
         errno = ENOMEM;
         return false;
@@ -68,7 +70,8 @@ int cli_lines_next(cli_lines *r, cli_line *out)
                 break;
             ssize_t n;
             do {
-                n = read(r->fd, r->in, CLI_LINES_CHUNK);
+                n = r->read_fn ? (ssize_t)r->read_fn(r->read_ctx, r->in, CLI_LINES_CHUNK)
+                               : read(r->fd, r->in, CLI_LINES_CHUNK);
             } while (n < 0 && errno == EINTR);
             if (n < 0) {
                 r->err = errno;

@@ -41,6 +41,10 @@ typedef struct {
     size_t lineno;
     bool eof;
     int err;            /* errno of a failed read, 0 when none */
+    /* read(2) of fd unless set (after cli_lines_init): e.g. a gzip
+       stream (src/cli/logformat.c); same contract as read(2). */
+    long (*read_fn)(void *ctx, char *buf, size_t n);
+    void *read_ctx;
 } cli_lines;
 
 /* keep >= 1. Returns false (errno ENOMEM) when the chunk cannot be had. */

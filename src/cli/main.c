@@ -25,7 +25,8 @@ typedef struct {
 
 static const cli_command commands[] = {
     { "check", cmd_check,
-      "[--json] [--policy FILE] [--profile NAME] [--base URI] [URI...]",
+      "[--json] [--policy FILE] [--profile NAME] [--base URI] [URI...]\n"
+      "       urisan check --format squid|zeek|combined|field:N [--json|--tsv] [...] [LOG...]",
       "Validate each URI, split it into components, list its risk flags and\n"
       "give the policy's verdict (allow, flag, deny). URIs come from the\n"
       "arguments, or one per line on standard input when there are none.\n"
@@ -36,6 +37,11 @@ static const cli_command commands[] = {
       "                 mail, default) instead of the default policy\n"
       "  --base URI     resolve each URI against the absolute URI first and\n"
       "                 judge the result (dot_above_root on the merged path)\n"
+      "  --format FMT   the operands are log files (none or -: standard input,\n"
+      "                 plain or gzip): squid (native access.log), combined\n"
+      "                 (Apache/nginx), zeek (http.log) or field:N (the Nth\n"
+      "                 white-space separated field); JSON adds line, lineno\n"
+      "  --tsv          with --format: VERDICT<TAB>REASONS<TAB>the log line\n"
       "\n"
       "Text output: one line per URI: VERDICT REASONS \"URI\" [-> \"RESOLVED\"]\n"
       "where REASONS is denied:A,B;flagged:C (either part when empty left\n"
