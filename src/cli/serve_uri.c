@@ -244,6 +244,19 @@ static serve_uri_status from_target(const serve_request *r, const serve_trust *t
                    first_of(r, SERVE_H_HOST, -1), p, n);
 }
 
+/* The headers of each header source: the one whose presence selects
+   it, then proto and host, each with a fallback (-1: none). */
+static const struct {
+    int uri, proto, proto_else, host, host_else;
+} source_headers[SERVE_SRC_COUNT_] = {
+    [SERVE_SRC_ORIGINAL_URL] = { SERVE_H_ORIGINAL_URL, -1, -1, -1, -1 },
+    [SERVE_SRC_ORIGINAL_URI] = { SERVE_H_ORIGINAL_URI, SERVE_H_ORIGINAL_PROTO,
+                                 SERVE_H_FORWARDED_PROTO, SERVE_H_ORIGINAL_HOST, SERVE_H_HOST },
+    [SERVE_SRC_FORWARDED_URI] = { SERVE_H_FORWARDED_URI, SERVE_H_FORWARDED_PROTO, -1,
+                                  SERVE_H_FORWARDED_HOST, SERVE_H_HOST },
+    [SERVE_SRC_TARGET] = { -1, -1, -1, -1, -1 },   /* from_target() */
+};
+
 serve_uri_status serve_uri_build(const serve_request *r, const serve_trust *t,
                                  char *buf, size_t cap, size_t *len,
                                  serve_source *used)
@@ -253,46 +266,28 @@ serve_uri_status serve_uri_build(const serve_request *r, const serve_trust *t,
     *len = 0;
     for (size_t i = 0; i < t->n && i < SERVE_SRC_COUNT_; i++) {
         serve_source s = t->order[i];
-        const serve_value *v;
-        switch (s) {
-        case SERVE_SRC_ORIGINAL_URL:
-            v = &r->h[SERVE_H_ORIGINAL_URL];
-            if (v->p == NULL)
-                continue;
-            *used = s;
-            if (v->count > 1)
-                return SERVE_URI_DUPLICATE;
-            put(&o, v->p, v->len);
-            st = o.over ? SERVE_URI_TOO_LONG : SERVE_URI_OK;
-            break;
-        case SERVE_SRC_ORIGINAL_URI:
-            v = &r->h[SERVE_H_ORIGINAL_URI];
-            if (v->p == NULL)
-                continue;
-            *used = s;
-            if (v->count > 1)
-                return SERVE_URI_DUPLICATE;
-            st = compose(&o, first_of(r, SERVE_H_ORIGINAL_PROTO, SERVE_H_FORWARDED_PROTO),
-                         first_of(r, SERVE_H_ORIGINAL_HOST, SERVE_H_HOST), v->p, v->len);
-            break;
-        case SERVE_SRC_FORWARDED_URI:
-            v = &r->h[SERVE_H_FORWARDED_URI];
-            if (v->p == NULL)
-                continue;
-            *used = s;
-            if (v->count > 1)
-                return SERVE_URI_DUPLICATE;
-            st = compose(&o, first_of(r, SERVE_H_FORWARDED_PROTO, -1),
-                         first_of(r, SERVE_H_FORWARDED_HOST, SERVE_H_HOST), v->p, v->len);
-            break;
-        case SERVE_SRC_TARGET:
+        if ((unsigned)s >= SERVE_SRC_COUNT_)
+            continue;
+        if (s == SERVE_SRC_TARGET) {
             if (r->target == NULL)
                 continue;
             *used = s;
             st = from_target(r, t, &o);
             break;
-        default:
+        }
+        const serve_value *v = &r->h[source_headers[s].uri];
+        if (v->p == NULL)
             continue;
+        *used = s;
+        if (v->count > 1)
+            return SERVE_URI_DUPLICATE;
+        if (s == SERVE_SRC_ORIGINAL_URL) {   /* the whole URI, as is */
+            put(&o, v->p, v->len);
+            st = o.over ? SERVE_URI_TOO_LONG : SERVE_URI_OK;
+        } else {
+            st = compose(&o, first_of(r, source_headers[s].proto, source_headers[s].proto_else),
+                         first_of(r, source_headers[s].host, source_headers[s].host_else),
+                         v->p, v->len);
         }
         break;
     }
