@@ -22,6 +22,7 @@ pkgs=(
   libglib2.0-dev                                    # benchmark peer (GUri)
   libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
   libicu-dev                                        # homograph (TR39 spoof checker)
+  libmilter-dev postfix                             # urisan milter, its e2e
   squid                                             # e2e: the proxy helper
   libmicrohttpd-dev nginx haproxy                   # urisan serve + its e2e gateways
   valgrind                                          # callgrind figures

@@ -37,6 +37,7 @@ int cmd_equivalent(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_squid_acl(int argc, char **argv);
 int cmd_serve(int argc, char **argv);   /* cmd_serve.c, with libmicrohttpd */
+int cmd_milter(int argc, char **argv);  /* cmd_milter.c, with libmilter */
 int cmd_policy(int argc, char **argv);
 
 /* ---- usage and errors (main.c) ---- */

@@ -157,18 +157,8 @@ static bool put_row(ex_ctx *c, ex_row *r)
 #ifdef URISAN_HAVE_HOSTVIEW
     /* homograph, invisible_char: facts about the host and the link text,
        judged by the policy like any flag. */
-    urisan_flags f = hostview_link_flags(r->uri, r->uri_len, r->display,
-                                         r->display_len, &c->hv);
-    if ((r->flags | f) != r->flags) {
-        urisan_report rep;
-        memset(&rep, 0, sizeof rep);
-        urisan_uri u;
-        urisan_decision d;
-        urisan_check(r->uri, r->uri_len, c->pol, &u, &rep, &d);
-        rep.flags |= r->flags;
-        hostview_redecide(r->uri, r->uri_len, f, c->pol, &rep, &r->dec);
-        r->flags = rep.flags;
-    }
+    hostview_judge_link(c->pol, r->uri, r->uri_len, r->display, r->display_len,
+                        &r->flags, &r->dec, &c->hv);
 #endif
     if (r->dec.verdict == URISAN_DENY)
         c->denied = true;

@@ -442,3 +442,20 @@ void hostview_redecide(const char *uri, size_t len, urisan_flags f,
     rep->flags |= f;
     urisan_decide(uri, len, &u, rep, pol, dec);
 }
+
+void hostview_judge_link(const urisan_policy *pol, const char *uri, size_t len,
+                         const char *display, size_t dlen, urisan_flags *flags,
+                         urisan_decision *dec, hostview *hv)
+{
+    urisan_flags f = hostview_link_flags(uri, len, display, dlen, hv);
+    if ((*flags | f) == *flags)
+        return;
+    urisan_report rep;
+    memset(&rep, 0, sizeof rep);
+    urisan_uri u;
+    urisan_decision d;
+    urisan_check(uri, len, pol, &u, &rep, &d);
+    rep.flags |= *flags;
+    hostview_redecide(uri, len, f, pol, &rep, dec);
+    *flags = rep.flags;
+}

@@ -84,4 +84,11 @@ void hostview_redecide(const char *uri, size_t len, urisan_flags f,
                        const urisan_policy *pol, urisan_report *rep,
                        urisan_decision *dec);
 
+/* A link found by extraction (flags and decision from the library):
+   add homograph / invisible_char of its host and link text, and decide
+   again under pol when they add anything. hv: scratch, or NULL. */
+void hostview_judge_link(const urisan_policy *pol, const char *uri, size_t len,
+                         const char *display, size_t dlen, urisan_flags *flags,
+                         urisan_decision *dec, hostview *hv);
+
 #endif

@@ -15,6 +15,9 @@
 #ifndef URISAN_HAVE_SERVE
 #define cmd_serve NULL
 #endif
+#ifndef URISAN_HAVE_MILTER
+#define cmd_milter NULL
+#endif
 
 typedef struct {
     const char *name;
@@ -126,6 +129,26 @@ static const cli_command commands[] = {
       "  --drain-timeout SECONDS SIGTERM: wait for answers (default 10)\n"
       "\n"
       "Exit status: 0 after SIGTERM, 2 usage, policy or listen error.\n" },
+    { "milter", cmd_milter,
+      "--socket SPEC [--policy FILE] [--profile NAME] [--on-deny ACTION] ...",
+      "Run a Postfix/Sendmail mail filter (libmilter; doc/mail.md). Each\n"
+      "message's links are scanned (liburisan-mail, homographs); the worst\n"
+      "verdict decides: allow and flag add X-Urisan-Verdict and X-Urisan-Links\n"
+      "(such headers from the sender are removed), deny rejects with 550 5.7.1\n"
+      "naming the link and why. ACTION: accept, quarantine, reject, tempfail.\n"
+      "\n"
+      "  --socket SPEC         inet:PORT@127.0.0.1 or unix:PATH (required)\n"
+      "  --policy FILE         apply the policy FILE on top of the default\n"
+      "  --profile NAME        start from the built-in profile NAME (mail)\n"
+      "  --on-deny ACTION      a link is denied (default reject)\n"
+      "  --on-flag ACTION      a link is flagged (default accept)\n"
+      "  --on-error ACTION     not scanned whole: not a message, out of\n"
+      "                        memory, a bound reached (default tempfail)\n"
+      "  --max-message BYTES   bytes kept per message (default 32M; k, M)\n"
+      "  --timeout SECONDS     libmilter's MTA I/O timeout\n"
+      "  --quiet               no log line per message on stderr\n"
+      "\n"
+      "Exit status: 0 after SIGTERM/SIGINT, 2 usage, policy or socket error.\n" },
     { "policy", cmd_policy,
       "[--profile NAME] check FILE | show",
       "check FILE: validate the policy FILE (on top of --profile NAME, else\n"

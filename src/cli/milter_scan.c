@@ -1,0 +1,243 @@
+/*
+ * milter_scan.c - one message of `urisan milter` (see milter_scan.h).
+ */
+#include "milter_scan.h"
+
+#include "hostview.h"
+#include "urisan_mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const action_names[] = { "accept", "quarantine", "reject", "tempfail" };
+
+const char *milter_action_name(milter_action a)
+{
+    return (unsigned)a < sizeof action_names / sizeof action_names[0] ? action_names[a] : "?";
+}
+
+bool milter_action_parse(const char *s, milter_action *a)
+{
+    for (size_t i = 0; i < sizeof action_names / sizeof action_names[0]; i++)
+        if (strcmp(s, action_names[i]) == 0) {
+            *a = (milter_action)i;
+            return true;
+        }
+    return false;
+}
+
+void milter_conf_default(milter_conf *c)
+{
+    memset(c, 0, sizeof *c);
+    c->on_deny = MILTER_REJECT;
+    c->on_flag = MILTER_ACCEPT;
+    c->on_error = MILTER_TEMPFAIL;
+    c->max_message = (size_t)32 << 20;
+    c->max_html_mem = (size_t)64 << 20;
+}
+
+/* ------------------------------------------------------------------ */
+/* bounded printable text                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    char *p;
+    size_t len, cap;     /* cap excludes the NUL */
+    bool cut;
+} tbuf;
+
+static void t_init(tbuf *t, char *p, size_t cap)
+{
+    t->p = p;
+    t->len = 0;
+    t->cap = cap;
+    t->cut = false;
+    p[0] = '\0';
+}
+
+/* Printable ASCII as is, every other byte as %XX (header and SMTP reply
+   texts are 7-bit, one line). Stops with "..." where the room ends. */
+static void t_add(tbuf *t, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n && !t->cut; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool plain = c >= 0x20 && c < 0x7f;
+        size_t need = plain ? 1 : 3;
+        if (t->len + need + 3 > t->cap) {
+            memcpy(t->p + t->len, "...", 3);
+            t->len += 3;
+            t->cut = true;
+            break;
+        }
+        if (plain) {
+            t->p[t->len++] = (char)c;
+        } else {
+            t->p[t->len++] = '%';
+            t->p[t->len++] = hex[c >> 4];
+            t->p[t->len++] = hex[c & 15];
+        }
+    }
+    t->p[t->len] = '\0';
+}
+
+static void t_adds(tbuf *t, const char *s) { t_add(t, s, strlen(s)); }
+
+static void t_addu(tbuf *t, size_t v)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%zu", v);
+    t_adds(t, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* the scan                                                            */
+/* ------------------------------------------------------------------ */
+
+#define URI_SHOWN 200   /* bytes of a URI in a header or reply */
+
+typedef struct {
+    const milter_conf *conf;
+    size_t links, denied, flagged;
+    urisan_verdict worst;
+    /* the first link of the worst verdict */
+    char uri[URI_SHOWN + 1];
+    size_t uri_len;
+    bool uri_cut;
+    char part[64];
+    const char *source;
+    char reasons[256];
+    hostview hv;
+} scan_state;
+
+static bool on_hit(void *ctx, const urisan_mail_hit *h)
+{
+    scan_state *s = ctx;
+    urisan_flags flags = h->flags;
+    urisan_decision dec = h->decision;
+    hostview_judge_link(s->conf->pol, h->uri, h->uri_len, h->display, h->display_len,
+                        &flags, &dec, &s->hv);
+    s->links++;
+    if (dec.verdict == URISAN_DENY)
+        s->denied++;
+    else if (dec.verdict == URISAN_FLAGGED)
+        s->flagged++;
+    bool worse = s->links == 1 || (int)dec.verdict > (int)s->worst;
+    if (!worse)
+        return true;
+    s->worst = dec.verdict;
+    s->uri_len = h->uri_len < URI_SHOWN ? h->uri_len : URI_SHOWN;
+    s->uri_cut = h->uri_len > URI_SHOWN;
+    memcpy(s->uri, h->uri, s->uri_len);
+    s->uri[s->uri_len] = '\0';
+    snprintf(s->part, sizeof s->part, "%s", h->part != NULL ? h->part : "0");
+    s->source = urisan_mail_source_name(h->source);
+    size_t need = 0;
+    if (urisan_decision_format(&dec, s->reasons, sizeof s->reasons, &need) != URISAN_OK)
+        snprintf(s->reasons, sizeof s->reasons, "%s", urisan_verdict_name(dec.verdict));
+    return true;
+}
+
+/* "http://0x7f.1/ (part 1, html-href; denied:ip_obfuscated)" */
+static void t_link(tbuf *t, const scan_state *s)
+{
+    t_add(t, s->uri, s->uri_len);
+    if (s->uri_cut)
+        t_adds(t, "...");
+    t_adds(t, " (part ");
+    t_adds(t, s->part);
+    t_adds(t, ", ");
+    t_adds(t, s->source != NULL ? s->source : "?");
+    if (s->reasons[0] != '\0') {
+        t_adds(t, "; ");
+        t_adds(t, s->reasons);
+    }
+    t_adds(t, ")");
+}
+
+void milter_judge(const milter_conf *conf, const char *msg, size_t len,
+                  bool truncated, milter_outcome *out)
+{
+    scan_state *s = calloc(1, sizeof *s);
+    tbuf lh, rp;
+    t_init(&lh, out->links_hdr, MILTER_TEXT_MAX);
+    t_init(&rp, out->reply, MILTER_TEXT_MAX);
+    out->links = out->denied = out->flagged = 0;
+    if (s == NULL) {
+        out->error = true;
+        out->verdict = "error";
+        out->action = conf->on_error;
+        t_adds(&lh, "not scanned: out of memory");
+        t_adds(&rp, "urisan: message not scanned (out of memory)");
+        return;
+    }
+    s->conf = conf;
+    s->worst = URISAN_ALLOW;
+
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    lim.max_html_mem = conf->max_html_mem;
+    urisan_mail_sink sink = { on_hit, NULL, s };
+    urisan_mail_result res;
+    memset(&res, 0, sizeof res);
+    urisan_mail_status st = urisan_mail_scan(msg, len, conf->pol, &lim, &sink, &res);
+
+    out->links = s->links;
+    out->denied = s->denied;
+    out->flagged = s->flagged;
+    const char *why = NULL;     /* an error: what was not scanned */
+    if (st == URISAN_MAIL_NOT_MESSAGE)
+        why = "not a mail message";
+    else if (st == URISAN_MAIL_NOMEM || st == URISAN_MAIL_STOPPED)
+        why = "out of memory";
+    else if (truncated)
+        why = "larger than the message bound; only its beginning was scanned";
+    else if (st == URISAN_MAIL_LIMIT)
+        why = (res.limits & (1u << URISAN_MAIL_LIMIT_DEPTH))
+                  ? "MIME nesting deeper than the bound; scanned raw"
+                  : "an HTML part larger than the memory bound";
+    out->error = why != NULL;
+
+    t_addu(&lh, s->links);
+    t_adds(&lh, s->links == 1 ? " link: " : " links: ");
+    t_addu(&lh, s->denied);
+    t_adds(&lh, " deny, ");
+    t_addu(&lh, s->flagged);
+    t_adds(&lh, " flag");
+    if (s->links > 0 && s->worst != URISAN_ALLOW) {
+        t_adds(&lh, "; worst: ");
+        t_link(&lh, s);
+    }
+    if (why != NULL) {
+        t_adds(&lh, "; not scanned whole: ");
+        t_adds(&lh, why);
+    }
+
+    if (s->denied > 0) {
+        /* A deny in what was scanned stands, whole message or not. */
+        out->verdict = "deny";
+        out->action = conf->on_deny;
+        t_adds(&rp, "urisan: link denied: ");
+        t_link(&rp, s);
+        if (s->denied > 1) {
+            t_adds(&rp, " and ");
+            t_addu(&rp, s->denied - 1);
+            t_adds(&rp, " more");
+        }
+    } else if (why != NULL) {
+        out->verdict = "error";
+        out->action = conf->on_error;
+        t_adds(&rp, "urisan: message not scanned: ");
+        t_adds(&rp, why);
+    } else if (s->flagged > 0) {
+        out->verdict = "flag";
+        out->action = conf->on_flag;
+        t_adds(&rp, "urisan: link flagged: ");
+        t_link(&rp, s);
+    } else {
+        out->verdict = "allow";
+        out->action = MILTER_ACCEPT;
+    }
+    free(s);
+}
