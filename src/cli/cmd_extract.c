@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #ifdef URISAN_HAVE_MAIL
+#include "mailbox.h"
 #include "urisan_mail.h"
 #endif
 #ifdef URISAN_HAVE_HOSTVIEW
@@ -26,6 +27,10 @@ typedef struct {
     size_t scap;
     bool denied;
     bool io_error;       /* an output line could not be written */
+#ifdef URISAN_HAVE_MAIL
+    const mailbox_msg *msg; /* mbox / Maildir: the message being scanned */
+    int box_status;      /* the worst status of a mailbox's messages */
+#endif
 #ifdef URISAN_HAVE_HOSTVIEW
     hostview hv;         /* the host of the row being written */
 #endif
@@ -83,6 +88,13 @@ static void write_json(ex_ctx *c, const ex_row *r)
 #ifdef URISAN_HAVE_HOSTVIEW
     hostview_json(&w, c->hv.is_name ? &c->hv : NULL);
 #endif
+#ifdef URISAN_HAVE_MAIL
+    if (c->msg != NULL) { /* a mailbox: which message */
+        json_kuint(&w, "message", c->msg->index);
+        json_kcstr(&w, "message_id", c->msg->message_id);
+        json_kcstr(&w, "file", c->msg->file);
+    }
+#endif
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -126,6 +138,12 @@ static void write_text(ex_ctx *c, const ex_row *r)
 {
     cli_buf *b = &c->out;
     cli_buf_clear(b);
+#ifdef URISAN_HAVE_MAIL
+    if (c->msg != NULL) { /* a mailbox: MESSAGE first */
+        cli_buf_addu(b, c->msg->index);
+        cli_buf_addc(b, ' ');
+    }
+#endif
     if (r->part == NULL)
         cli_buf_addc(b, '0');
     else
@@ -237,7 +255,6 @@ static int scan_mail(ex_ctx *c, const char *path, const char *data, size_t len)
     urisan_mail_sink sink = { on_mail_hit, NULL, c };
     urisan_mail_result res;
     urisan_mail_status st = urisan_mail_scan(data, len, c->pol, &lim, &sink, &res);
-    urisan_mail_shutdown();
     switch (st) {
     case URISAN_MAIL_OK:
         return CLI_EXIT_OK;
@@ -255,6 +272,31 @@ static int scan_mail(ex_ctx *c, const char *path, const char *data, size_t len)
                              "message was scanned as text (part \"raw\")", lim.max_depth);
     return cli_fail(CMD, "%s: an HTML part has more links than the "
                          "memory bound; the rest were not scanned", path);
+}
+
+/* One message of an mbox or a Maildir. */
+static bool on_box_msg(void *ctx, const mailbox_msg *m)
+{
+    ex_ctx *c = ctx;
+    c->msg = m;
+    int st = scan_mail(c, m->file, m->data, m->len);
+    c->msg = NULL;
+    if (st != CLI_EXIT_OK) {
+        fprintf(stderr, "urisan: " CMD ": %s: message %zu (%s) above\n", m->file, m->index,
+                m->message_id[0] ? m->message_id : "no Message-ID");
+        if (st > c->box_status)
+            c->box_status = st;
+    }
+    return !c->io_error;
+}
+
+static bool read_box_file(void *ctx, const char *path, char **data, size_t *len)
+{
+    ex_ctx *c = ctx;
+    if (cli_read_file(CMD, path, CLI_FILE_MAX, data, len))
+        return true;
+    c->box_status = CLI_EXIT_USAGE;
+    return false;
 }
 #endif
 
@@ -298,6 +340,16 @@ int cmd_extract(int argc, char **argv)
     int status = CLI_EXIT_OK;
     if (c->scratch == NULL) {
         status = cli_fail(CMD, "out of memory");
+#ifdef URISAN_HAVE_MAIL
+    } else if (opts[1].seen && mailbox_is_maildir(path)) {
+        cli_buf_init(&c->out, CLI_JSON_MAX);
+        if (mailbox_each_maildir(path, read_box_file, on_box_msg, c) != 0 && !c->io_error)
+            status = cli_fail(CMD, "%s: cannot read the Maildir", path);
+        if (status == CLI_EXIT_OK)
+            status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
+        urisan_mail_shutdown();
+        cli_buf_free(&c->out);
+#endif
     } else if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len)) {
         status = CLI_EXIT_USAGE;
     } else {
@@ -308,7 +360,15 @@ int cmd_extract(int argc, char **argv)
         }
 #ifdef URISAN_HAVE_MAIL
         else {
-            status = scan_mail(c, path, data, len);
+            if (mailbox_is_mbox(data, len)) { /* every message of an mbox */
+                if (!mailbox_each_mbox(path, data, len, on_box_msg, c) && !c->io_error)
+                    status = CLI_EXIT_USAGE;
+                if (status == CLI_EXIT_OK)
+                    status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
+            } else {
+                status = scan_mail(c, path, data, len);
+            }
+            urisan_mail_shutdown();
         }
 #endif
         if (c->io_error && status == CLI_EXIT_OK)
