@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tools/deb-check.sh - build the Debian packages (debian/), lintian them
+# (errors = 0), install them and smoke-test: `urisan check`, the Squid
+# helper under /usr/lib/squid, a program built against liburisan-dev via
+# pkg-config, `python3 -c 'import urisan'`. CI runs it (.ci/run).
+#
+# The build runs in a copy of the tree (git ls-files) with
+# DEB_BUILD_OPTIONS=nocheck (the test suites run elsewhere in CI).
+# Installing: with DEB_CHECK_INSTALL=system (CI, as root) the .debs are
+# installed with dpkg -i and purged afterwards; otherwise (default) they
+# are unpacked into a scratch root (dpkg -x) and used from there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/urisan-deb.XXXXXX")
+installed=""
+cleanup() {
+    if [ -n "$installed" ]; then dpkg --purge $installed >/dev/null 2>&1 || true; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+mkdir -p "$tmp/src"
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$tmp/src" 2>/dev/null || true)
+cd "$tmp/src"
+echo "deb-check: dpkg-buildpackage -us -uc -b (nocheck)"
+if ! DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b >"$tmp/build.log" 2>&1; then
+    tail -40 "$tmp/build.log"; echo "deb-check: FAIL: dpkg-buildpackage"; exit 1
+fi
+cd "$tmp"
+ls -1 ./*.deb
+status=0
+lrc=0
+lintian --no-tag-display-limit ./*.changes >"$tmp/lintian.log" 2>&1 || lrc=$?
+errors=$(grep -c '^E: ' "$tmp/lintian.log" || true)
+warnings=$(grep -c '^W: ' "$tmp/lintian.log" || true)
+echo "deb-check: lintian (exit $lrc): $errors errors, $warnings warnings"
+grep -E '^(E|W|I): |^[a-z]' "$tmp/lintian.log" | sed 's/^/  /' | head -40 || true
+# lintian exits 2 when it could not run at all
+[ "$lrc" -le 1 ] || { echo "FAIL: lintian did not run"; status=1; }
+[ "$errors" = 0 ] || status=1
+
+# What each package holds that matters.
+has() { dpkg -c "$1" >"$tmp/contents"; grep -q "$2" "$tmp/contents" || { echo "FAIL: $1 lacks $2"; status=1; }; }
+has urisan_*.deb './usr/lib/squid/urisan$'
+has urisan_*.deb './usr/bin/urisan$'
+has urisan_*.deb './usr/share/doc/urisan/logs.md'
+has urisan_*.deb './usr/share/doc/urisan/examples/policy.txt'
+has liburisan0.1_*.deb 'liburisan.so.0.1'
+has liburisan-dev_*.deb './usr/include/urisan.h$'
+has liburisan-dev_*.deb 'pkgconfig/urisan.pc$'
+has python3-urisan_*.deb 'dist-packages/urisan.cpython'
+
+if [ "${DEB_CHECK_INSTALL:-extract}" = system ]; then
+    dpkg -i ./*.deb >/dev/null
+    installed=$(for d in ./*.deb; do dpkg-deb -f "$d" Package; done | tr '\n' ' ')
+    prefix=""
+    run_env=()
+else
+    mkdir -p "$tmp/root"
+    for d in ./*.deb; do dpkg -x "$d" "$tmp/root"; done
+    prefix="$tmp/root"
+    multi=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+    run_env=(env LD_LIBRARY_PATH="$prefix/usr/lib/$multi"
+             PKG_CONFIG_SYSROOT_DIR="$prefix" PKG_CONFIG_LIBDIR="$prefix/usr/lib/$multi/pkgconfig"
+             PYTHONPATH="$prefix/usr/lib/python3/dist-packages")
+fi
+
+out=$("${run_env[@]}" "$prefix/usr/bin/urisan" check 'http://127.0.0.1/a/../b' || true)
+echo "deb-check: urisan check -> $out"
+[[ $out == flag* || $out == deny* ]] || { echo "FAIL: urisan check"; status=1; }
+ver=$("${run_env[@]}" "$prefix/usr/bin/urisan" --version)
+echo "deb-check: $ver"
+reply=$(printf '0 http://example.com/\n1 javascript:alert(1)\n' | "${run_env[@]}" "$prefix/usr/lib/squid/urisan" squid-acl)
+echo "deb-check: /usr/lib/squid/urisan squid-acl -> $(echo "$reply" | tr '\n' '|')"
+[[ $reply == "0 OK"*"1 ERR"* ]] || { echo "FAIL: squid helper"; status=1; }
+
+cat > "$tmp/t.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <urisan.h>
+int main(void)
+{
+    urisan_uri u; urisan_report r; urisan_decision d;
+    const char *s = "javascript:alert(1)";
+    urisan_check(s, strlen(s), NULL, &u, &r, &d);
+    printf("%s %s\n", urisan_version(), urisan_verdict_name(d.verdict));
+    return d.verdict == URISAN_DENY ? 0 : 1;
+}
+C
+cflags=$("${run_env[@]}" pkg-config --cflags urisan)
+libs=$("${run_env[@]}" pkg-config --libs urisan)
+if cc -std=c99 -Wall -Werror $cflags "$tmp/t.c" -o "$tmp/t" $libs && "${run_env[@]}" "$tmp/t"; then
+    echo "deb-check: program built with pkg-config urisan ($cflags $libs) runs"
+else
+    echo "FAIL: program against liburisan-dev"; status=1
+fi
+if "${run_env[@]}" /usr/bin/python3 -c 'import urisan, sys; print("deb-check: python3 import urisan", urisan.version(), urisan.__file__); sys.exit(urisan.verdict("javascript:x") != "deny")'; then :; else
+    echo "FAIL: python3 -c 'import urisan'"; status=1
+fi
+exit $status
