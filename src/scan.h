@@ -193,10 +193,143 @@ static inline void scan_from(scan_iter *it, const scan_iter *base, size_t from)
     }
 }
 
-/* Kinds of unusual byte an input holds (analyze.c collects them from a
-   walk over the special bytes; both kinds are special). */
-#define SCAN_PCT 1u /* a "%" */
-#define SCAN_ODD 2u /* a byte <= 0x20, DEL, >= 0x80, or "\\" */
+/* ---- the analysis' prefilter: a summary of the whole input ---- */
+/* What plain_scan finds in an input (a clear bit: proved absent). */
+#define SCAN_PCT       1u /* a "%" */
+#define SCAN_ODD       2u /* a byte <= 0x20, DEL, >= 0x80, or "\\" */
+#define SCAN_SLASH_DOT 4u /* a "/" followed by "." */
+#define SCAN_DASH_DASH 8u /* "--" */
+
+/*
+ * plain_scan: SCAN_* of in[0..len). SSE2: 16-byte loads 15 bytes apart,
+ * so every adjacent pair lies inside one load; the last load ends at len
+ * (a short input is padded with a byte that is in no class).
+ */
+#ifdef URISAN_SCAN_SSE2
+typedef struct {
+    __m128i lo, hi;  /* smallest and largest byte seen (unsigned) */
+    __m128i pct, bs; /* "%", "\\" seen */
+    __m128i sd, dd;  /* "/.", "--" seen (at lane i: bytes i, i + 1) */
+} plain_acc;
+
+static inline void plain16(__m128i x, plain_acc *a)
+{
+    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
+    a->lo = _mm_min_epu8(a->lo, x);
+    a->hi = _mm_max_epu8(a->hi, x);
+    a->pct = _mm_or_si128(a->pct, _mm_cmpeq_epi8(x, _mm_set1_epi8('%')));
+    a->bs = _mm_or_si128(a->bs, _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+    a->sd = _mm_or_si128(a->sd, _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
+                                              _mm_cmpeq_epi8(x1, _mm_set1_epi8('.'))));
+    a->dd = _mm_or_si128(a->dd, _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+                                              _mm_cmpeq_epi8(x1, _mm_set1_epi8('-'))));
+}
+#endif
+
+static inline unsigned plain_scan_scalar(const char *in, size_t len)
+{
+    unsigned s = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '%')
+            s |= SCAN_PCT;
+        if (c <= 0x20 || c >= 0x7F || c == '\\')
+            s |= SCAN_ODD;
+        if (i + 1 < len && c == '/' && in[i + 1] == '.')
+            s |= SCAN_SLASH_DOT;
+        if (i + 1 < len && c == '-' && in[i + 1] == '-')
+            s |= SCAN_DASH_DASH;
+    }
+    return s;
+}
+
+static inline unsigned plain_scan(const char *in, size_t len)
+{
+#ifdef URISAN_SCAN_SSE2
+    plain_acc a;
+    a.lo = _mm_set1_epi8(0x21);
+    a.hi = _mm_set1_epi8(0x7E);
+    a.pct = a.bs = a.sd = a.dd = _mm_setzero_si128();
+    if (len >= 16) {
+        for (size_t k = 0; k + 16 <= len; k += 15)
+            plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + k)), &a);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + len - 16)), &a);
+    } else {
+        unsigned char tmp[16];
+        memset(tmp, 'a', sizeof tmp); /* plain filler, in no class */
+        if (len > 0)
+            memcpy(tmp, in, len);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)tmp), &a);
+    }
+    /* odd: a byte outside 0x21..0x7E, or "\\" */
+    bool range_ok = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a.lo, _mm_set1_epi8(0x21)),
+                                                     a.lo)) == 0xffff && /* all >= 0x21 */
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a.hi, _mm_set1_epi8(0x7E)),
+                                                     a.hi)) == 0xffff; /* all <= 0x7E */
+    unsigned s = 0;
+    if (!range_ok || _mm_movemask_epi8(a.bs) != 0)
+        s |= SCAN_ODD;
+    if (_mm_movemask_epi8(a.pct) != 0)
+        s |= SCAN_PCT;
+    if (_mm_movemask_epi8(a.sd) != 0)
+        s |= SCAN_SLASH_DOT;
+    if (_mm_movemask_epi8(a.dd) != 0)
+        s |= SCAN_DASH_DASH;
+    return s;
+#else
+    return plain_scan_scalar(in, len);
+#endif
+}
+
+/* Is there the pair c1 c2 at some j with lo <= j, j + 1 < hi? */
+static inline bool pair_in_scalar(const char *in, size_t lo, size_t hi, char c1, char c2)
+{
+    for (size_t j = lo; j + 1 < hi; j++)
+        if (in[j] == c1 && in[j + 1] == c2)
+            return true;
+    return false;
+}
+
+#ifdef URISAN_SCAN_SSE2
+/* Lanes i (0..14) where x holds c1 c2 at bytes i, i + 1. */
+static inline unsigned pairs16(__m128i x, char c1, char c2)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(
+               _mm_cmpeq_epi8(x, _mm_set1_epi8(c1)),
+               _mm_cmpeq_epi8(_mm_srli_si128(x, 1), _mm_set1_epi8(c2)))) &
+           0x7fffu;
+}
+#endif
+
+/* pair_in_scalar for a part in[lo..hi) of the input in[0..len). */
+static inline bool pair_in(const char *in, size_t len, size_t lo, size_t hi, char c1, char c2)
+{
+    size_t n = hi - lo;
+    if (n < 2)
+        return false;
+#ifdef URISAN_SCAN_SSE2
+    if (n <= 16 && len >= 16) {
+        /* One load that holds the part: from lo when 16 bytes remain,
+           else the 16 bytes that end at len; the part's pairs are lanes
+           s .. s + n - 2. */
+        size_t at = lo + 16 <= len ? lo : len - 16;
+        unsigned s = (unsigned)(lo - at);
+        unsigned m = pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + at)), c1, c2);
+        return ((m >> s) & ((1u << (n - 1)) - 1u)) != 0;
+    }
+    if (n > 16) {
+        /* loads 15 bytes apart, the last one ending at hi: every pair of
+           the part lies in lanes 0..14 of one load */
+        for (size_t k = lo; k + 16 <= hi; k += 15)
+            if (pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + k)), c1, c2))
+                return true;
+        return pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + hi - 16)), c1, c2) != 0;
+    }
+#else
+    (void)len;
+#endif
+    return pair_in_scalar(in, lo, hi, c1, c2);
+}
 
 /* The full parser without the fast path (parse.c), for tests that check
    the two agree. */
