@@ -3,30 +3,16 @@
  * and the de-obfuscated host address.
  *
  * Flags are facts about the string; the policy (policy.c) decides what to
- * do about them. The flags come from four families (analysis.h), each the
- * one implementation of its rules; this file checks the spans, runs the
- * prefilter and the families and adds the implied flags. Every scan is a
- * single forward pass over one part of the input (a few look at most
- * three bytes ahead), so the whole analysis is linear; nothing allocates
- * and nothing recurses.
- *
- * The prefilter: most inputs are valid URIs without "%" and without any
- * odd byte (a control, space, DEL, non-ASCII or "\\"). For them most
- * flags cannot fire, and the families skip what the summary rules out.
- * The summary is what the parse's fast path saw of this very in/len
- * (urisan_uri's scan_*_), else one pass over the input (plain_scan).
+ * do about them. Every scan below is a single forward pass over one part of
+ * the input (a few look at most three bytes ahead), so the whole analysis
+ * is linear; nothing allocates and nothing recurses.
  */
-#include "analysis.h"
+#include "risk.h"
+#include "scan.h"
 
 #include <string.h>
 
-/* The families are compiled with this file (one translation unit), so the
-   compiler can inline them into urisan_analyze_sum: src/meson.build lists
-   analyze.c only. */
-#include "analyze_bytes.c"
-#include "analyze_path.c"
-#include "analyze_host.c"
-#include "analyze_authority.c"
+#define F(name) URISAN_F(name)
 
 /* A span from the parse that lies inside in[0..len); anything else (absent
    or a span the caller forged) is treated as absent. */
@@ -35,41 +21,542 @@ static bool span_ok(urisan_span s, size_t len)
     return s.off != URISAN_ABSENT && s.off <= len && s.len <= len - s.off;
 }
 
-static bool span_bad(urisan_span s, size_t len)
+static unsigned char esc_byte(const char *in, size_t i)
 {
-    return s.off != URISAN_ABSENT && !span_ok(s, len);
+    return (unsigned char)(hexval((unsigned char)in[i + 1]) * 16 +
+                           hexval((unsigned char)in[i + 2]));
 }
 
-/* uri, or a copy in *fixed with every span outside in[0..len) absent. */
-static const urisan_uri *spans_checked(const urisan_uri *uri, size_t len, urisan_uri *fixed)
+/* ------------------------------------------------------------------ */
+/* Whole-input byte scan                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Overlong UTF-8 in consecutive escapes (SPEC 3 overlong_utf8): lead C0-C1
+ * + 1 continuation; E0 then 80-9F + 1 more; F0 then 80-8F + 2 more; the
+ * obsolete 5- and 6-byte forms F8 then 80-87 + 3, FC then 80-83 + 4. Lax
+ * decoders read %c0%ae as ".", %c0%af as "/", %c0%80 as NUL.
+ */
+typedef struct {
+    unsigned need;     /* continuation bytes still expected; 0: no lead */
+    unsigned first_hi; /* upper bound of the first continuation byte */
+    bool first;        /* the next byte is the first continuation */
+} overlong_state;
+
+static bool overlong_lead(overlong_state *o, unsigned char b)
 {
-    if (!span_bad(uri->scheme, len) && !span_bad(uri->userinfo, len) &&
-        !span_bad(uri->host, len) && !span_bad(uri->port, len) && !span_bad(uri->path, len))
-        return uri;
-    urisan_span none = {URISAN_ABSENT, 0};
-    *fixed = *uri;
-    if (!span_ok(fixed->scheme, len)) fixed->scheme = none;
-    if (!span_ok(fixed->userinfo, len)) fixed->userinfo = none;
-    if (!span_ok(fixed->host, len)) fixed->host = none;
-    if (!span_ok(fixed->port, len)) fixed->port = none;
-    if (!span_ok(fixed->path, len)) fixed->path = none;
-    return fixed;
+    o->first = true;
+    switch (b) {
+    case 0xC0: case 0xC1: o->need = 1; o->first_hi = 0xBF; return true;
+    case 0xE0: o->need = 2; o->first_hi = 0x9F; return true;
+    case 0xF0: o->need = 3; o->first_hi = 0x8F; return true;
+    case 0xF8: o->need = 4; o->first_hi = 0x87; return true;
+    case 0xFC: o->need = 5; o->first_hi = 0x83; return true;
+    default: o->need = 0; return false;
+    }
 }
 
-/* The summary of in[0..len): the parse's hand-over when it is about these
-   very bytes (it knows "%" and "/." in the path, and that no byte is
-   odd). Else a valid URI has no odd byte (RFC 3986 allows none), so a
-   search for "%" is all; the families look for "/." in the path and "--"
-   in the host themselves. Else one pass over every byte. */
-static unsigned prefilter(const char *in, size_t len, const urisan_uri *uri)
+/* Feed one escaped byte; true when an overlong sequence just completed. */
+static bool overlong_feed(overlong_state *o, unsigned char b)
 {
-    if (uri->scan_in_ == in && uri->scan_len_ == len && (uri->scan_bits_ & SCAN_SUM_PLAIN))
-        return ((uri->scan_bits_ & SCAN_SUM_PCT) ? SCAN_PCT : 0u) |
-               ((uri->scan_bits_ & SCAN_SUM_SLASH_DOT) ? SCAN_SLASH_DOT : 0u) | SCAN_DASH_DASH;
-    if (uri->valid && uri->error.code == URISAN_OK)
-        return (memchr(in, '%', len) != NULL ? SCAN_PCT : 0u) | SCAN_SLASH_DOT | SCAN_DASH_DASH;
-    return plain_scan(in, len);
+    if (o->need > 0) {
+        unsigned hi = o->first ? o->first_hi : 0xBF;
+        if (b >= 0x80 && b <= hi) {
+            o->first = false;
+            if (--o->need == 0)
+                return true;
+            return false;
+        }
+        /* broken sequence: this byte may start a new one */
+    }
+    overlong_lead(o, b);
+    return false;
 }
+
+/*
+ * One pass over every byte: raw bytes (ctl_raw, whitespace, non_ascii,
+ * backslash), escapes (escaped_*, invalid_escape, overlong_utf8) and the
+ * once-decoded stream (double_encoding: a "%" HEX HEX that appears only
+ * after decoding, as in %252e, %2500, %%32%65).
+ */
+static urisan_flags scan_bytes(const char *in, size_t len)
+{
+    urisan_flags f = 0;
+    overlong_state ol = {0, 0, false};
+    /* last two bytes of the decoded stream: d2 before d1; 0x100 = none */
+    unsigned d2 = 0x100, d1 = 0x100;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        unsigned out;
+        if (c == '%' && is_escape_at(in, len, i)) {
+            unsigned char b = esc_byte(in, i);
+            if (b == 0x0D || b == 0x0A)
+                f |= F(ESCAPED_CRLF);
+            if (b == 0x00)
+                f |= F(ESCAPED_NUL);
+            if (cc_is(b, CC_CTL))
+                f |= F(ESCAPED_CTL);
+            if (overlong_feed(&ol, b))
+                f |= F(OVERLONG_UTF8);
+            out = b;
+            i += 2;
+        } else {
+            ol.need = 0; /* escapes must be consecutive; raw bytes do not count */
+            if (c == '%')
+                f |= F(INVALID_ESCAPE);
+            if (cc_is(c, CC_CTL))
+                f |= F(CTL_RAW);
+            if (cc_is(c, CC_WS))
+                f |= F(WHITESPACE);
+            if (cc_is(c, CC_HIGH))
+                f |= F(NON_ASCII);
+            if (c == '\\')
+                f |= F(BACKSLASH);
+            out = c;
+        }
+        /* A raw "%" HEX HEX is itself decoded, so any escape seen in the
+           decoded stream was made by the decoding: double encoding. */
+        if (d2 == '%' && d1 < 0x100 && cc_is((unsigned char)d1, CC_HEX) &&
+            cc_is((unsigned char)out, CC_HEX))
+            f |= F(DOUBLE_ENCODING);
+        d2 = d1;
+        d1 = out;
+    }
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Path: dot segments (SPEC 3; RFC 3986 5.2.4)                          */
+/* ------------------------------------------------------------------ */
+
+/* 0: not a dot segment; 1: "."; 2: "..". *enc set when a %2e was used.
+   Only %2e/%2E is decoded (SPEC 3: a server that decodes first sees it). */
+static int dot_segment(const char *in, size_t s, size_t e, bool *enc)
+{
+    int dots = 0;
+    bool used = false;
+    size_t j = s;
+    while (j < e && dots < 3) {
+        if (in[j] == '.') {
+            j++;
+        } else if (is_escape_at(in, e, j) && in[j + 1] == '2' && (in[j + 2] | 0x20) == 'e') {
+            used = true;
+            j += 3;
+        } else {
+            return 0;
+        }
+        dots++;
+    }
+    if (j != e || dots == 0 || dots > 2)
+        return 0;
+    *enc = used;
+    return dots;
+}
+
+/*
+ * Segments are separated by "/" only. dot_above_root: a path that starts
+ * with "/" has a root; RFC 3986 5.2.4 step 2C pops the last output segment
+ * for each ".."; a ".." with nothing left to pop climbs above the root. A
+ * depth counter judges that in one pass ("." keeps the depth, every other
+ * segment - empty ones too - pushes one).
+ */
+static urisan_flags scan_path(const char *in, urisan_span path)
+{
+    urisan_flags f = 0;
+    size_t s = path.off, end = path.off + path.len;
+    bool rooted = path.len > 0 && in[s] == '/';
+    size_t depth = 0;
+    if (rooted)
+        s++; /* the root itself is no segment */
+    for (;;) {
+        size_t e = s;
+        while (e < end && in[e] != '/')
+            e++;
+        bool enc = false;
+        int d = dot_segment(in, s, e, &enc);
+        if (d > 0) {
+            f |= F(DOT_SEGMENTS);
+            if (enc)
+                f |= F(ENCODED_DOT);
+        }
+        if (d == 2) {
+            if (depth == 0) {
+                if (rooted)
+                    f |= F(DOT_ABOVE_ROOT);
+            } else {
+                depth--;
+            }
+        } else if (d == 0) {
+            depth++;
+        }
+        if (e >= end)
+            break;
+        s = e + 1;
+    }
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host: addresses and IDN                                              */
+/* ------------------------------------------------------------------ */
+
+static void classify_v4(const uint8_t a[4], urisan_flags *f)
+{
+    /* loopback or unspecified: 127/8 (RFC 1122 3.2.1.3), 0/8 */
+    if (a[0] == 127 || a[0] == 0)
+        *f |= F(IP_LOOPBACK);
+    /* RFC 1918 and RFC 6598 shared address space (CGNAT) */
+    if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xF0) == 16) ||
+        (a[0] == 192 && a[1] == 168) || (a[0] == 100 && (a[1] & 0xC0) == 64))
+        *f |= F(IP_PRIVATE);
+    /* RFC 3927 link-local; cloud metadata is 169.254.169.254 */
+    if (a[0] == 169 && a[1] == 254)
+        *f |= F(IP_LINK_LOCAL);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
+static void classify_v6(const uint8_t a[16], urisan_flags *f)
+{
+    static const uint8_t nat64[12] = {0x00, 0x64, 0xff, 0x9b}; /* RFC 6052 2.1 */
+    /* IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96 (RFC 4291 2.5.5)
+       and NAT64 64:ff9b::/96 carry an IPv4 address: judge that one. :: and
+       ::1 fall in ::/96 as 0.0.0.0 and 0.0.0.1, both in 0/8. */
+    bool mapped = all_zero(a, 10) && a[10] == 0xff && a[11] == 0xff;
+    if (mapped || all_zero(a, 12) || memcmp(a, nat64, 12) == 0) {
+        classify_v4(a + 12, f);
+        return;
+    }
+    if ((a[0] & 0xFE) == 0xFC) /* fc00::/7 unique local, RFC 4193 */
+        *f |= F(IP_PRIVATE);
+    if (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) /* fe80::/10, RFC 4291 2.5.6 */
+        *f |= F(IP_LINK_LOCAL);
+}
+
+/* IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) (3.2.2) */
+static bool is_ipvfuture(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (n < 4 || (s[0] | 0x20) != 'v')
+        return false;
+    while (i < n && cc_is((unsigned char)s[i], CC_HEX))
+        i++;
+    if (i == 1 || i >= n || s[i] != '.' || i + 1 == n)
+        return false;
+    for (i++; i < n; i++)
+        if (!cc_is((unsigned char)s[i], CC_USER))
+            return false;
+    return true;
+}
+
+/*
+ * ip_literal, ip_obfuscated and the address classes (SPEC 3). Names such
+ * as "localhost" get no IP flag; only hosts that are addresses do.
+ */
+static urisan_flags host_address(const char *in, const urisan_uri *uri, urisan_span h,
+                                 urisan_report *out)
+{
+    urisan_flags f = 0;
+    const char *s = in + h.off;
+    size_t n = h.len;
+    if (n == 0)
+        return 0;
+    if (s[0] == '[') {
+        /* The literal runs to the first "]" (SPEC 2); the address is the
+           text before any "%" (the RFC 6874 zone delimiter): a zone the
+           strict grammar rejects ("%eth0") still names that address. */
+        size_t a = 1, b = 1;
+        while (b < n && s[b] != ']')
+            b++;
+        size_t pct = a;
+        while (pct < b && s[pct] != '%')
+            pct++;
+        size_t errpos = 0;
+        if (urisan_parse_ipv6(s + a, pct - a, out->ip, &errpos)) {
+            out->ip_family = 6;
+            f |= F(IP_LITERAL);
+            classify_v6(out->ip, &f);
+        } else {
+            memset(out->ip, 0, sizeof out->ip);
+            if (is_ipvfuture(s + a, b - a))
+                f |= F(IP_LITERAL);
+        }
+        return f;
+    }
+    /* strict dotted-decimal starts with a digit (and writes nothing
+       before failing on anything else) */
+    if (uri->host_type == URISAN_HOST_IPV4 ||
+        (cc_is((unsigned char)s[0], CC_DIGIT) && urisan_parse_ipv4_strict(s, n, out->ip))) {
+        if (uri->host_type == URISAN_HOST_IPV4)
+            memcpy(out->ip, uri->ip, 4);
+        out->ip_family = 4;
+        f |= F(IP_LITERAL);
+    } else if (urisan_ipv4_deobfuscate(s, n, out->ip)) {
+        /* not dotted-decimal, yet browsers and inet_aton connect there */
+        out->ip_family = 4;
+        f |= F(IP_LITERAL) | F(IP_OBFUSCATED);
+    } else {
+        memset(out->ip, 0, sizeof out->ip);
+        return 0;
+    }
+    classify_v4(out->ip, &f);
+    return f;
+}
+
+/*
+ * idn: a label of the percent-decoded host starts with "xn--" (any case),
+ * or the host holds a byte >= 0x80, raw or percent-encoded.
+ */
+static urisan_flags host_idn(const char *s, size_t n)
+{
+    static const char ace[4] = {'x', 'n', '-', '-'}; /* RFC 5890 2.3.2.1 */
+    size_t pos = 0;     /* decoded bytes into the current label */
+    bool match = true;  /* the label so far is a prefix of "xn--" */
+    bool bracketed = n > 0 && s[0] == '[';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '%' && is_escape_at(s, n, i)) {
+            c = esc_byte(s, i);
+            i += 2;
+        }
+        if (c >= 0x80)
+            return F(IDN);
+        if (bracketed)
+            continue;
+        if (c == '.') {
+            pos = 0;
+            match = true;
+            continue;
+        }
+        if (match && pos < 4) {
+            if (lower_ascii(c) != (unsigned char)ace[pos])
+                match = false;
+            else if (pos == 3)
+                return F(IDN);
+        }
+        pos++;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scheme                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * dangerous_scheme: the scheme as a browser reads it. WHATWG URL parsing
+ * first strips leading C0 controls and spaces and removes every TAB, LF
+ * and CR; then the scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+ * up to ":", compared without case ("java\tscript:", " JavaScript:").
+ */
+static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *pol)
+{
+    char name[POL_MAX_NAME];
+    size_t n = 0, i = 0;
+    while (i < len && (unsigned char)in[i] <= 0x20)
+        i++;
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (cc_is(c, CC_TABNL))
+            continue;
+        if (c == ':')
+            return n > 0 && urisan_policy_dangerous(pol, name, n);
+        if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
+            return false;
+        if (n == sizeof name)
+            return false; /* longer than any listed scheme */
+        name[n++] = (char)lower_ascii(c);
+    }
+    return false;
+}
+
+/* scheme_dangerous for in[0..n) ":" with no byte a browser strips. */
+static bool scheme_dangerous_plain(const char *in, size_t n, const urisan_policy *pol)
+{
+    char name[POL_MAX_NAME];
+    if (n == 0 || n > sizeof name)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (i == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
+            return false;
+        name[i] = (char)lower_ascii(c);
+    }
+    return urisan_policy_dangerous(pol, name, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* ambiguous_authority (SPEC 3)                                         */
+/* ------------------------------------------------------------------ */
+
+enum { SCH_NONE, SCH_SPECIAL, SCH_FILE, SCH_OTHER };
+
+static int scheme_kind(const char *in, urisan_span sch)
+{
+    if (sch.off == URISAN_ABSENT)
+        return SCH_NONE;
+    const char *s = in + sch.off;
+    size_t n = sch.len;
+    char b[5];
+    if (n < 2 || n > 5)
+        return SCH_OTHER;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (char)lower_ascii((unsigned char)s[i]);
+    /* WHATWG "special schemes" other than file; one compare per length */
+    switch (n) {
+    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
+    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
+                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
+    default: return memcmp(b, "https", 5) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    }
+}
+
+/*
+ * Could RFC 3986, WHATWG/browsers, curl, Python and Go disagree on the
+ * host? Judged on the raw input; every rule is one SPEC 3 bullet.
+ */
+static bool ambiguous(const char *in, size_t len, const urisan_uri *uri, urisan_span host,
+                      unsigned cls, const scan_iter *base)
+{
+    int kind = scheme_kind(in, uri->scheme);
+    size_t r = kind == SCH_NONE ? 0 : uri->scheme.off + uri->scheme.len + 1;
+    if (r > len)
+        r = len;
+
+    /* the run of "/" and "\" right after "scheme:" (or at the start) */
+    size_t k = r, nslash = 0, nback = 0;
+    while (k < len && (in[k] == '/' || in[k] == '\\')) {
+        if (in[k] == '\\')
+            nback++;
+        k++;
+    }
+    size_t run = k - r;
+    size_t lead = 0; /* leading "/" only */
+    while (r + lead < len && in[r + lead] == '/')
+        lead++;
+    nslash = lead;
+
+    /* "http:\\a", "http:/\a", "\/\/a": browsers read "\" as "/" */
+    if (run >= 2 && nback > 0)
+        return true;
+    switch (kind) {
+    case SCH_SPECIAL:
+        /* http, https, ws, wss, ftp not followed by exactly "//":
+           browsers skip any number of slashes, RFC 3986 does not */
+        if (!(nslash == 2 && run == 2))
+            return true;
+        break;
+    case SCH_FILE:
+        /* "file:////host/share" is a UNC path on Windows (RFC 8089 E.3.2) */
+        if (nslash >= 4)
+            return true;
+        break;
+    case SCH_OTHER:
+        /* curl reads an authority after "x:/" and "x:///"; RFC 3986 and
+           WHATWG do not ("dict:///127.0.0.1:11211/", "mailto:/a@b") */
+        if (nslash == 1 || nslash >= 3)
+            return true;
+        break;
+    default:
+        /* a reference starting "///", "/\" or "\\" */
+        if (nslash >= 3)
+            return true;
+        break;
+    }
+
+    /* The authority of RFC 3986 Appendix B: after "//", up to / ? # */
+    if (nslash >= 2) {
+        /* Every byte these rules look at is special (scan.h): walk those
+           only. */
+        size_t as = r + 2, ae = len, ats = 0;
+        scan_iter it;
+        scan_from(&it, base, as);
+        for (size_t j; (j = scan_pop(&it)) < len;) {
+            unsigned char c = (unsigned char)in[j];
+            if (cc_is(c, CC_AUTHEND)) {
+                ae = j;
+                break;
+            }
+            if (c == '@')
+                ats++;
+            /* "\" ends the authority for browsers; TAB/CR/LF are removed */
+            if (c == '\\' || cc_is(c, CC_TABNL))
+                return true;
+        }
+        if (ats > 1)
+            return true;
+        /* "http://a#@b", "http://a?@b/": an "@" after the "?" or "#" that
+           ends the authority, before the next "/", is a userinfo for
+           parsers that end the authority elsewhere */
+        if (ae < len && in[ae] != '/') {
+            for (size_t j; (j = scan_pop(&it)) < len && in[j] != '/';)
+                if (in[j] == '@')
+                    return true;
+        }
+        if (kind == SCH_FILE) {
+            /* "file://C:/x", "file://c|/x": a drive letter, not a host */
+            if (ae - as == 2 && cc_is((unsigned char)in[as], CC_ALPHA) &&
+                (in[as + 1] == ':' || in[as + 1] == '|'))
+                return true;
+        }
+    }
+
+    if (host.off != URISAN_ABSENT && host.len > 0) {
+        const char *h = in + host.off;
+        if ((cls & SCAN_PCT) && h[0] != '[' && uri->host_type != URISAN_HOST_IPV4) {
+            /* any escape in a name: "%2f", "%23", "%00", "%67oogle.com" -
+               some parsers decode it, some refuse, some split on it */
+            for (size_t j = 0; j < host.len; j++)
+                if (is_escape_at(h, host.len, j))
+                    return true;
+        }
+        /* "file://localhost/" and "file://127.0.0.1/": local file or host? */
+        if (kind == SCH_FILE && (urisan_ieq(h, host.len, "localhost") ||
+                                 (host.len == 9 && memcmp(h, "127.0.0.1", 9) == 0)))
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports                                                                */
+/* ------------------------------------------------------------------ */
+
+static urisan_flags port_flags(const char *in, const urisan_uri *uri, const urisan_policy *pol)
+{
+    urisan_span p = uri->port;
+    if (p.off == URISAN_ABSENT || p.len == 0)
+        return 0; /* no port or "host:" - never flagged */
+    uint32_t v = 0;
+    for (size_t i = 0; i < p.len; i++) {
+        unsigned char c = (unsigned char)in[p.off + i];
+        if (!cc_is(c, CC_DIGIT))
+            return 0; /* not all digits: only invalid */
+        if (v <= 0xFFFFFF)
+            v = v * 10 + (uint32_t)(c - '0'); /* saturates well above 65535 */
+    }
+    int def = -1;
+    if (uri->scheme.off != URISAN_ABSENT)
+        def = urisan_policy_default_port(pol, in + uri->scheme.off, uri->scheme.len);
+    /* numeric compare: ":080" is 80 for http */
+    if (def >= 0 && v == (uint32_t)def)
+        return 0;
+    urisan_flags f = F(NONDEFAULT_PORT);
+    if (v <= 1023) /* well-known ports: cross-protocol space (RFC 3986 7.2) */
+        f |= F(RESERVED_PORT);
+    return f;
+}
+
+/* ------------------------------------------------------------------ */
+/* The entry point                                                      */
+/* ------------------------------------------------------------------ */
 
 static urisan_flags implications(urisan_flags f)
 {
@@ -88,8 +575,309 @@ static urisan_flags implications(urisan_flags f)
     return f;
 }
 
-urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
-                                 const scheme_overlay *ov, unsigned sum, urisan_report *out)
+/* ------------------------------------------------------------------ */
+/* Fast path: valid, plain inputs                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Most inputs are valid URIs without "%" and without any byte scan_bytes
+ * looks at (a control, space, DEL, non-ASCII or "\\"). For them most flags
+ * cannot fire: no byte or escape flag, no encoded_slash, no escape in the
+ * host, at most one "@" in the authority (userinfo has none), idn only as
+ * an "xn--" label (so only with "--" in the host), dangerous_scheme only
+ * on the parsed scheme. One pass over the input (16 bytes at a time)
+ * proves the input plain and finds the only places where the rest can
+ * fire: a "/" followed by "." (a dot segment must start there or at the
+ * start of the path) and "--". Everything else comes from the parse.
+ *
+ * plain_scan: the summary of in[0..len): *odd when some byte is "%", a control, space,
+ * DEL, non-ASCII or "\\"; *pairs when "/." or "--" occurs somewhere.
+ * SSE2: 16-byte loads 15 bytes apart, so every adjacent pair lies inside
+ * one load; the last load ends at len (or a short input is padded with
+ * a byte that is in no class).
+ */
+#ifdef URISAN_SCAN_SSE2
+typedef struct {
+    __m128i lo, hi;  /* smallest and largest byte seen (unsigned) */
+    __m128i pct;     /* "%" or "\\" seen */
+    __m128i pairs;   /* "/." or "--" seen (at lane i: bytes i, i + 1) */
+} plain_acc;
+
+static inline void plain16(__m128i x, plain_acc *a)
+{
+    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
+    a->lo = _mm_min_epu8(a->lo, x);
+    a->hi = _mm_max_epu8(a->hi, x);
+    a->pct = _mm_or_si128(a->pct, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    __m128i sd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
+                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('.')));
+    __m128i dd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
+                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('-')));
+    a->pairs = _mm_or_si128(a->pairs, _mm_or_si128(sd, dd));
+}
+#endif
+
+static inline void plain_scan(const char *in, size_t len, bool *odd, bool *pairs)
+{
+#ifdef URISAN_SCAN_SSE2
+    plain_acc a;
+    a.lo = _mm_set1_epi8(0x21);
+    a.hi = _mm_set1_epi8(0x7E);
+    a.pct = a.pairs = _mm_setzero_si128();
+    if (len >= 16) {
+        for (size_t k = 0; k + 16 <= len; k += 15)
+            plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + k)), &a);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + len - 16)), &a);
+    } else {
+        unsigned char tmp[16];
+        memset(tmp, 'a', sizeof tmp); /* plain filler, in no class */
+        memcpy(tmp, in, len);
+        plain16(_mm_loadu_si128((const __m128i *)(const void *)tmp), &a);
+    }
+    /* odd: a byte outside 0x21..0x7E, or "%" or "\\" */
+    bool range_ok = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a.lo, _mm_set1_epi8(0x21)),
+                                                     a.lo)) == 0xffff && /* all >= 0x21 */
+                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a.hi, _mm_set1_epi8(0x7E)),
+                                                     a.hi)) == 0xffff; /* all <= 0x7E */
+    *odd = !range_ok || _mm_movemask_epi8(a.pct) != 0;
+    *pairs = _mm_movemask_epi8(a.pairs) != 0;
+#else
+    bool od = false, pr = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '%' || c <= 0x20 || c >= 0x7F || c == '\\')
+            od = true;
+        if (i + 1 < len && ((c == '/' && in[i + 1] == '.') || (c == '-' && in[i + 1] == '-')))
+            pr = true;
+    }
+    *odd = od;
+    *pairs = pr;
+#endif
+}
+
+/* Is there a "/" followed by "." at some j with lo <= j, j + 1 < hi? */
+static bool slash_dot_in(const char *in, size_t lo, size_t hi)
+{
+    for (size_t j = lo; j + 1 < hi; j++)
+        if (in[j] == '/' && in[j + 1] == '.')
+            return true;
+    return false;
+}
+
+/* Is there "--" inside in[lo..hi)? */
+static bool dash_dash_in(const char *in, size_t lo, size_t hi)
+{
+    for (size_t j = lo; j + 1 < hi; j++)
+        if (in[j] == '-' && in[j + 1] == '-')
+            return true;
+    return false;
+}
+
+/* The kind of a lower-case scheme name[0..n) (as scheme_kind). */
+static int scheme_kind_lower(const char *b, size_t n)
+{
+    switch (n) {
+    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
+    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
+    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
+                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
+    case 5: return memcmp(b, "http", 4) == 0 && b[4] == 's' ? SCH_SPECIAL : SCH_OTHER;
+    default: return SCH_OTHER;
+    }
+}
+
+#ifdef URISAN_SCAN_SSE2
+/* Lanes i (0..14) where x holds "--" at bytes i, i + 1. */
+static inline unsigned dash_pairs16(__m128i x)
+{
+    __m128i dash = _mm_set1_epi8('-');
+    return (unsigned)_mm_movemask_epi8(
+               _mm_and_si128(_mm_cmpeq_epi8(x, dash), _mm_cmpeq_epi8(_mm_srli_si128(x, 1), dash))) &
+           0x7fffu;
+}
+#endif
+
+/* dash_dash_in for a host in[lo..hi) of the input in[0..len). */
+static inline bool dash_dash_host(const char *in, size_t len, size_t lo, size_t hi)
+{
+    size_t n = hi - lo;
+    if (n < 2)
+        return false;
+#ifdef URISAN_SCAN_SSE2
+    if (n <= 16 && len >= 16) {
+        /* One load that holds the host: from lo when 16 bytes remain,
+           else the 16 bytes that end at len; the host's pairs are lanes
+           s .. s + n - 2. */
+        size_t at = lo + 16 <= len ? lo : len - 16;
+        unsigned s = (unsigned)(lo - at);
+        unsigned m = dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + at)));
+        return ((m >> s) & ((1u << (n - 1)) - 1u)) != 0;
+    }
+    if (n > 16) {
+        /* loads 15 bytes apart, the last one ending at hi: every pair of
+           the host lies in lanes 0..14 of one load */
+        for (size_t k = lo; k + 16 <= hi; k += 15)
+            if (dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + k))))
+                return true;
+        return dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + hi - 16))) != 0;
+    }
+#else
+    (void)len;
+#endif
+    return dash_dash_in(in, lo, hi);
+}
+
+/* What the parse fast path saw of this very in/len is taken from uri
+   (SCAN_SUM_*); else one pass finds it. */
+static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out)
+{
+    if (!uri->valid || uri->error.code != URISAN_OK || len == 0)
+        return false;
+    urisan_span sch = uri->scheme, host = uri->host, path = uri->path;
+    if (!span_ok(path, len))
+        return false;
+    if (sch.off != URISAN_ABSENT && (sch.off != 0 || sch.len >= len || in[sch.len] != ':'))
+        return false;
+    bool auth = host.off != URISAN_ABSENT;
+    if (auth && (!span_ok(host, len) || host.off + host.len > path.off))
+        return false;
+
+    /* One pass: the input is plain; where a dot segment or "xn--" could
+       start is looked at only when some "/." or "--" exists at all. */
+    bool odd, pairs, slash_dot;
+    bool known = uri->scan_in_ == in && uri->scan_len_ == len &&
+                 (uri->scan_bits_ & SCAN_SUM_PLAIN) != 0;
+    if (known) {
+        /* no odd byte but "%"; "/." in the path known; "--" looked for
+           in the host below */
+        odd = (uri->scan_bits_ & SCAN_SUM_PCT) != 0;
+        pairs = true;
+        slash_dot = (uri->scan_bits_ & SCAN_SUM_SLASH_DOT) != 0;
+    } else {
+        plain_scan(in, len, &odd, &pairs);
+        slash_dot = pairs;
+    }
+    if (odd)
+        return false;
+
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
+    memset(out, 0, sizeof *out);
+    urisan_flags f = 0;
+    size_t ps = path.off, pe = ps + path.len;
+    if ((path.len > 0 && in[ps] == '.') ||
+        (slash_dot && (known || slash_dot_in(in, ps, pe))))
+        f |= scan_path(in, path);
+    if (uri->userinfo.off != URISAN_ABSENT) {
+        urisan_span ui = uri->userinfo;
+        if (!span_ok(ui, len))
+            return false;
+        f |= F(USERINFO);
+        if (memchr(in + ui.off, ':', ui.len) != NULL)
+            f |= F(PASSWORD);
+    }
+    if (uri->port.off != URISAN_ABSENT && uri->port.len > 0) {
+        if (!span_ok(uri->port, len))
+            return false;
+        f |= port_flags(in, uri, pol);
+    }
+    size_t hs = host.off;
+    if (auth && host.len > 0) {
+        unsigned char c0 = (unsigned char)in[hs];
+        /* a name that starts with a letter, "-" ... is no address: the
+           first IPv4 part starts with a digit, and an ASCII byte other
+           than "%" maps only to itself (urisan_ipv4_deobfuscate's
+           "fast no") */
+        if (c0 == '[' || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4)
+            f |= host_address(in, uri, host, out);
+        if (pairs && dash_dash_host(in, len, hs, hs + host.len))
+            f |= host_idn(in + hs, host.len);
+    }
+
+    /* The scheme, lower-cased (valid scheme characters: "| 0x20" does it).
+       dangerous_scheme: nothing for a browser to strip, so the scheme is
+       the parsed one; without a scheme a valid reference has no ":"
+       before its first "/", "?" or "#", which is no scheme either. */
+    int kind = SCH_NONE;
+    size_t r = 0;
+    if (sch.off != URISAN_ABSENT) {
+        char name[POL_MAX_NAME];
+        size_t n = sch.len;
+        kind = SCH_OTHER;
+        if (n > 0 && n <= sizeof name) {
+            if (n <= 8 && len >= 8) {
+                uint64_t w;
+                memcpy(&w, in, 8);
+                w |= (uint64_t)0x2020202020202020u;
+                memcpy(name, &w, 8);
+            } else {
+                for (size_t i = 0; i < n; i++)
+                    name[i] = (char)(in[i] | 0x20);
+            }
+            kind = scheme_kind_lower(name, n);
+            /* http, https, ws, wss, ftp are on no built-in list (test_policy
+               checks), so only a policy's own entries can name them */
+            if ((kind != SCH_SPECIAL || (pol != NULL && pol->n_dangerous > 0)) &&
+                urisan_policy_dangerous_len(pol, n) && urisan_policy_dangerous(pol, name, n))
+                f |= F(DANGEROUS_SCHEME);
+        }
+        r = n + 1;
+    }
+
+    /* ambiguous_authority: the rules a valid plain input can break */
+    size_t nslash = 0;
+    while (r + nslash < len && in[r + nslash] == '/')
+        nslash++;
+    bool amb;
+    switch (kind) {
+    case SCH_SPECIAL: amb = nslash != 2; break;
+    case SCH_FILE: amb = nslash >= 4; break;
+    case SCH_OTHER: amb = nslash == 1 || nslash >= 3; break;
+    default: amb = nslash >= 3; break;
+    }
+    if (!amb && nslash >= 2) {
+        /* the authority (App. B) is the parse's: it ends where the path
+           starts */
+        size_t as = r + 2, ae = ps;
+        if (!auth || hs < as || ae < as)
+            return false;
+        if (ae < len && in[ae] != '/') {
+            /* "http://a?@b": an "@" before the next "/" */
+            for (size_t j = ae + 1; j < len && in[j] != '/'; j++)
+                if (in[j] == '@') {
+                    amb = true;
+                    break;
+                }
+        }
+        if (kind == SCH_FILE) {
+            if (ae - as == 2 && cc_is((unsigned char)in[as], CC_ALPHA) &&
+                (in[as + 1] == ':' || in[as + 1] == '|'))
+                amb = true;
+            const char *h = in + hs;
+            if (host.len > 0 && (urisan_ieq(h, host.len, "localhost") ||
+                                 (host.len == 9 && memcmp(h, "127.0.0.1", 9) == 0)))
+                amb = true;
+        }
+    }
+    if (amb)
+        f |= F(AMBIGUOUS_AUTHORITY);
+    out->flags = f ? implications(f) : 0;
+    return true;
+}
+
+#if defined(__GNUC__)
+#define ANALYZE_NOINLINE __attribute__((noinline))
+#else
+#define ANALYZE_NOINLINE
+#endif
+
+/* Every input: the general analysis. */
+static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
+                                                   const urisan_uri *uri,
+                                                   const urisan_policy *pol,
+                                                   urisan_report *out)
 {
     memset(out, 0, sizeof *out);
     if (uri == NULL || (in == NULL && len != 0)) {
@@ -98,6 +886,8 @@ urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *u
     }
     if (in == NULL)
         in = ""; /* len == 0: no byte is read, and no arithmetic on NULL */
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
     if (uri->error.code == URISAN_E_TOO_LONG) {
         /* SPEC 3: analysis stops at the bound - exactly these two */
         out->flags = F(TOO_LONG) | F(INVALID);
@@ -107,24 +897,107 @@ urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *u
         out->flags = F(INVALID);
         return URISAN_OK;
     }
-    if (sum & URISAN_SUM_PREFILTER)
-        sum = prefilter(in, len, uri);
 
-    urisan_uri fixed;
-    analysis a = {in, len, spans_checked(uri, len, &fixed), ov, sum, NULL, SCHEME_NONE};
-    if (a.u->scheme.off != URISAN_ABSENT) {
-        a.row = urisan_scheme_find(in + a.u->scheme.off, a.u->scheme.len);
-        a.kind = a.row != NULL ? (scheme_kind)a.row->kind : SCHEME_OTHER;
+    urisan_flags f = 0;
+    if (!uri->valid)
+        f |= F(INVALID);
+    /* Every flag scan_bytes sets needs a "%" or an odd byte (a control,
+       space, DEL, non-ASCII or "\\"); most inputs have neither. Both are
+       special bytes (scan.h): walk those only. */
+    scan_iter base;
+    scan_init(&base, in, len);
+    unsigned cls = 0;
+    {
+        scan_iter it = base;
+        for (size_t j; cls != (SCAN_PCT | SCAN_ODD) && (j = scan_pop(&it)) < len;) {
+            unsigned char c = (unsigned char)in[j];
+            if (c == '%')
+                cls |= SCAN_PCT;
+            else if (c <= 0x20 || c >= 0x7F || c == '\\')
+                cls |= SCAN_ODD;
+        }
     }
-    urisan_flags f = a.u->valid ? 0 : F(INVALID);
-    f |= an_bytes(&a);
-    f |= an_path(&a);
-    f |= an_userinfo_port(&a);
-    f |= an_host(&a, out);
-    f |= an_scheme(&a);
-    if (an_ambiguous(&a))
+    if (cls != 0)
+        f |= scan_bytes(in, len);
+
+    urisan_uri u = *uri; /* spans checked against len */
+    urisan_span none = {URISAN_ABSENT, 0};
+    if (!span_ok(u.scheme, len)) u.scheme = none;
+    if (!span_ok(u.userinfo, len)) u.userinfo = none;
+    if (!span_ok(u.host, len)) u.host = none;
+    if (!span_ok(u.port, len)) u.port = none;
+    if (!span_ok(u.path, len)) u.path = none;
+
+    if (u.path.off != URISAN_ABSENT) {
+        /* Without "%", a dot segment starts with a raw "." at the start of
+           the path or right after a "/": no such place, no dot flag. */
+        bool maybe = true;
+        if (!(cls & SCAN_PCT)) {
+            size_t ps = u.path.off, pe = ps + u.path.len;
+            maybe = u.path.len > 0 && in[ps] == '.';
+            scan_iter it;
+            scan_from(&it, &base, ps);
+            for (size_t j; !maybe && (j = scan_pop(&it)) < pe;)
+                if (in[j] == '/' && j + 1 < pe && in[j + 1] == '.')
+                    maybe = true;
+        }
+        if (maybe)
+            f |= scan_path(in, u.path);
+    }
+
+    /* userinfo: what precedes the authority's last "@" (SPEC 2); an empty
+       one counts. password: a ":" in it, even with nothing after. */
+    if (u.userinfo.off != URISAN_ABSENT) {
+        f |= F(USERINFO);
+        if (memchr(in + u.userinfo.off, ':', u.userinfo.len) != NULL)
+            f |= F(PASSWORD);
+    }
+
+    f |= port_flags(in, &u, pol);
+
+    /* encoded_slash: %2f or %5c in the authority or the path, where a
+       decoding server or proxy would see a separator */
+    {
+        size_t as = URISAN_ABSENT, ae = 0;
+        if (u.host.off != URISAN_ABSENT) {
+            as = u.userinfo.off != URISAN_ABSENT ? u.userinfo.off : u.host.off;
+            ae = u.host.off + u.host.len;
+            if (u.port.off != URISAN_ABSENT)
+                ae = u.port.off + u.port.len;
+        }
+        for (int part = 0; part < 2 && (cls & SCAN_PCT); part++) {
+            size_t s = part == 0 ? as : u.path.off;
+            size_t e = part == 0 ? ae : u.path.off + u.path.len;
+            if (s == URISAN_ABSENT)
+                continue;
+            for (size_t i = s; i + 2 < e; i++) {
+                if (in[i] == '%' && (((in[i + 1] == '2') && (in[i + 2] | 0x20) == 'f') ||
+                                     ((in[i + 1] == '5') && (in[i + 2] | 0x20) == 'c')))
+                    f |= F(ENCODED_SLASH);
+            }
+        }
+    }
+
+    if (u.host.off != URISAN_ABSENT && u.host.len > 0) {
+        f |= host_address(in, &u, u.host, out);
+        /* idn needs an escape, a byte >= 0x80 or a "-" ("xn--") */
+        if (cls != 0 || memchr(in + u.host.off, '-', u.host.len) != NULL)
+            f |= host_idn(in + u.host.off, u.host.len);
+    }
+
+    if (!(cls & SCAN_ODD) && u.scheme.off == 0 && u.scheme.len < len &&
+        in[u.scheme.len] == ':') {
+        /* Nothing for a browser to strip: the scheme is the text before
+           the ":", as scheme_dangerous would read it. */
+        if (scheme_dangerous_plain(in, u.scheme.len, pol))
+            f |= F(DANGEROUS_SCHEME);
+    } else if (scheme_dangerous(in, len, pol)) {
+        f |= F(DANGEROUS_SCHEME);
+    }
+    if (ambiguous(in, len, &u, u.host, cls, &base))
         f |= F(AMBIGUOUS_AUTHORITY);
-    out->flags = f ? implications(f) : 0;
+
+    out->flags = implications(f);
     return URISAN_OK;
 }
 
@@ -133,7 +1006,115 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
-    scheme_overlay ov = policy_overlay(pol);
-    return urisan_analyze_sum(in, len, uri, ov.n_dangerous + ov.n_defport > 0 ? &ov : NULL,
-                              URISAN_SUM_PREFILTER, out);
+    if (uri != NULL && in != NULL && analyze_plain(in, len, uri, pol, out))
+        return URISAN_OK;
+    return analyze_full(in, len, uri, pol, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Address text                                                         */
+/* ------------------------------------------------------------------ */
+
+static size_t put_dec(char *t, unsigned v)
+{
+    size_t n = 0;
+    if (v >= 100)
+        t[n++] = (char)('0' + v / 100);
+    if (v >= 10)
+        t[n++] = (char)('0' + v / 10 % 10);
+    t[n++] = (char)('0' + v % 10);
+    return n;
+}
+
+static size_t put_v4(char *t, const uint8_t a[4])
+{
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        if (i > 0)
+            t[n++] = '.';
+        n += put_dec(t + n, a[i]);
+    }
+    return n;
+}
+
+/*
+ * RFC 5952 section 4: lower-case hex, no leading zeros, the longest run
+ * (first on a tie) of two or more zero groups as "::". Section 5: an
+ * IPv4-mapped (::ffff:0:0/96) or IPv4-compatible (::/96, from the second
+ * group of its last 32 bits on) address ends in dotted decimal - the same
+ * text inet_ntop(3) writes.
+ */
+static size_t put_v6(char *t, const uint8_t a[16])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned w[8];
+    for (int i = 0; i < 8; i++)
+        w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+    int best = -1, bestlen = 0;
+    for (int i = 0; i < 8;) {
+        if (w[i] != 0) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < 8 && w[j] == 0)
+            j++;
+        if (j - i > bestlen) {
+            best = i;
+            bestlen = j - i;
+        }
+        i = j;
+    }
+    if (bestlen < 2)
+        best = -1;
+    size_t n = 0;
+    for (int i = 0; i < 8; i++) {
+        if (best >= 0 && i >= best && i < best + bestlen) {
+            if (i == best)
+                t[n++] = ':';
+            continue;
+        }
+        if (i != 0)
+            t[n++] = ':';
+        if (i == 6 && best == 0 && (bestlen == 6 || (bestlen == 5 && w[5] == 0xffff))) {
+            n += put_v4(t + n, a + 12);
+            return n;
+        }
+        bool started = false;
+        for (int sh = 12; sh >= 0; sh -= 4) {
+            unsigned d = (w[i] >> sh) & 0xF;
+            if (d != 0 || started || sh == 0) {
+                t[n++] = hex[d];
+                started = true;
+            }
+        }
+    }
+    if (best >= 0 && best + bestlen == 8)
+        t[n++] = ':';
+    return n;
+}
+
+URISAN_API urisan_status urisan_format_ip(const urisan_report *r, char *buf, size_t cap,
+                                          size_t *needed)
+{
+    char tmp[48]; /* 39 for the longest IPv6 text, 45 with dotted decimal */
+    size_t n = 0;
+    if (r == NULL || needed == NULL) {
+        if (needed)
+            *needed = 0;
+        return URISAN_E_BAD_ARGUMENT;
+    }
+    if (r->ip_family == 4)
+        n = put_v4(tmp, r->ip);
+    else if (r->ip_family == 6)
+        n = put_v6(tmp, r->ip);
+    else {
+        *needed = 0;
+        return URISAN_E_BAD_ARGUMENT; /* no address */
+    }
+    *needed = n;
+    if (n > cap || buf == NULL) /* n > 0: an address has text */
+        return URISAN_E_NOSPACE;
+    memcpy(buf, tmp, n);
+    return URISAN_OK;
 }

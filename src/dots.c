@@ -49,23 +49,36 @@ static inline unsigned char upper_hex(unsigned char c)
 enum { SEG_NORMAL, SEG_DOT, SEG_DOTDOT };
 
 /*
- * Classify the segment [s, e) of the rope by the one dot-segment rule
- * (urisan_dot_segment, internal.h). A segment longer than any dot segment
- * is ordinary; one that spans the two pieces is gathered first.
+ * Classify the segment [s, e). "." and ".." are complete segments only
+ * (5.2.4; "..g" and "g." are ordinary). With pct, "%2e" counts as a dot:
+ * it is the unreserved "." (2.3) and 6.2.2.2 decodes it, so a server that
+ * decodes first sees a dot segment (SPEC section 3). At most three
+ * iterations: the loop gives up at the third unit.
  */
 static int seg_kind(const rope *r, size_t s, size_t e, bool pct, bool *enc)
 {
-    size_t n = e - s;
-    if (n == 0 || n > URISAN_DOT_SEGMENT_MAX)
+    size_t dots = 0, i = s;
+    bool pc = false;
+
+    while (i < e) {
+        if (dots == 2)
+            return SEG_NORMAL;
+        if (at(r, i) == '.') {
+            dots++;
+            i++;
+        } else if (pct && esc_at(r, i, e) && at(r, i + 1) == '2' &&
+                   (at(r, i + 2) | 0x20) == 'e') {
+            dots++;
+            i += 3;
+            pc = true;
+        } else {
+            return SEG_NORMAL;
+        }
+    }
+    if (dots == 0)
         return SEG_NORMAL;
-    if (e <= r->alen)
-        return urisan_dot_segment(r->a + s, n, pct, enc);
-    if (s >= r->alen)
-        return urisan_dot_segment(r->b + (s - r->alen), n, pct, enc);
-    char seg[URISAN_DOT_SEGMENT_MAX];
-    for (size_t i = 0; i < n; i++)
-        seg[i] = (char)at(r, s + i);
-    return urisan_dot_segment(seg, n, pct, enc);
+    *enc = pc;
+    return dots == 1 ? SEG_DOT : SEG_DOTDOT;
 }
 
 /*

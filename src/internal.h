@@ -77,38 +77,6 @@ bool urisan_parse_ipv6(const char *s, size_t n, uint8_t out[16], size_t *errpos)
 /* Strict dotted-decimal IPv4address (RFC 3986 3.2.2) in s[0..n). */
 bool urisan_parse_ipv4_strict(const char *s, size_t n, uint8_t out[4]);
 
-/* ---- the dot-segment rule (RFC 3986 5.2.4), for dots.c and the analysis ---- */
-/* Is p[0..n) a complete "." (1) or ".." (2) segment, or neither (0)?
-   "..g" and "g." are ordinary. With pct, "%2e"/"%2E" spells a dot: it is
-   the unreserved "." (2.3) and 6.2.2.2 decodes it, so a server that
-   decodes first sees a dot segment (SPEC 3); *enc (set only for 1 and 2)
-   tells whether one did. At most three units are looked at. */
-static inline int urisan_dot_segment(const char *p, size_t n, bool pct, bool *enc)
-{
-    int dots = 0;
-    bool used = false;
-    size_t j = 0;
-    while (j < n) {
-        if (dots == 2)
-            return 0;
-        if (p[j] == '.') {
-            j++;
-        } else if (pct && is_escape_at(p, n, j) && p[j + 1] == '2' && (p[j + 2] | 0x20) == 'e') {
-            used = true;
-            j += 3;
-        } else {
-            return 0;
-        }
-        dots++;
-    }
-    if (dots == 0)
-        return 0;
-    *enc = used;
-    return dots;
-}
-/* The longest dot segment: "%2e%2e". */
-#define URISAN_DOT_SEGMENT_MAX 6
-
 /* ---- dot segments (dots.c): one linear RFC 3986 5.2.4 pass ---- */
 /* Mode: what happens to ".." that has nothing left to pop. */
 #define URISAN_DOTS_RFC     0u   /* 5.2.4 as written: dropped ("clamp") */

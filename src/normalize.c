@@ -23,7 +23,7 @@
  * output never re-parses into other components than the ones written
  * here (see doc/resolve.md for the "/." and "./" guards).
  */
-#include "schemes.h"
+#include "internal.h"
 
 #include <string.h>
 
@@ -134,8 +134,10 @@ static void mailto_domains(char *s, size_t n)
 
 static bool empty_path_is_slash(const char *in, const urisan_uri *u)
 {
-    const scheme_row *row = urisan_scheme_find(in + u->scheme.off, u->scheme.len);
-    return row != NULL && (row->bits & SCHEME_SLASH_PATH);
+    const char *s = in + u->scheme.off;
+    size_t n = u->scheme.len;
+    return urisan_ieq(s, n, "http") || urisan_ieq(s, n, "https") ||
+           urisan_ieq(s, n, "ws") || urisan_ieq(s, n, "wss");
 }
 
 /* Write (w != NULL, wcap bytes known to be enough) or count the normal

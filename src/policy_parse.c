@@ -49,6 +49,17 @@ static bool pool_add(pctx *c, token w, const char *s, size_t n, pol_str *out)
     return true;
 }
 
+/* Case-insensitive compare of s[0..n) with a lower-case pool string. */
+static bool pool_ieq(const urisan_policy *p, pol_str e, const char *s, size_t n)
+{
+    if (e.len != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (lower_ascii((unsigned char)s[i]) != (unsigned char)p->pool[e.off + i])
+            return false;
+    return true;
+}
+
 /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )  (RFC 3986 3.1) */
 static bool scheme_token(pctx *c, token t)
 {
@@ -113,7 +124,7 @@ static bool scheme_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t
             return false;
         bool dup = false;
         for (size_t k = 0; k < *cnt && !dup; k++)
-            dup = pool_ieq(c->p->pool, arr[k], t[i].s, t[i].n);
+            dup = pool_ieq(c->p, arr[k], t[i].s, t[i].n);
         if (dup)
             continue;
         if (*cnt == cap)
@@ -283,7 +294,7 @@ static bool default_port_line(pctx *c, const token *t, size_t nt)
     if (!number(t[2], 65535, &v))
         return fail_at(c, t[2], "invalid port (want 0-65535)");
     for (size_t i = 0; i < p->n_defport; i++) {
-        if (pool_ieq(p->pool, p->defport[i].name, t[1].s, t[1].n)) {
+        if (pool_ieq(p, p->defport[i].name, t[1].s, t[1].n)) {
             p->defport[i].port = (uint16_t)v; /* a later line wins */
             return true;
         }

@@ -326,7 +326,7 @@ START_TEST(special_schemes_are_dangerous_only_by_policy)
 {
     static const char *const special[] = {"http", "https", "ws", "wss", "ftp"};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-        ck_assert(!urisan_scheme_dangerous(NULL, special[i], strlen(special[i])));
+        ck_assert(!urisan_policy_dangerous(NULL, special[i], strlen(special[i])));
     urisan_policy *p = policy_of("dangerous-scheme http https ws wss ftp\n");
     static const char *const uris[] = {"HTTP://h/", "https://h/a", "ws://h/", "WsS://h/",
                                        "ftp://h/f"};

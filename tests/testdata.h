@@ -146,34 +146,4 @@ static inline void tsv_close(tsv_file *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Call fn(line, n, k) for the k-th line (without its "\n") of each of the
-   four URL data sets (the .txt files of urls/); returns how many sets were read (0:
-   none, with a SKIP message). */
-static inline size_t testdata_each_url(void (*fn)(const char *line, size_t n, size_t k))
-{
-    static const char *const names[] = {"kasztp.txt", "userbait.txt", "node_files.txt",
-                                        "isaacs_files.txt"};
-    size_t files = 0;
-    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
-        FILE *fp = testdata_open("urls", names[f]);
-        if (fp == NULL)
-            continue;
-        files++;
-        char *line = NULL;
-        size_t cap = 0, k = 0;
-        ssize_t got;
-        while ((got = getline(&line, &cap, fp)) > 0) {
-            size_t n = (size_t)got;
-            if (n && line[n - 1] == '\n')
-                n--;
-            fn(line, n, k++);
-        }
-        free(line);
-        fclose(fp);
-    }
-    if (files == 0)
-        printf("SKIP: no URL data sets\n");
-    return files;
-}
-
 #endif
