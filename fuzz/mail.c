@@ -149,7 +149,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0; /* (and gcc then knows the copy is initialised) */
     char *in = fuzz_dup(data, size);
-    (void)mail_walk(in, size, 1000, on_part, NULL);
+    urisan_mail_limits flim;
+    urisan_mail_limits_default(&flim);
+    mail_limit_hit fhit;
+    (void)mail_walk(in, size, &flim, on_part, NULL, &fhit);
     check_scan(in, size);
     check_links(in, size);
     /* The judgement on arbitrary text: first line shown, rest as href. */

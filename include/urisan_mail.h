@@ -77,26 +77,57 @@ typedef struct {
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */
 typedef enum {
-    URISAN_MAIL_LIMIT_DEPTH = 0,   /* MIME nesting deeper than max_depth */
-    URISAN_MAIL_LIMIT_HTML = 1     /* an HTML part's link table and
-                                      decoded text outgrew max_html_mem */
+    URISAN_MAIL_LIMIT_DEPTH = 0,   /* MIME nesting (or multipart count) */
+    URISAN_MAIL_LIMIT_HTML = 1,    /* an HTML part's link memory */
+    URISAN_MAIL_LIMIT_HEADERS = 2,      /* header fields of the message */
+    URISAN_MAIL_LIMIT_HEADER_SIZE = 3,  /* bytes of one header field */
+    URISAN_MAIL_LIMIT_PARAMS = 4,       /* parameters of one Content-Type
+                                           or Content-Disposition field */
+    URISAN_MAIL_LIMIT_PARTS = 5,        /* MIME parts */
+    URISAN_MAIL_LIMIT_DECODED = 6,      /* decoded bytes of all text parts */
+    URISAN_MAIL_LIMIT_HTML_SIZE = 7     /* bytes of one HTML part */
 } urisan_mail_limit;
 
-/* "depth", "html_mem"; NULL for a value that names no limit. */
+/* "depth", "html_mem", "headers", "header_size", "params", "parts",
+   "decoded", "html_size"; NULL for a value that names no limit. */
 URISAN_API const char *urisan_mail_limit_name(urisan_mail_limit l);
 
+/*
+ * Every limit is checked before the work it bounds. Reached, it is told
+ * to on_diag, set in res.limits, and the status is URISAN_MAIL_LIMIT;
+ * the diagnostic carries the flag mail_limit and the policy's verdict on
+ * it (the default policy denies it: fail closed).
+ *
+ * headers, header_size, params, parts, depth: checked by one linear pass
+ * over the raw lines before GMime parses anything (header fields of the
+ * message head; every Content-Type and Content-Disposition field of the
+ * message and its parts: parameters, size; declared parts; declared
+ * multiparts, which bound the nesting). Reached there, GMime never sees
+ * the message: the raw message is scanned as text, part "raw".
+ * depth, parts, decoded: checked again during the walk; reached, the walk
+ * stops and the raw message is scanned as text, part "raw" (the hits of
+ * the parts before are reported too).
+ * html_size: the HTML part is scanned as text (urisan_extract) instead.
+ * html_mem: the links found until then are reported, the rest of the
+ * part is not scanned.
+ *
+ * Memory of one scan: the message, plus GMime's tree (a small multiple of
+ * the header bytes, bounded by the limits above), plus one decoded part at
+ * a time (at most max_decoded), plus for an HTML part its link table
+ * (at most max_html_mem).
+ */
 typedef struct {
-    /* MIME nesting (the message itself is level 1). Deeper content: the
-       whole raw message is scanned once more as text, part "raw". */
-    size_t max_depth;
-    /* Bytes of memory for one HTML part's decoded links and link texts.
-       Reached: the links found until then are reported, the rest of the
-       part is not scanned. */
-    size_t max_html_mem;
+    size_t max_depth;        /* default 64 */
+    size_t max_html_mem;     /* default 256 MiB */
+    size_t max_headers;      /* default 1000 */
+    size_t max_header_bytes; /* default 64 KiB */
+    size_t max_params;       /* default 64 */
+    size_t max_parts;        /* default 1000 */
+    size_t max_decoded;      /* default 128 MiB */
+    size_t max_html;         /* default 32 MiB */
 } urisan_mail_limits;
 
-/* The defaults: max_depth 1000 (below GMime's own 1024), max_html_mem
-   256 MiB. */
+/* The defaults above. */
 URISAN_API void urisan_mail_limits_default(urisan_mail_limits *lim);
 
 /* One limit reached. */
@@ -104,6 +135,9 @@ typedef struct {
     urisan_mail_limit limit;
     const char *part;          /* the part it was reached in, or NULL */
     const char *message;       /* one line of English, no newline */
+    size_t value, max;         /* what was counted, and the limit */
+    urisan_flags flags;        /* URISAN_F(MAIL_LIMIT) */
+    urisan_decision decision;  /* the policy's verdict on the flag */
 } urisan_mail_diag;
 
 /* Callbacks return false to stop the scan (status URISAN_MAIL_STOPPED). */
@@ -125,7 +159,8 @@ typedef struct {
     size_t parts;              /* text and HTML parts scanned */
     size_t hits;               /* hits delivered */
     unsigned limits;           /* bit set of urisan_mail_limit reached */
-    urisan_verdict worst;      /* the worst verdict of the hits */
+    urisan_verdict worst;      /* the worst verdict of the hits and of
+                                  the limits reached */
 } urisan_mail_result;
 
 /*

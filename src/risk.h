@@ -56,15 +56,22 @@ struct urisan_policy {
     X("uri", max_uri) X("scheme", max_scheme) X("userinfo", max_userinfo) \
     X("host", max_host) X("label", max_label) X("segments", max_segments)
 
-/* Every flag of urisan_flags.def. */
-#define URISAN_ALL_FLAGS (((urisan_flags)1 << URISAN_FLAG_COUNT_) - 1)
+/* Every flag of urisan_flags.def: the OR of its bits, so a bit reserved
+   for a flag not yet in the list (a hole) is no flag - not in `all`, not
+   in the default policy's flag set. A constant the compiler folds. */
+static const urisan_flags urisan_all_flags_ =
+#define URISAN_FLAG(U, l, bit) URISAN_F(U) |
+#include "urisan_flags.def"
+#undef URISAN_FLAG
+    0;
+#define URISAN_ALL_FLAGS urisan_all_flags_
 
 /* SPEC 4: the built-in default policy denies these; it flags all else. */
 #define URISAN_DEFAULT_DENY                                                     \
     (URISAN_F(INVALID) | URISAN_F(TOO_LONG) | URISAN_F(ESCAPED_CRLF) |           \
      URISAN_F(ESCAPED_NUL) | URISAN_F(CTL_RAW) | URISAN_F(DOT_ABOVE_ROOT) |      \
      URISAN_F(PASSWORD) | URISAN_F(DANGEROUS_SCHEME) |                          \
-     URISAN_F(AMBIGUOUS_AUTHORITY) | URISAN_F(IP_OBFUSCATED))
+     URISAN_F(AMBIGUOUS_AUTHORITY) | URISAN_F(IP_OBFUSCATED) | URISAN_F(MAIL_LIMIT))
 
 /* ---- ports.c / policy.c ---- */
 /* Default port of a scheme: the policy's default-port entries first, then

@@ -205,14 +205,20 @@ def test_deep_nesting():
     parts.append("--b%d\nContent-Type: text/plain\n\nhttp://deep.example/\n" % (depth - 1))
     parts += ["--b%d--\n" % i for i in reversed(range(depth))]
     rc, rows, err = hits(["--mail", "-"], "".join(parts).encode())
-    check(rc == 2 and b"nested deeper" in err, "deep nesting: exit 2 with a message (%d)" % rc)
-    check([(r["part"], r["uri"]) for r in rows] == [("raw", "http://deep.example/")],
+    # issue 18: a limit is a line of its own (flag mail_limit, denied by
+    # the default policy: exit 1) and a warning
+    check(rc == 1 and b"limit parts" in err, "deep nesting: exit 1 with a warning (%d)" % rc)
+    check([(r["part"], r["uri"]) for r in rows] == [("raw", "http://deep.example/"), ("raw", None)],
           "deep nesting: the hidden link is still reported: %r" % rows)
-    # 300 levels are parsed normally.
+    check(rows[-1]["context"] == "limit" and rows[-1]["limit"] == "parts" and
+          rows[-1]["flags"] == ["mail_limit"] and rows[-1]["verdict"] == "deny",
+          "deep nesting: the limit line: %r" % rows[-1:])
+    # 300 levels: past the default depth limit (64) as well.
     rc, rows, _ = mail("../../corpus/mail/deep-nesting.eml") if os.path.exists(
         os.path.join(MAIL, "../../corpus/mail/deep-nesting.eml")) else (0, [], b"")
     if rows:
-        check(rc == 0 and rows[0]["part"] == ".".join(["1"] * 300), "300 levels parsed")
+        check(rc == 1 and rows[-1]["limit"] == "depth", "300 levels: the depth limit %r" %
+              rows[-1:])
 
 
 # ---- a 10 MB message --------------------------------------------------

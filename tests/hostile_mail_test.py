@@ -104,6 +104,69 @@ def test_entities_complete_table():
         check(uris(rows) == [want], "%r: want %r, got %r" % (html, want, uris(rows)))
 
 
+# ---- 3./4. bounded mail work ---------------------------------------------
+
+def run_rss(data):
+    """extract --mail on data: (exit, rows, max RSS of the child in KiB)."""
+    import resource
+    r = subprocess.run(["/usr/bin/env", "python3", "-c",
+                        "import resource,subprocess,sys;"
+                        "p=subprocess.run(sys.argv[1:],stdin=sys.stdin,stdout=subprocess.PIPE);"
+                        "sys.stdout.buffer.write(p.stdout);"
+                        "sys.stderr.write('RSS %d EXIT %d' % (resource.getrusage("
+                        "resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode))",
+                        URISAN, "extract", "--mail", "--json", "-"],
+                       input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tail = r.stderr.decode().rsplit("RSS ", 1)[1].split()
+    rows = [json.loads(line) for line in r.stdout.decode("utf-8").splitlines()]
+    return int(tail[2]), rows, int(tail[0])
+
+
+def limit_rows(rows):
+    return [r["limit"] for r in rows if r["context"] == "limit"]
+
+
+def test_limits():
+    size = 3_500_000
+    shapes = {
+        # reproducer 3: one Content-Type with many parameters
+        "params": b"From: a@b\nMIME-Version: 1.0\nContent-Type: text/plain; " +
+                  b"; ".join([b"a=b"] * (size // 5)) + b"\n\nhttp://x.example/\n",
+        # the same folded over lines of a normal size
+        "params-folded": b"From: a@b\nMIME-Version: 1.0\nContent-Type: text/plain" +
+                         b";\n a=b" * (size // 7) + b"\n\nhttp://x.example/\n",
+        "headers": b"".join(b"X-H%d: v\n" % i for i in range(size // 12)) +
+                   b"\nhttp://x.example/\n",
+    }
+    # reproducer 4: nesting, each level a new boundary
+    deep = ["From: a@b\nMIME-Version: 1.0\n"]
+    i = 0
+    while sum(map(len, deep)) < size // 2:
+        deep.append('Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (i, i))
+        i += 1
+    deep.append("Content-Type: text/plain\n\nhttp://x.example/\n")
+    deep += ["--b%d--\n" % k for k in reversed(range(i))]
+    shapes["depth"] = "".join(deep).encode()
+    want = {"params": "header_size", "params-folded": "params", "headers": "headers",
+            "depth": "parts"}
+    for name, data in shapes.items():
+        rc, rows, rss = run_rss(data)
+        check(rc == 1, "%s: exit 1 (mail_limit denied), got %d" % (name, rc))
+        check(limit_rows(rows) == [want[name]], "%s: limit %s, got %r" % (name, want[name],
+                                                                      limit_rows(rows)))
+        check("http://x.example/" in uris(rows), "%s: the link is still found" % name)
+        # the bound of doc/mail.md: a fixed overhead + a small multiple of the message
+        check(rss < 64 * 1024 + 4 * len(data) // 1024,
+              "%s: max RSS %d KiB for %d bytes" % (name, rss, len(data)))
+    # a policy may accept the limits: then they are flagged, exit 0
+    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "mh-allow-limit.policy"), "w") as f:
+        f.write("flag mail_limit\n")
+        pol = f.name
+    rc, rows, err = extract(shapes["params-folded"], ["--policy", pol])
+    check(rc == 0 and rows[-1]["verdict"] == "flag", "flag mail_limit: exit 0, %d %r" %
+          (rc, rows[-1:]))
+
+
 def main():
     p = subprocess.run([URISAN, "extract", "--mail", "-"], input=b"x",
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -112,6 +175,7 @@ def main():
         return 77
     test_comment_and_foreign_content()
     test_entities_complete_table()
+    test_limits()
     if failures:
         print("%d failure(s)" % len(failures))
         return 1

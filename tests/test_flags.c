@@ -337,11 +337,15 @@ END_TEST
 START_TEST(every_flag_has_three_positive_and_three_negative_cases)
 {
     for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        if (urisan_flag_name((urisan_flag)b) == NULL)
+            continue; /* a hole: no flag */
         if (b == URISAN_FLAG_TOO_LONG || b == URISAN_FLAG_LINK_TEXT_MISMATCH ||
-            b == URISAN_FLAG_HOMOGRAPH || b == URISAN_FLAG_INVISIBLE_CHAR)
+            b == URISAN_FLAG_HOMOGRAPH || b == URISAN_FLAG_INVISIBLE_CHAR ||
+            b == URISAN_FLAG_MAIL_LIMIT)
             continue; /* too_long: own tests; link_text_mismatch: extraction;
                          homograph, invisible_char: the command (hostview.c,
-                         tests/homograph_eval.py, cli_test.py) */
+                         tests/homograph_eval.py, cli_test.py); mail_limit:
+                         liburisan-mail (test_mail.c, hostile_mail_test.py) */
         int pos = 0, neg = 0;
         for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
             if ((int)fcases[i].flag != b)
@@ -900,11 +904,22 @@ END_TEST
 
 START_TEST(flag_names_round_trip_through_the_list)
 {
+    int named = 0;
     for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
         const char *n = urisan_flag_name((urisan_flag)b);
-        ck_assert_ptr_nonnull(n);
+        if (n == NULL)
+            continue; /* a bit reserved for a flag not landed yet */
+        named++;
         ck_assert_int_eq(urisan_flag_from_name(n, strlen(n)), b);
     }
+    /* the list's lines, counted apart from the bit numbers */
+    static const char *const listed[] = {
+#define URISAN_FLAG(U, l, bit) #l,
+#include "urisan_flags.def"
+#undef URISAN_FLAG
+    };
+    ck_assert_int_eq(named, (int)(sizeof listed / sizeof listed[0]));
+    ck_assert_ptr_nonnull(urisan_flag_name((urisan_flag)(URISAN_FLAG_COUNT_ - 1)));
     ck_assert_ptr_null(urisan_flag_name(URISAN_FLAG_COUNT_));
     ck_assert_ptr_null(urisan_flag_name((urisan_flag)63));
     ck_assert_int_eq(urisan_flag_from_name("Invalid", 7), -1);

@@ -104,15 +104,18 @@ END_TEST
 
 /* SPEC 4: denies exactly invalid, too_long, escaped_crlf, escaped_nul,
    ctl_raw, dot_above_root, password, dangerous_scheme, ambiguous_authority,
-   ip_obfuscated; flags everything else. */
+   ip_obfuscated - and mail_limit (issue 18: a mail limit fails closed);
+   flags everything else. */
 START_TEST(default_policy_denies_exactly_the_spec_list)
 {
     static const char *const deny[] = {"invalid", "too_long", "escaped_crlf", "escaped_nul",
                                        "ctl_raw", "dot_above_root", "password",
                                        "dangerous_scheme", "ambiguous_authority",
-                                       "ip_obfuscated"};
+                                       "ip_obfuscated", "mail_limit"};
     for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
         const char *name = urisan_flag_name((urisan_flag)b);
+        if (name == NULL)
+            continue; /* a bit reserved for a flag not landed yet */
         int want_deny = 0;
         for (size_t k = 0; k < sizeof deny / sizeof deny[0]; k++)
             want_deny |= strcmp(deny[k], name) == 0;
@@ -587,6 +590,8 @@ START_TEST(policy_doc_lists_every_flag_and_reason)
     ck_assert_msg(doc != NULL, "doc/policy.md missing");
     char want[80];
     for (int b = 0; b < URISAN_FLAG_COUNT_; b++) {
+        if (urisan_flag_name((urisan_flag)b) == NULL)
+            continue; /* a hole names no flag */
         snprintf(want, sizeof want, "`%s`", urisan_flag_name((urisan_flag)b));
         ck_assert_msg(strstr(doc, want) != NULL, "doc/policy.md lacks %s", want);
     }

@@ -62,6 +62,8 @@ int main(int argc, char **argv)
                                : urisan_verdict_name((urisan_verdict)(b - URISAN_FLAG_COUNT_));
         if (b == URISAN_FLAG_COUNT_)
             printf("%-20s\n", "-- default verdict");
+        if (name == NULL)
+            continue; /* a bit reserved for a flag not landed yet */
         printf("%-20s", name);
         for (int a = 1; a < argc; a++)
             printf(" %16lu", cnt[a][b]);

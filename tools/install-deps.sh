@@ -31,6 +31,7 @@ pkgs=(
   python3-distributed                               # doc/logs.md Dask example
   debhelper dpkg-dev lintian fakeroot               # tools/deb-check.sh
   zip                                               # fuzz/oss-fuzz/build.sh seed corpora
+  afl++                                             # fuzz/README.md AFL++ recipe; CI builds it
 )
 [ $# -gt 0 ] && pkgs=("$@")
 

@@ -49,6 +49,8 @@ typedef struct {
     size_t display_len;
     urisan_flags flags;
     urisan_decision dec;
+    const char *limit;   /* a mail limit reached (context "limit"), else NULL */
+    const char *message;
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -62,7 +64,10 @@ static void write_json(ex_ctx *c, const ex_row *r)
     json_w w;
     json_begin(&w, &c->out);
     json_obj_open(&w);
-    json_kstr(&w, "uri", r->uri, r->uri_len);
+    if (r->limit != NULL)
+        json_knull(&w, "uri");
+    else
+        json_kstr(&w, "uri", r->uri, r->uri_len);
     json_key(&w, "part");
     if (r->part == NULL)
         json_uint(&w, 0);
@@ -95,6 +100,10 @@ static void write_json(ex_ctx *c, const ex_row *r)
         json_kcstr(&w, "file", c->msg->file);
     }
 #endif
+    if (r->limit != NULL) {
+        json_kcstr(&w, "limit", r->limit);
+        json_kcstr(&w, "limit_message", r->message);
+    }
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -159,6 +168,11 @@ static void write_text(ex_ctx *c, const ex_row *r)
     cli_buf_add(b, " \"", 2);
     json_escape(b, r->uri, r->uri_len);
     cli_buf_addc(b, '"');
+    if (r->limit != NULL) {
+        cli_buf_add(b, " \"", 2);
+        json_escape(b, r->message, strlen(r->message));
+        cli_buf_addc(b, '"');
+    }
     if (r->display != NULL) {
         cli_buf_add(b, " \"", 2);
         json_escape(b, r->display, r->display_len);
@@ -244,34 +258,45 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     return put_row(c, &r);
 }
 
+/* A limit reached: a line of its own (context "limit", flag mail_limit,
+   the policy's verdict), and a warning. */
+static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
+{
+    ex_ctx *c = ctx;
+    ex_row r;
+    memset(&r, 0, sizeof r);
+    r.part = dg->part ? dg->part : "raw";
+    r.context = "limit";
+    r.uri = "";
+    r.flags = dg->flags;
+    r.dec = dg->decision;
+    r.limit = urisan_mail_limit_name(dg->limit);
+    r.message = dg->message;
+    fprintf(stderr, "urisan: %s: limit %s in part %s: %s\n", CMD, r.limit, r.part, dg->message);
+    return put_row(c, &r);
+}
+
 /* The message data[0..len) through liburisan-mail. */
 static int scan_mail(ex_ctx *c, const char *path, const char *data, size_t len)
 {
     urisan_mail_limits lim;
     urisan_mail_limits_default(&lim);
-    /* Decoded URLs and texts never outgrow the part; the link table is
-       the larger, bounded at a multiple of the largest input. */
-    lim.max_html_mem = 4 * CLI_FILE_MAX;
-    urisan_mail_sink sink = { on_mail_hit, NULL, c };
+    urisan_mail_sink sink = { on_mail_hit, on_mail_diag, c };
     urisan_mail_result res;
     urisan_mail_status st = urisan_mail_scan(data, len, c->pol, &lim, &sink, &res);
+    (void)path;
     switch (st) {
     case URISAN_MAIL_OK:
+    case URISAN_MAIL_LIMIT: /* reported as lines; the policy judged them */
         return CLI_EXIT_OK;
     case URISAN_MAIL_NOT_MESSAGE:
         return cli_fail(CMD, "the input is not a mail message");
     case URISAN_MAIL_NOMEM:
         return cli_fail(CMD, "out of memory");
     case URISAN_MAIL_STOPPED:
-        return CLI_EXIT_USAGE; /* an output error, told already */
-    case URISAN_MAIL_LIMIT:
         break;
     }
-    if (res.limits & (1u << URISAN_MAIL_LIMIT_DEPTH))
-        return cli_fail(CMD, "MIME parts nested deeper than %zu levels: the raw "
-                             "message was scanned as text (part \"raw\")", lim.max_depth);
-    return cli_fail(CMD, "%s: an HTML part has more links than the "
-                         "memory bound; the rest were not scanned", path);
+    return CLI_EXIT_USAGE; /* an output error, told already */
 }
 
 /* One message of an mbox or a Maildir. */

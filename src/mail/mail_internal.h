@@ -30,16 +30,21 @@ typedef enum {
     MAIL_WALK_OK,
     MAIL_WALK_NOT_MESSAGE,  /* GMime constructed no message */
     MAIL_WALK_STOPPED,      /* fn returned false */
-    MAIL_WALK_TOO_DEEP      /* nested deeper than max_depth: the raw
+    MAIL_WALK_LIMIT         /* a limit was reached (*hit): the raw
                                message was passed to fn as part "raw" */
 } mail_walk_status;
+
+typedef struct {
+    int limit;              /* urisan_mail_limit, -1: none */
+    size_t value, max;
+} mail_limit_hit;
 
 /*
  * Parse the message data[0..len) and call fn for each text part, in
  * order, through nested multiparts and attached messages.
  */
-mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
-                           mail_part_fn fn, void *ctx);
+mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
+                           mail_part_fn fn, void *ctx, mail_limit_hit *hit);
 
 /* The Public Suffix List loaded by urisan_mail_init (never NULL after it
    unless libpsl has no list at all). */

@@ -108,10 +108,101 @@ static char *part_path(GMimePartIter *it)
     return p;
 }
 
-mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
-                           mail_part_fn fn, void *ctx)
+/* ------------------------------------------------------------------ */
+/* the limits checked before GMime parses anything                     */
+/* ------------------------------------------------------------------ */
+
+static bool iprefix(const char *s, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    return n >= l && g_ascii_strncasecmp(s, lit, l) == 0;
+}
+
+static void set_hit(mail_limit_hit *hit, urisan_mail_limit l, size_t value, size_t max)
+{
+    if (hit->limit < 0) {
+        hit->limit = (int)l;
+        hit->value = value;
+        hit->max = max;
+    }
+}
+
+/*
+ * One pass over the lines of the raw message, before GMime sees it (its
+ * parser keeps every parameter of a header in a list, and pays per line
+ * for every boundary it is inside: issue 18, 296 MB RSS for 3.5 MB of
+ * "; a=b"). Counted: the header fields of the message head and their
+ * sizes; in every line that starts a Content-Type or
+ * Content-Disposition field (the message's or a part's; also one in a
+ * body, which only makes the count larger), its parameters (';') through
+ * folded lines, its size, and how many parts and multiparts are declared.
+ * The multipart count bounds the nesting GMime can build. Linear.
+ */
+static void pre_scan(const char *d, size_t n, const urisan_mail_limits *lim,
+                     mail_limit_hit *hit)
+{
+    size_t i = 0, headers = 0, parts = 0, multiparts = 0;
+    bool in_head = true, in_ct = false;
+    size_t field_start = 0, params = 0;
+    while (i < n && hit->limit < 0) {
+        const char *nl = memchr(d + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - d) : n;
+        size_t len = e - i;
+        bool cont = len > 0 && (d[i] == ' ' || d[i] == '\t');
+        if (!cont) {
+            in_ct = false;
+            field_start = i;
+        }
+        if (in_head) {
+            if (len == 0 || (len == 1 && d[i] == '\r')) {
+                in_head = false;
+            } else if (!cont && ++headers > lim->max_headers) {
+                set_hit(hit, URISAN_MAIL_LIMIT_HEADERS, headers, lim->max_headers);
+            }
+            if (in_head && e - field_start > lim->max_header_bytes)
+                set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
+        }
+        if (!cont && (iprefix(d + i, len, "content-type:") ||
+                      iprefix(d + i, len, "content-disposition:"))) {
+            in_ct = true;
+            params = 0;
+            if (iprefix(d + i, len, "content-type:")) {
+                parts++;
+                size_t v = i + 13;
+                while (v < e && (d[v] == ' ' || d[v] == '\t'))
+                    v++;
+                if (iprefix(d + v, e - v, "multipart/"))
+                    multiparts++;
+            }
+        }
+        if (in_ct) {
+            for (const char *q = d + i; (q = memchr(q, ';', (size_t)(d + e - q))) != NULL; q++)
+                params++;
+            if (params > lim->max_params)
+                set_hit(hit, URISAN_MAIL_LIMIT_PARAMS, params, lim->max_params);
+            if (e - field_start > lim->max_header_bytes)
+                set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
+        }
+        i = e + 1;
+    }
+    if (parts > lim->max_parts)
+        set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
+    if (multiparts >= lim->max_depth)
+        set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, multiparts, lim->max_depth);
+}
+
+mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
+                           mail_part_fn fn, void *ctx, mail_limit_hit *hit)
 {
     urisan_mail_init();
+    hit->limit = -1;
+    pre_scan(data, len, lim, hit);
+    if (hit->limit >= 0) {
+        /* Fail closed: GMime never sees it; every link of the raw bytes. */
+        mail_part raw = { "raw", false, data, len };
+        return fn(ctx, &raw) ? MAIL_WALK_LIMIT : MAIL_WALK_STOPPED;
+    }
+    size_t max_depth = lim->max_depth, parts = 0, decoded = 0;
     GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
     GMimeParser *p = g_mime_parser_new_with_stream(s);
     g_object_unref(s);
@@ -121,7 +212,6 @@ mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
         return MAIL_WALK_NOT_MESSAGE;
 
     mail_walk_status rc = MAIL_WALK_OK;
-    bool too_deep = false;
     GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
     if (g_mime_part_iter_is_valid(it)) {
         do {
@@ -138,7 +228,13 @@ mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
                 (GMIME_IS_PART(o) && ct != NULL &&
                  (g_mime_content_type_is_type(ct, "multipart", "*") ||
                   g_mime_content_type_is_type(ct, "message", "rfc822"))))
-                too_deep = true;
+                set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, depth, max_depth);
+            if (++parts > lim->max_parts)
+                set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
+            if (hit->limit >= 0) {
+                g_free(path);
+                break;
+            }
             if (!GMIME_IS_PART(o) ||
                 (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
                 g_free(path); /* multiparts and attached messages: their
@@ -147,6 +243,13 @@ mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
             }
             mail_part mp;
             GByteArray *arr = decode_part(GMIME_PART(o));
+            decoded += arr->len;
+            if (decoded > lim->max_decoded) {
+                set_hit(hit, URISAN_MAIL_LIMIT_DECODED, decoded, lim->max_decoded);
+                g_free(path);
+                g_byte_array_free(arr, TRUE);
+                break;
+            }
             mp.path = path;
             mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
             mp.text = (const char *)arr->data;
@@ -162,12 +265,12 @@ mail_walk_status mail_walk(const char *data, size_t len, size_t max_depth,
     }
     g_mime_part_iter_free(it);
     g_object_unref(m);
-    if (rc == MAIL_WALK_OK && too_deep) {
-        /* Fail closed: every link the raw bytes show, and an error. */
+    if (rc == MAIL_WALK_OK && hit->limit >= 0) {
+        /* Fail closed: every link the raw bytes show, and the limit. */
         mail_part raw = { "raw", false, data, len };
         if (!fn(ctx, &raw))
             return MAIL_WALK_STOPPED;
-        return MAIL_WALK_TOO_DEEP;
+        return MAIL_WALK_LIMIT;
     }
     return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "html.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,12 @@ const char *urisan_mail_limit_name(urisan_mail_limit l)
     switch (l) {
     case URISAN_MAIL_LIMIT_DEPTH: return "depth";
     case URISAN_MAIL_LIMIT_HTML: return "html_mem";
+    case URISAN_MAIL_LIMIT_HEADERS: return "headers";
+    case URISAN_MAIL_LIMIT_HEADER_SIZE: return "header_size";
+    case URISAN_MAIL_LIMIT_PARAMS: return "params";
+    case URISAN_MAIL_LIMIT_PARTS: return "parts";
+    case URISAN_MAIL_LIMIT_DECODED: return "decoded";
+    case URISAN_MAIL_LIMIT_HTML_SIZE: return "html_size";
     }
     return NULL;
 }
@@ -48,8 +55,14 @@ const char *urisan_mail_limit_name(urisan_mail_limit l)
 void urisan_mail_limits_default(urisan_mail_limits *lim)
 {
     memset(lim, 0, sizeof *lim);
-    lim->max_depth = 1000;             /* below GMime's MAX_LEVEL, 1024 */
+    lim->max_depth = 64;               /* far below GMime's MAX_LEVEL, 1024 */
     lim->max_html_mem = (size_t)256 << 20;
+    lim->max_headers = 1000;
+    lim->max_header_bytes = (size_t)64 << 10;
+    lim->max_params = 64;
+    lim->max_parts = 1000;
+    lim->max_decoded = (size_t)128 << 20;
+    lim->max_html = (size_t)32 << 20;
 }
 
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
@@ -64,13 +77,30 @@ static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
     return true;
 }
 
-/* A limit reached: recorded, and told to the sink. */
-static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, const char *msg)
+/* A limit reached: recorded, judged (flag mail_limit) and told to the
+   sink. */
+static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, const char *msg,
+                          size_t value, size_t max)
 {
     c->res->limits |= 1u << l;
+    urisan_mail_diag dg;
+    memset(&dg, 0, sizeof dg);
+    dg.limit = l;
+    dg.part = part;
+    dg.message = msg;
+    dg.value = value;
+    dg.max = max;
+    dg.flags = URISAN_F(MAIL_LIMIT);
+    urisan_uri u;
+    urisan_report rep;
+    memset(&rep, 0, sizeof rep);
+    urisan_parse("", 0, NULL, &u, NULL);
+    rep.flags = dg.flags;
+    urisan_decide("", 0, &u, &rep, c->pol, &dg.decision);
+    if (dg.decision.verdict > c->res->worst)
+        c->res->worst = dg.decision.verdict;
     if (c->sink->on_diag == NULL)
         return true;
-    urisan_mail_diag dg = { l, part, msg };
     if (!c->sink->on_diag(c->sink->ctx, &dg)) {
         c->stopped = true;
         return false;
@@ -118,7 +148,7 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
     if (!html_scan(&d, t, len)) /* the links found are still reported */
         ok = limit_reached(c, URISAN_MAIL_LIMIT_HTML, part,
                            "an HTML part has more links than the memory bound; the rest "
-                           "were not scanned");
+                           "were not scanned", d.n, c->lim->max_html_mem);
     for (size_t k = 0; k < d.n && ok; k++) {
         const html_link *l = &d.links[k];
         urisan_mail_hit r;
@@ -156,6 +186,13 @@ static bool on_part(void *ctx, const mail_part *p)
 {
     scan_ctx *c = ctx;
     c->res->parts++;
+    if (p->html && p->len > c->lim->max_html) {
+        if (!limit_reached(c, URISAN_MAIL_LIMIT_HTML_SIZE, p->path,
+                           "an HTML part larger than the limit was scanned as text",
+                           p->len, c->lim->max_html))
+            return false;
+        return scan_text(c, p->path, p->text, p->len);
+    }
     if (p->html)
         return scan_html(c, p->path, p->text, p->len);
     return scan_text(c, p->path, p->text, p->len);
@@ -191,18 +228,32 @@ urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
         free(c);
         return URISAN_MAIL_NOMEM;
     }
-    mail_walk_status ws = mail_walk(msg, len, lim->max_depth, on_part, c);
+    mail_limit_hit hit;
+    mail_walk_status ws = mail_walk(msg, len, lim, on_part, c, &hit);
     urisan_mail_status st = URISAN_MAIL_OK;
     if (ws == MAIL_WALK_NOT_MESSAGE) {
         st = URISAN_MAIL_NOT_MESSAGE;
     } else if (ws == MAIL_WALK_STOPPED || c->stopped) {
         st = URISAN_MAIL_STOPPED;
     } else {
-        if (ws == MAIL_WALK_TOO_DEEP &&
-            !limit_reached(c, URISAN_MAIL_LIMIT_DEPTH, "raw",
-                           "MIME parts nested too deep: the raw message was scanned as "
-                           "text (part \"raw\")"))
-            st = URISAN_MAIL_STOPPED;
+        if (ws == MAIL_WALK_LIMIT) {
+            static const char *const what[] = {
+                [URISAN_MAIL_LIMIT_DEPTH] = "MIME parts nested too deep (or too many multiparts)",
+                [URISAN_MAIL_LIMIT_HTML] = "",
+                [URISAN_MAIL_LIMIT_HEADERS] = "too many header fields",
+                [URISAN_MAIL_LIMIT_HEADER_SIZE] = "a header field too large",
+                [URISAN_MAIL_LIMIT_PARAMS] = ("too many parameters in a Content-Type or "
+                                              "Content-Disposition field"),
+                [URISAN_MAIL_LIMIT_PARTS] = "too many MIME parts",
+                [URISAN_MAIL_LIMIT_DECODED] = "too many decoded bytes",
+                [URISAN_MAIL_LIMIT_HTML_SIZE] = "",
+            };
+            char msgbuf[200];
+            snprintf(msgbuf, sizeof msgbuf, "%s (%zu, limit %zu): the raw message was scanned "
+                     "as text (part \"raw\")", what[hit.limit], hit.value, hit.max);
+            if (!limit_reached(c, (urisan_mail_limit)hit.limit, "raw", msgbuf, hit.value, hit.max))
+                st = URISAN_MAIL_STOPPED;
+        }
         if (st == URISAN_MAIL_OK && res->limits != 0)
             st = URISAN_MAIL_LIMIT;
     }
