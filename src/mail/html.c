@@ -8,6 +8,7 @@
  * client opens is kept; everything else is skipped in one pass.
  */
 #include "html.h"
+#include "html_tree.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -277,43 +278,22 @@ bool html_decode(html_doc *d, const char *s, size_t n, bool in_attr)
  * or raw text begins and ends: comments (incl. "<!-->", "<!--->" and the
  * "--!>" end), bogus comments, DOCTYPE, CDATA (in foreign content only),
  * RCDATA, RAWTEXT, script data with its escaped and double-escaped states,
- * PLAINTEXT, attributes of start and end tags. Of tree construction
- * (13.2.6) what decides the tokenizer's state or whether a tag's
- * attributes reach the document: the namespace of the current node (SVG
- * and MathML foreign content, breakout tags, integration points), the
- * form element pointer (a nested <form> is dropped), <select> (which drops
- * most start tags), table parts outside a table, attributes of a second
- * <html> or <body> merged only when new. Scripting is off, as in a mail
- * client: <noscript> content is markup.
+ * PLAINTEXT, attributes of start and end tags. Tree construction (13.2.6,
+ * html_tree.c) decides which start tags become elements (their links are
+ * in the document), the namespace of each and the tokenizer state it
+ * sets. Scripting is off, as in a mail client: <noscript> content is
+ * markup.
  */
-
-enum { NS_HTML, NS_SVG, NS_MATH };
-
-#define FSTACK_MAX 256
-
-typedef struct {
-    uint8_t ns;
-    bool html_ip;   /* HTML integration point */
-    bool text_ip;   /* MathML text integration point */
-    bool axml;      /* MathML annotation-xml */
-    char name[16];  /* lower case, cut */
-} felem;
 
 typedef struct {
     html_doc *d;
     const char *h;
     size_t n;
+    html_tree *tree;
     bool pending;        /* an <a href> whose text is being collected */
     size_t pending_link;
     size_t disp_start;   /* where its text starts in d->disp */
-    /* the elements open since the first foreign one (empty: HTML) */
-    felem st[FSTACK_MAX];
-    size_t depth;        /* may exceed FSTACK_MAX: the rest is not named */
-    bool form_open;      /* the form element pointer is set */
-    size_t templates, tables, selects;
-    unsigned html_attrs, body_attrs; /* link attributes <html>/<body> have */
-    bool body_seen;
-    bool head_implied;   /* past the "before head" insertion mode */
+    html_buf scratch;    /* character references of text, decoded */
 } scan;
 
 static bool add_link(scan *s, html_attr attr, size_t voff, const char *v, size_t vlen)
@@ -394,14 +374,9 @@ static void finish_display(scan *s)
 }
 
 /* One tag as the tokenizer gives it. */
-#define TAG_ATTRS_TRACKED 4
 typedef struct {
-    char name[16];
+    char name[16];       /* lower case, cut */
     size_t name_len;     /* full length (name is cut at 15 bytes) */
-    bool self_closing;
-    bool has_encoding_html; /* annotation-xml encoding=text/html|application/xhtml+xml */
-    bool has_font_attr;  /* color, face or size (a <font> breakout) */
-    unsigned link_attrs; /* bit per html_attr seen */
 } tag_info;
 
 static bool name_is(const tag_info *t, const char *lit)
@@ -409,140 +384,57 @@ static bool name_is(const tag_info *t, const char *lit)
     return t->name_len == strlen(lit) && memcmp(t->name, lit, t->name_len) == 0;
 }
 
-static bool name_in(const tag_info *t, const char *const *list)
-{
-    for (; *list; list++)
-        if (name_is(t, *list))
-            return true;
-    return false;
-}
-
-static const char *const breakout_tags[] = {
-    "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt",
-    "em", "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
-    "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
-    "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var", NULL};
-
-static const char *const void_tags[] = {
-    "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image",
-    "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr", NULL};
-
-/* Start tags "in body" ignores outside a table (13.2.6.4.7). */
-static const char *const table_part_tags[] = {
-    "caption", "col", "colgroup", "frame", "head", "tbody", "td", "tfoot", "th", "thead",
-    "tr", NULL};
-
-static const char *const rawtext_tags[] = {
-    "style", "xmp", "iframe", "noembed", "noframes", NULL};
-
-static bool is_html_ctx(const scan *s)
-{
-    if (s->depth == 0)
-        return true;
-    if (s->depth > FSTACK_MAX)
-        return s->st[FSTACK_MAX - 1].ns == NS_HTML;
-    return s->st[s->depth - 1].ns == NS_HTML;
-}
-
-static const felem *cur(const scan *s)
-{
-    if (s->depth == 0)
-        return NULL;
-    return &s->st[(s->depth > FSTACK_MAX ? FSTACK_MAX : s->depth) - 1];
-}
-
-/* Tree construction dispatcher (13.2.6): HTML rules for this start tag? */
-static bool start_tag_is_html(const scan *s, const tag_info *t)
-{
-    const felem *c = cur(s);
-    if (c == NULL || c->ns == NS_HTML)
-        return true;
-    if (c->text_ip && !name_is(t, "mglyph") && !name_is(t, "malignmark"))
-        return true;
-    if (c->axml && name_is(t, "svg"))
-        return true;
-    return c->html_ip;
-}
-
-static void push(scan *s, uint8_t ns, const tag_info *t)
-{
-    if (s->depth < FSTACK_MAX) {
-        felem *e = &s->st[s->depth];
-        memset(e, 0, sizeof *e);
-        e->ns = ns;
-        memcpy(e->name, t->name, sizeof e->name);
-        if (ns == NS_SVG)
-            e->html_ip = name_is(t, "foreignobject") || name_is(t, "desc") || name_is(t, "title");
-        if (ns == NS_MATH) {
-            static const char *const tip[] = {"mi", "mo", "mn", "ms", "mtext", NULL};
-            e->text_ip = name_in(t, tip);
-            e->axml = name_is(t, "annotation-xml");
-            e->html_ip = e->axml && t->has_encoding_html;
-        }
-    }
-    s->depth++;
-}
-
-/* Pop until the current node is HTML or an integration point. */
-static void pop_to_html(scan *s)
-{
-    while (s->depth > 0) {
-        const felem *c = cur(s);
-        if (c->ns == NS_HTML || c->html_ip || c->text_ip)
-            break;
-        s->depth--;
-    }
-}
-
-/* An end tag under foreign rules or inside a foreign subtree. */
-static void end_tag_in_stack(scan *s, const tag_info *t)
-{
-    if (s->depth == 0 || s->depth > FSTACK_MAX) {
-        if (s->depth > FSTACK_MAX)
-            s->depth--; /* unnamed: the best guess */
-        return;
-    }
-    const felem *c = cur(s);
-    bool foreign_rules = c->ns != NS_HTML;
-    if (foreign_rules && (name_is(t, "br") || name_is(t, "p"))) {
-        pop_to_html(s);
-        return;
-    }
-    for (size_t k = s->depth; k-- > 0;) {
-        const felem *e = &s->st[k];
-        if (foreign_rules && e->ns != NS_HTML) {
-            if (strncmp(e->name, t->name, sizeof e->name) == 0 && t->name_len < sizeof e->name) {
-                s->depth = k;
-                return;
-            }
-            continue;
-        }
-        /* an HTML element: "in body" rules, bounded by the integration
-           point below it (a scope boundary) */
-        if (e->ns == NS_HTML && strncmp(e->name, t->name, sizeof e->name) == 0 &&
-            t->name_len < sizeof e->name) {
-            s->depth = k;
-            return;
-        }
-        if (e->ns != NS_HTML)
-            return;
-        foreign_rules = false;
-    }
-}
-
-/* Read a tag (name and attributes) at h[i] == '<'; links of href, src,
-   action and formaction are added to the doc when want_links. Returns
-   the position after the tag, or n when the input ends inside it (a tag
-   cut off is no tag). */
-typedef struct {
-    size_t first_link;   /* d->n before the tag */
-    size_t href_link;
-    bool has_href;
-} tag_links;
-
 static const char *const link_attr_names[] = {"href", "src", "action", "formaction"};
 
-static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tag_links *tl,
+/* FNV-1a, 64 bits. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+/* The hash of a name as the tokenizer leaves it: ASCII lower case, NUL
+   as U+FFFD (13.2.5.8, 13.2.5.33). */
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = FNV_INIT;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = lower((unsigned char)s[i]);
+        if (c == 0)
+            h = fnv(h, "\xEF\xBF\xBD", 3);
+        else
+            h = fnv(h, &c, 1);
+    }
+    return h;
+}
+
+/* The attribute value v decoded (character references, CR LF, NUL), in
+   the scratch end of the doc's text buffer; *len its length. The caller
+   drops it again with d->text.len = mark. */
+static const char *decoded_value(html_doc *d, const char *v, size_t vlen, size_t *len)
+{
+    size_t mark = d->text.len;
+    if (!decode_into(d, &d->text, v, vlen, true) || d->text.p == NULL) {
+        *len = 0;
+        return "";
+    }
+    *len = d->text.len - mark;
+    return d->text.p + mark;
+}
+
+#define TAG_HASHED_NAMES 32
+
+/* Read a tag (name and attributes) at h[i] == '<'; the links of href,
+   src, action and formaction (and xlink:href) are added to the doc, the
+   facts tree construction needs set in *k. Returns the position after
+   the tag, or n when the input ends inside it (a tag cut off is no tag:
+   *complete false). */
+static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k,
                        bool *complete)
 {
     const char *h = s->h;
@@ -552,14 +444,18 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tag_links *
     while (p < n && !is_space((unsigned char)h[p]) && h[p] != '/' && h[p] != '>')
         p++;
     memset(t, 0, sizeof *t);
+    memset(k, 0, sizeof *k);
     t->name_len = p - name;
-    for (size_t k = 0; k < t->name_len && k < sizeof t->name - 1; k++)
-        t->name[k] = (char)lower((unsigned char)h[name + k]);
-    /* a foreign element (no breakout): its attributes are adjusted */
-    bool foreign = !end_tag && ((!start_tag_is_html(s, t) && !name_in(t, breakout_tags)) ||
-                                name_is(t, "svg") || name_is(t, "math"));
-    tl->first_link = d->n;
-    tl->has_href = false;
+    for (size_t q = 0; q < t->name_len && q < sizeof t->name - 1; q++)
+        t->name[q] = (char)lower((unsigned char)h[name + q]);
+    k->type = end_tag ? TK_END : TK_START;
+    k->tag = t->name_len < sizeof t->name ? html_tag_id(t->name, t->name_len) : 0;
+    k->name_hash = name_hash(h + name, t->name_len);
+    k->first_link = d->n;
+    bool formatting = !end_tag && html_tag_is_formatting(k->tag);
+    uint64_t seen_names[TAG_HASHED_NAMES];
+    size_t nseen = 0;
+    unsigned seen = 0; /* link attributes, xlink:href, encoding, type */
     *complete = false;
     while (p < n) {
         while (p < n && is_space((unsigned char)h[p]))
@@ -574,7 +470,7 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tag_links *
         if (h[p] == '/') {
             p++;
             if (p < n && h[p] == '>') {
-                t->self_closing = true;
+                k->self_closing = true;
                 p++;
                 *complete = true;
                 break;
@@ -611,52 +507,63 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tag_links *
         }
         if (end_tag)
             continue;
-        /* xlink:href on a foreign element is the attribute href in the
-           XLink namespace (13.2.6.1 "adjust foreign attributes") */
         const char *nm = h + an;
-        size_t nl = an_len;
-        unsigned seen_bit = 0; /* xlink:href and href are two attributes */
-        if (foreign && ieq(nm, nl, "xlink:href")) {
-            nm += 6;
-            nl -= 6;
-            seen_bit = 1u << TAG_ATTRS_TRACKED;
+        if (ieq(nm, an_len, "color") || ieq(nm, an_len, "face") || ieq(nm, an_len, "size"))
+            k->font_attr = true;
+        if (ieq(nm, an_len, "encoding") && !(seen & 0x40)) {
+            seen |= 0x40;
+            size_t mark = d->text.len, vl;
+            const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+            k->enc_html = ieq(v, vl, "text/html") || ieq(v, vl, "application/xhtml+xml");
+            d->text.len = mark;
         }
-        if (ieq(h + an, an_len, "encoding"))
-            t->has_encoding_html = ieq(h + vs, ve - vs, "text/html") ||
-                                   ieq(h + vs, ve - vs, "application/xhtml+xml");
-        if (ieq(h + an, an_len, "color") || ieq(h + an, an_len, "face") ||
-            ieq(h + an, an_len, "size"))
-            t->has_font_attr = true;
-        for (unsigned k = 0; k < TAG_ATTRS_TRACKED; k++) {
-            if (!ieq(nm, nl, link_attr_names[k]))
+        if (ieq(nm, an_len, "type") && !(seen & 0x80)) {
+            seen |= 0x80;
+            size_t mark = d->text.len, vl;
+            const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+            k->hidden = ieq(v, vl, "hidden");
+            d->text.len = mark;
+        }
+        if (formatting) {
+            /* Noah's ark compares names and values: an order-free hash
+               of the first attribute of each name */
+            uint64_t nh = name_hash(nm, an_len);
+            bool dup = false;
+            for (size_t q = 0; q < nseen && !dup; q++)
+                dup = seen_names[q] == nh;
+            if (!dup) {
+                if (nseen < TAG_HASHED_NAMES)
+                    seen_names[nseen++] = nh;
+                size_t mark = d->text.len, vl;
+                const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+                k->attr_hash += fnv(nh, v, vl) * 0x9E3779B97F4A7C15ULL;
+                d->text.len = mark;
+            }
+        }
+        /* xlink:href is href in the XLink namespace on a foreign element
+           (13.2.6.1 "adjust foreign attributes"), no link on an HTML one:
+           tree construction decides */
+        bool xlink = ieq(nm, an_len, "xlink:href");
+        if (xlink) {
+            nm += 6;
+            an_len -= 6;
+        }
+        for (unsigned q = 0; q < 4; q++) {
+            if (!ieq(nm, an_len, link_attr_names[q]))
                 continue;
             /* A repeated attribute is dropped (13.2.5.33): the first one
                is what a browser opens. */
-            unsigned bit = seen_bit ? seen_bit : 1u << k;
-            if (!(t->link_attrs & bit)) {
-                t->link_attrs |= bit;
-                if (k == HTML_HREF) {
-                    tl->has_href = true;
-                    tl->href_link = d->n;
-                }
-                add_link(s, (html_attr)k, vs, h + vs, ve - vs);
+            unsigned bit = xlink ? 0x10u : 1u << q;
+            if (!(seen & bit)) {
+                seen |= bit;
+                add_link(s, (html_attr)q, vs, h + vs, ve - vs);
+                if (d->n > k->first_link && !d->failed)
+                    d->links[d->n - 1].xlink = xlink;
             }
             break;
         }
     }
     return p;
-}
-
-/* Drop the links of a tag tree construction ignores (or of attributes it
-   does not keep: mask holds the html_attr bits to keep). */
-static void keep_links(scan *s, const tag_links *tl, unsigned mask)
-{
-    html_doc *d = s->d;
-    size_t w = tl->first_link;
-    for (size_t r = tl->first_link; r < d->n; r++)
-        if (mask & (1u << d->links[r].attr))
-            d->links[w++] = d->links[r];
-    d->n = w;
 }
 
 /* Where the raw text of <name> ends: at "</name" (any case) followed by
@@ -775,137 +682,246 @@ static size_t past_gt(const char *h, size_t n, size_t i)
     return g ? (size_t)(g - h) + 1 : n;
 }
 
-/* A start tag under HTML rules: what tree construction keeps, and the
-   tokenizer state it leaves. Returns where the scan goes on. */
-static size_t html_start_tag(scan *s, size_t p, const tag_info *t, const tag_links *tl)
+/* Character tokens of h[from..to) for tree construction: runs of ASCII
+   white space, NUL and other characters, character references decoded
+   (13.2.5.1, 13.2.5.72). */
+static void char_tokens(scan *s, size_t from, size_t to)
 {
-    /* tokens tree construction ignores */
-    bool drop = false;
-    if (s->selects > 0 && s->depth == 0) {
-        /* 13.2.6.4.16 "in select": a nested <select> closes the first
-           and is dropped; input, keygen and textarea close it and count */
-        static const char *const in_select[] = {"option", "optgroup", "hr", "input", "keygen",
-                                                "textarea", "script", "template", "html",
-                                                NULL};
-        drop = !name_in(t, in_select);
-        if (name_is(t, "select") || name_is(t, "input") || name_is(t, "keygen") ||
-            name_is(t, "textarea")) {
-            s->selects = 0;
-            if (name_is(t, "select")) {
-                keep_links(s, tl, 0);
-                return p;
+    const char *h = s->h;
+    tk_token k;
+    memset(&k, 0, sizeof k);
+    k.first_link = s->d->n;
+    bool kept, det;
+    tz_state tz;
+    size_t i = from;
+    while (i < to && !s->d->failed) {
+        unsigned char c = (unsigned char)h[i];
+        tk_type ty;
+        size_t adv = 1;
+        if (is_space(c)) {
+            ty = TK_SPACE;
+        } else if (c == 0) {
+            ty = TK_NUL;
+        } else if (c == '&') {
+            s->scratch.len = 0;
+            ty = TK_CHARS;
+            if (char_ref(s->d, &s->scratch, h, to, i, false, &adv) && s->scratch.len > 0) {
+                unsigned char f = (unsigned char)s->scratch.p[0];
+                if (f == ' ' || f == '\t' || f == '\n' || f == '\f')
+                    ty = TK_SPACE;
+            } else {
+                adv = 1;
+            }
+        } else {
+            ty = TK_CHARS;
+        }
+        size_t j = i + adv;
+        if (ty != TK_CHARS || c != '&') {
+            /* the rest of the run of this class (references start anew) */
+            while (j < to && h[j] != '&') {
+                unsigned char b = (unsigned char)h[j];
+                tk_type tb = is_space(b) ? TK_SPACE : b == 0 ? TK_NUL : TK_CHARS;
+                if (tb != ty)
+                    break;
+                j++;
             }
         }
+        k.type = ty;
+        k.lf_only = ty == TK_SPACE && ((j - i == 1 && (h[i] == '\n' || h[i] == '\r')) ||
+                                       (j - i == 2 && h[i] == '\r' && h[i + 1] == '\n'));
+        html_tree_token(s->tree, &k, &kept, &tz, &det);
+        i = j;
     }
-    if (!drop && name_is(t, "form") && s->templates == 0 && s->depth == 0) {
-        drop = s->form_open;
-        s->form_open = true;
-    }
-    if (!drop && s->tables == 0 && s->templates == 0 && name_in(t, table_part_tags))
-        drop = !(name_is(t, "head") && !s->head_implied);
-    if (!drop && s->templates > 0 && (name_is(t, "html") || name_is(t, "body")))
-        drop = true; /* "in body": ignored with a template on the stack */
-    if (!name_is(t, "html"))
-        s->head_implied = true;
-    if (drop) {
-        keep_links(s, tl, 0);
-        return p;
-    }
-    if (name_is(t, "html")) {
-        keep_links(s, tl, ~s->html_attrs);
-        s->html_attrs |= t->link_attrs;
-        return p;
-    }
-    if (name_is(t, "body")) {
-        unsigned keep = s->body_seen ? ~s->body_attrs : ~0u;
-        keep_links(s, tl, keep);
-        s->body_attrs |= t->link_attrs;
-        s->body_seen = true;
-        return p;
-    }
-    if (name_is(t, "a")) {
-        finish_display(s); /* an <a> inside an <a> closes the first */
-        if (tl->has_href && tl->href_link < s->d->n) {
-            s->pending = true;
-            s->pending_link = tl->href_link;
-            s->disp_start = s->d->disp.len;
-        }
-    }
-    if (name_is(t, "svg") || name_is(t, "math")) {
-        if (!t->self_closing)
-            push(s, name_is(t, "svg") ? NS_SVG : NS_MATH, t);
-        return p;
-    }
-    if (name_is(t, "select") && s->depth == 0)
-        s->selects = 1;
-    if (name_is(t, "template"))
-        s->templates++;
-    if (name_is(t, "table") && s->depth == 0)
-        s->tables++;
-    /* the tokenizer state the element sets (in the HTML namespace) */
-    if (name_in(t, rawtext_tags) || name_is(t, "title") || name_is(t, "textarea"))
-        return raw_text_end(s->h, s->n, p, t->name, t->name_len);
-    if (name_is(t, "script"))
-        return script_end(s->h, s->n, p);
-    if (name_is(t, "plaintext"))
-        return s->n;
-    if (s->depth > 0 && !name_in(t, void_tags))
-        push(s, NS_HTML, t);
-    return p;
+}
+
+/* Text of the document. */
+static void text(scan *s, size_t from, size_t to)
+{
+    if (to <= from)
+        return;
+    text_run(s, from, to);
+    char_tokens(s, from, to);
+}
+
+static void simple_token(scan *s, tk_type ty, bool quirks)
+{
+    tk_token k;
+    memset(&k, 0, sizeof k);
+    k.type = ty;
+    k.quirks = quirks;
+    k.first_link = s->d->n;
+    bool kept, det;
+    tz_state tz;
+    html_tree_token(s->tree, &k, &kept, &tz, &det);
 }
 
 /* A start tag at h[i] ('<' then a letter). */
 static size_t start_tag(scan *s, size_t i)
 {
     tag_info t;
-    tag_links tl;
+    tk_token k;
     bool complete;
-    size_t p = read_tag(s, i, false, &t, &tl, &complete);
+    size_t p = read_tag(s, i, false, &t, &k, &complete);
     if (!complete) {
-        keep_links(s, &tl, 0);
+        s->d->n = k.first_link;
         return s->n;
     }
-    if (start_tag_is_html(s, &t))
-        return html_start_tag(s, p, &t, &tl);
-    /* foreign content (13.2.6.5) */
-    if (name_in(&t, breakout_tags) || (name_is(&t, "font") && t.has_font_attr)) {
-        pop_to_html(s);
-        if (s->depth == 0 || start_tag_is_html(s, &t))
-            return html_start_tag(s, p, &t, &tl);
+    bool kept, det;
+    tz_state tz;
+    html_tree_token(s->tree, &k, &kept, &tz, &det);
+    if (det)
+        s->pending = false; /* its link left the document */
+    if (kept && name_is(&t, "a")) {
+        finish_display(s); /* an <a> inside an <a> closes the first */
+        for (size_t r = k.first_link; r < s->d->n; r++) {
+            if (s->d->links[r].attr == HTML_HREF && r >= s->d->n - (s->d->n - r)) {
+                s->pending = true;
+                s->pending_link = r;
+                s->disp_start = s->d->disp.len;
+                break;
+            }
+        }
     }
-    if (!t.self_closing)
-        push(s, cur(s) ? cur(s)->ns : NS_SVG, &t);
-    return p;
+    switch (tz) {
+    case TZ_RCDATA:
+    case TZ_RAWTEXT:
+        return raw_text_end(s->h, s->n, p, t.name, t.name_len);
+    case TZ_SCRIPT:
+        return script_end(s->h, s->n, p);
+    case TZ_PLAINTEXT:
+        return s->n;
+    default:
+        return p;
+    }
 }
 
 /* An end tag at h[i] ("</" then a letter). */
 static size_t end_tag(scan *s, size_t i)
 {
     tag_info t;
-    tag_links tl;
+    tk_token k;
     bool complete;
-    size_t p = read_tag(s, i, true, &t, &tl, &complete);
+    size_t p = read_tag(s, i, true, &t, &k, &complete);
     if (!complete)
         return s->n;
-    if (name_is(&t, "head") || name_is(&t, "body") || name_is(&t, "html") || name_is(&t, "br"))
-        s->head_implied = true; /* "before head": these imply the head */
-    if (s->depth > 0) {
-        end_tag_in_stack(s, &t);
-    } else if (name_is(&t, "form")) {
-        if (s->templates == 0)
-            s->form_open = false;
-    } else if (name_is(&t, "select")) {
-        s->selects = 0;
-    } else if (name_is(&t, "template")) {
-        if (s->templates > 0)
-            s->templates--;
-    } else if (name_is(&t, "table")) {
-        if (s->tables > 0)
-            s->tables--;
-    }
+    bool kept, det;
+    tz_state tz;
+    html_tree_token(s->tree, &k, &kept, &tz, &det);
     if (name_is(&t, "a"))
         finish_display(s);
     return p;
+}
+
+/* The public and system identifiers of a DOCTYPE that set quirks mode
+   (HTML 13.2.6.4.1), lower case. */
+static const char *const quirks_public_prefixes[] = {
+    "+//silmaril//dtd html pro v0r11 19970101//", "-//as//dtd html 3.0 aswedit + extensions//",
+    "-//advasoft ltd//dtd html 3.0 aswedit + extensions//", "-//ietf//dtd html 2.0 level 1//",
+    "-//ietf//dtd html 2.0 level 2//", "-//ietf//dtd html 2.0 strict level 1//",
+    "-//ietf//dtd html 2.0 strict level 2//", "-//ietf//dtd html 2.0 strict//",
+    "-//ietf//dtd html 2.0//", "-//ietf//dtd html 2.1e//", "-//ietf//dtd html 3.0//",
+    "-//ietf//dtd html 3.2 final//", "-//ietf//dtd html 3.2//", "-//ietf//dtd html 3//",
+    "-//ietf//dtd html level 0//", "-//ietf//dtd html level 1//", "-//ietf//dtd html level 2//",
+    "-//ietf//dtd html level 3//", "-//ietf//dtd html strict level 0//",
+    "-//ietf//dtd html strict level 1//", "-//ietf//dtd html strict level 2//",
+    "-//ietf//dtd html strict level 3//", "-//ietf//dtd html strict//", "-//ietf//dtd html//",
+    "-//metrius//dtd metrius presentational//",
+    "-//microsoft//dtd internet explorer 2.0 html strict//",
+    "-//microsoft//dtd internet explorer 2.0 html//",
+    "-//microsoft//dtd internet explorer 2.0 tables//",
+    "-//microsoft//dtd internet explorer 3.0 html strict//",
+    "-//microsoft//dtd internet explorer 3.0 html//",
+    "-//microsoft//dtd internet explorer 3.0 tables//", "-//netscape comm. corp.//dtd html//",
+    "-//netscape comm. corp.//dtd strict html//", "-//o'reilly and associates//dtd html 2.0//",
+    "-//o'reilly and associates//dtd html extended 1.0//",
+    "-//o'reilly and associates//dtd html extended relaxed 1.0//",
+    "-//sq//dtd html 2.0 hotmetal + extensions//",
+    "-//softquad software//dtd hotmetal pro 6.0::19990601::extensions to html 4.0//",
+    "-//softquad//dtd hotmetal pro 4.0::19971010::extensions to html 4.0//",
+    "-//spyglass//dtd html 2.0 extended//", "-//sun microsystems corp.//dtd hotjava html//",
+    "-//sun microsystems corp.//dtd hotjava strict html//", "-//w3c//dtd html 3 1995-03-24//",
+    "-//w3c//dtd html 3.2 draft//", "-//w3c//dtd html 3.2 final//", "-//w3c//dtd html 3.2//",
+    "-//w3c//dtd html 3.2s draft//", "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//", "-//w3c//dtd html experimental 19960712//",
+    "-//w3c//dtd html experimental 970421//", "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html 3.0//", "-//webtechs//dtd mozilla html 2.0//",
+    "-//webtechs//dtd mozilla html//", NULL};
+
+static bool iprefix(const char *s, size_t n, const char *lit)
+{
+    size_t l = strlen(lit);
+    return n >= l && ieq(s, l, lit);
+}
+
+/* A quoted DOCTYPE identifier at h[*p]; false when missing or cut. */
+static bool doctype_id(const char *h, size_t end, size_t *p, size_t *s, size_t *len)
+{
+    if (*p >= end || (h[*p] != '"' && h[*p] != '\''))
+        return false;
+    const char *c = memchr(h + *p + 1, h[*p], end - *p - 1);
+    if (c == NULL)
+        return false; /* '>' inside: abrupt, force-quirks */
+    *s = *p + 1;
+    *len = (size_t)(c - h) - *s;
+    *p = (size_t)(c - h) + 1;
+    return true;
+}
+
+/* Quirks mode from the DOCTYPE in h[from..end) ("<!DOCTYPE" skipped,
+   end at its '>'); cut: the input ended inside it (13.2.5.53-68). */
+static bool doctype_quirks(const char *h, size_t from, size_t end, bool cut)
+{
+    size_t p = from;
+    while (p < end && is_space((unsigned char)h[p]))
+        p++;
+    size_t nm = p;
+    while (p < end && !is_space((unsigned char)h[p]))
+        p++;
+    if (cut || p == nm || !ieq(h + nm, p - nm, "html"))
+        return true;
+    while (p < end && is_space((unsigned char)h[p]))
+        p++;
+    if (p == end)
+        return false;
+    size_t ps = 0, pl = 0, ss = 0, sl = 0;
+    bool pub = false, sys = false;
+    if (end - p >= 6 && ieq(h + p, 6, "public")) {
+        p += 6;
+        while (p < end && is_space((unsigned char)h[p]))
+            p++;
+        if (!doctype_id(h, end, &p, &ps, &pl))
+            return true;
+        pub = true;
+        while (p < end && is_space((unsigned char)h[p]))
+            p++;
+        if (p < end) {
+            if (!doctype_id(h, end, &p, &ss, &sl))
+                return true;
+            sys = true;
+        }
+    } else if (end - p >= 6 && ieq(h + p, 6, "system")) {
+        p += 6;
+        while (p < end && is_space((unsigned char)h[p]))
+            p++;
+        if (!doctype_id(h, end, &p, &ss, &sl))
+            return true;
+        sys = true;
+    } else {
+        return true;
+    }
+    if (sys && ieq(h + ss, sl, "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd"))
+        return true;
+    if (!pub)
+        return false;
+    const char *v = h + ps;
+    if (ieq(v, pl, "-//w3o//dtd w3 html strict 3.0//en//") ||
+        ieq(v, pl, "-/w3c/dtd html 4.0 transitional/en") || ieq(v, pl, "html"))
+        return true;
+    for (const char *const *q = quirks_public_prefixes; *q; q++)
+        if (iprefix(v, pl, *q))
+            return true;
+    return !sys && (iprefix(v, pl, "-//w3c//dtd html 4.01 frameset//") ||
+                    iprefix(v, pl, "-//w3c//dtd html 4.01 transitional//"));
 }
 
 /* "<!" at h[i]: comment, DOCTYPE, CDATA or bogus comment. */
@@ -916,6 +932,7 @@ static size_t markup_decl(scan *s, size_t i)
     if (i + 3 < n && h[i + 2] == '-' && h[i + 3] == '-') {
         /* 13.2.5.43-52: "<!-->" and "<!--->" end at once; else the first
            "-->" or "--!>" after "<!--" */
+        simple_token(s, TK_COMMENT, false);
         for (size_t k = i + 2; k + 2 < n;) {
             const char *m = memchr(h + k, '-', n - k);
             if (m == NULL)
@@ -929,19 +946,33 @@ static size_t markup_decl(scan *s, size_t i)
         }
         return n;
     }
-    if (i + 8 < n && memcmp(h + i + 2, "[CDATA[", 7) == 0 && !is_html_ctx(s)) {
+    if (i + 8 < n && memcmp(h + i + 2, "[CDATA[", 7) == 0 && html_tree_cdata_ok(s->tree)) {
+        size_t end = n, next = n;
         for (size_t k = i + 9; k + 2 < n;) {
             const char *m = memchr(h + k, ']', n - k);
             if (m == NULL)
                 break;
             k = (size_t)(m - h);
-            if (k + 2 < n && h[k + 1] == ']' && h[k + 2] == '>')
-                return k + 3;
+            if (k + 2 < n && h[k + 1] == ']' && h[k + 2] == '>') {
+                end = k;
+                next = k + 3;
+                break;
+            }
             k++;
         }
-        return n;
+        /* its text is characters in foreign content */
+        if (end > i + 9)
+            char_tokens(s, i + 9, end);
+        return next;
     }
-    return past_gt(h, n, i + 2); /* DOCTYPE or bogus comment */
+    if (i + 9 <= n && ieq(h + i + 2, 7, "doctype")) {
+        size_t end = past_gt(h, n, i + 9);
+        bool cut = end == n && (n == 0 || h[n - 1] != '>');
+        simple_token(s, TK_DOCTYPE, doctype_quirks(h, i + 9, cut ? n : end - 1, cut));
+        return end;
+    }
+    simple_token(s, TK_COMMENT, false);
+    return past_gt(h, n, i + 2); /* bogus comment */
 }
 
 bool html_scan(html_doc *d, const char *h, size_t n)
@@ -954,43 +985,46 @@ bool html_scan(html_doc *d, const char *h, size_t n)
     s->d = d;
     s->h = h;
     s->n = n;
+    s->tree = html_tree_new(d);
     size_t i = 0;
     while (i < n && !d->failed) {
         const char *lt = memchr(h + i, '<', n - i);
         size_t j = lt ? (size_t)(lt - h) : n;
-        for (size_t k = i; !s->head_implied && k < j; k++)
-            s->head_implied = !is_space((unsigned char)h[k]);
-        text_run(s, i, j);
+        text(s, i, j);
         i = j;
         if (i >= n)
             break;
         unsigned char c1 = i + 1 < n ? (unsigned char)h[i + 1] : 0;
         if (i + 1 >= n) {
-            text_run(s, i, i + 1);
+            text(s, i, i + 1);
             i++;
         } else if (c1 == '!') {
             i = markup_decl(s, i);
         } else if (c1 == '?') {
+            simple_token(s, TK_COMMENT, false);
             i = past_gt(h, n, i + 1); /* bogus comment */
         } else if (c1 == '/') {
             if (i + 2 >= n) {
-                text_run(s, i, n); /* "</" at the end is text */
+                text(s, i, n); /* "</" at the end is text */
                 i = n;
             } else if (is_alpha((unsigned char)h[i + 2])) {
                 i = end_tag(s, i);
             } else if (h[i + 2] == '>') {
                 i += 3; /* "</>": nothing */
             } else {
+                simple_token(s, TK_COMMENT, false);
                 i = past_gt(h, n, i + 2); /* bogus comment */
             }
         } else if (is_alpha(c1)) {
             i = start_tag(s, i);
         } else {
-            text_run(s, i, i + 1); /* a lone '<' is text */
+            text(s, i, i + 1); /* a lone '<' is text */
             i++;
         }
     }
     finish_display(s);
+    html_tree_free(s->tree);
+    free(s->scratch.p);
     free(s);
     return !d->failed;
 }

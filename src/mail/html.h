@@ -24,6 +24,8 @@ typedef struct {
     size_t off;          /* where the attribute value starts in the input */
     size_t url, url_len; /* decoded value (leading and trailing ASCII white
                             space removed, HTML "valid URL" rules) in text */
+    bool xlink;          /* scan-internal: written xlink:href (href on a
+                            foreign element, no link on an HTML one) */
     bool has_display;    /* an <a href>: display holds its visible text */
     size_t display, display_len; /* in disp */
 } html_link;
