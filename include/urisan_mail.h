@@ -85,11 +85,17 @@ typedef enum {
                                            or Content-Disposition field */
     URISAN_MAIL_LIMIT_PARTS = 5,        /* MIME parts */
     URISAN_MAIL_LIMIT_DECODED = 6,      /* decoded bytes of all text parts */
-    URISAN_MAIL_LIMIT_HTML_SIZE = 7     /* bytes of one HTML part */
+    URISAN_MAIL_LIMIT_HTML_SIZE = 7,    /* bytes of one HTML part */
+    URISAN_MAIL_LIMIT_BOUNDARIES = 8,   /* GMime's boundary compares:
+                                           "--" lines x enclosing
+                                           multiparts */
+    URISAN_MAIL_LIMIT_PARAMS_TOTAL = 9  /* parameters of all Content-Type
+                                           and Content-Disposition fields */
 } urisan_mail_limit;
 
 /* "depth", "html_mem", "headers", "header_size", "params", "parts",
-   "decoded", "html_size"; NULL for a value that names no limit. */
+   "decoded", "html_size", "boundaries", "params_total"; NULL for a value
+   that names no limit. */
 URISAN_API const char *urisan_mail_limit_name(urisan_mail_limit l);
 
 /*
@@ -98,7 +104,8 @@ URISAN_API const char *urisan_mail_limit_name(urisan_mail_limit l);
  * the diagnostic carries the flag mail_limit and the policy's verdict on
  * it (the default policy denies it: fail closed).
  *
- * headers, header_size, params, parts, depth: checked by one linear pass
+ * headers, header_size, params, params_total, parts, depth, boundaries:
+ * checked by one linear pass
  * over the raw lines before GMime parses anything (header fields of the
  * message head; every Content-Type and Content-Disposition field of the
  * message and its parts: parameters, size; declared parts; declared
@@ -125,6 +132,14 @@ typedef struct {
     size_t max_parts;        /* default 1000 */
     size_t max_decoded;      /* default 128 MiB */
     size_t max_html;         /* default 32 MiB */
+    /* default 8: GMime compares each content line that starts with "--"
+       with the boundary of every multipart it is inside; counted as
+       (line length + 16) x the multiparts declared before the line, at
+       most max_boundary_ratio x the message + 1 MiB. */
+    size_t max_boundary_ratio;
+    /* default 4096: parameters of all Content-Type and Content-Disposition
+       fields of the message, plus one per 256 bytes of the message */
+    size_t max_params_total;
 } urisan_mail_limits;
 
 /* The defaults above. */

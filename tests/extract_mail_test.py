@@ -207,10 +207,10 @@ def test_deep_nesting():
     rc, rows, err = hits(["--mail", "-"], "".join(parts).encode())
     # issue 18: a limit is a line of its own (flag mail_limit, denied by
     # the default policy: exit 1) and a warning
-    check(rc == 1 and b"limit parts" in err, "deep nesting: exit 1 with a warning (%d)" % rc)
+    check(rc == 1 and b"limit depth" in err, "deep nesting: exit 1 with a warning (%d)" % rc)
     check([(r["part"], r["uri"]) for r in rows] == [("raw", "http://deep.example/"), ("raw", None)],
           "deep nesting: the hidden link is still reported: %r" % rows)
-    check(rows[-1]["context"] == "limit" and rows[-1]["limit"] == "parts" and
+    check(rows[-1]["context"] == "limit" and rows[-1]["limit"] == "depth" and
           rows[-1]["flags"] == ["mail_limit"] and rows[-1]["verdict"] == "deny",
           "deep nesting: the limit line: %r" % rows[-1:])
     # 300 levels: past the default depth limit (64) as well.

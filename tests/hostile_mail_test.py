@@ -147,8 +147,22 @@ def test_limits():
     deep.append("Content-Type: text/plain\n\nhttp://x.example/\n")
     deep += ["--b%d--\n" % k for k in reversed(range(i))]
     shapes["depth"] = "".join(deep).encode()
+    # nesting under the depth limit, then "--" lines: GMime compares each
+    # with every enclosing boundary (17 MB/s before the limit "boundaries")
+    dash = ["From: a@b\nMIME-Version: 1.0\n"]
+    dash += ['Content-Type: multipart/mixed; boundary="boundary-%d"\n\n--boundary-%d\n' % (k, k)
+             for k in range(63)]
+    dash.append("Content-Type: text/plain\n\nhttp://x.example/\n")
+    dash += ["--boundary-%d-not\n" % (k % 63) for k in range(size // 18)]
+    dash += ["--boundary-%d--\n" % k for k in reversed(range(63))]
+    shapes["dash-lines"] = "".join(dash).encode()
+    # many fields in a part's head (GMime keeps each: 682 MB RSS for 16 MB)
+    shapes["part-headers"] = (b"From: a@b\nMIME-Version: 1.0\n"
+                              b"Content-Type: multipart/mixed; boundary=\"p\"\n\n--p\n" +
+                              b"".join(b"X-P%d: v\n" % k for k in range(size // 12)) +
+                              b"Content-Type: text/plain\n\nhttp://x.example/\n--p--\n")
     want = {"params": "header_size", "params-folded": "params", "headers": "headers",
-            "depth": "parts"}
+            "depth": "depth", "dash-lines": "boundaries", "part-headers": "headers"}
     for name, data in shapes.items():
         rc, rows, rss = run_rss(data)
         check(rc == 1, "%s: exit 1 (mail_limit denied), got %d" % (name, rc))

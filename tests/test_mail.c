@@ -136,6 +136,138 @@ START_TEST(deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanne
 }
 END_TEST
 
+/* Issue 18: GMime compares each "--" line with every enclosing boundary;
+   10 nested multiparts and a part of 6,000 "--x" lines cost 20 x 10 per
+   line, past the 1 MiB allowance when max_boundary_ratio is 0. */
+START_TEST(dash_lines_inside_nested_multiparts_are_the_limit_boundaries)
+{
+    size_t cap = 64 << 10, o = 0;
+    char *msg = malloc(cap);
+    ck_assert_ptr_nonnull(msg);
+    o += (size_t)snprintf(msg + o, cap - o, "From: a@example.org\nMIME-Version: 1.0\n");
+    for (int i = 0; i < 10; i++)
+        o += (size_t)snprintf(msg + o, cap - o,
+                              "Content-Type: multipart/mixed; boundary=\"b%d\"\n\n--b%d\n", i, i);
+    o += (size_t)snprintf(msg + o, cap - o, "Content-Type: text/plain\n\nhttp://dash.example/\n");
+    for (int i = 0; i < 6000; i++)
+        o += (size_t)snprintf(msg + o, cap - o, "--x\n");
+    for (int i = 9; i >= 0; i--)
+        o += (size_t)snprintf(msg + o, cap - o, "--b%d--\n", i);
+    ck_assert_uint_lt(o, cap - 1);
+
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    ck_assert_uint_eq(lim.max_boundary_ratio, 8);
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_result res;
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_OK); /* 1.2 MB of work < 1.3 */
+    ck_assert_uint_eq(r.n, 1);
+
+    lim.max_boundary_ratio = 0;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_LIMIT);
+    ck_assert_uint_eq(res.limits, 1u << URISAN_MAIL_LIMIT_BOUNDARIES);
+    ck_assert_uint_eq(r.diags, 1);
+    ck_assert_str_eq(r.diag_part, "raw");
+    ck_assert_str_eq(r.row[r.n - 1], "raw text http://dash.example/|null|allow");
+    free(msg);
+}
+END_TEST
+
+/* Issue 18: the head of a part (after "--boundary", or the content of a
+   message/rfc822 part) is bounded like the message head: GMime keeps
+   every field of it (16 MB of "X-P: v" fields in one part: 682 MB RSS,
+   3 MB/s before). A "--" line that is no boundary opens no head. */
+static size_t part_msg(char *msg, size_t cap, const char *ctype, const char *inner_ct,
+                       const char *first_line, int fields)
+{
+    size_t o = (size_t)snprintf(msg, cap, "From: a@example.org\nMIME-Version: 1.0\n"
+                                          "Content-Type: %s\n\n--b1\nContent-Type: %s\n",
+                                ctype, inner_ct);
+    o += (size_t)snprintf(msg + o, cap - o, "%s", first_line);
+    for (int i = 0; i < fields; i++)
+        o += (size_t)snprintf(msg + o, cap - o, "X-P%d: v\n", i);
+    o += (size_t)snprintf(msg + o, cap - o, "\nhttp://in.example/\n--b1--\n");
+    return o;
+}
+
+START_TEST(part_heads_are_bounded_like_the_message_head)
+{
+    static const struct {
+        const char *ctype, *inner_ct, *first_line;
+        int fields;
+        int limit; /* -1: none */
+    } cases[] = {
+        /* a part head: 30 fields */
+        {"multipart/mixed; boundary=b1", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
+        {"multipart/mixed; boundary=\"b1\"", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
+        {"multipart/mixed; BOUNDARY=\"b1\"", "text/plain", "", 10, -1},
+        /* an attached message's head (the part's content) */
+        {"multipart/mixed; boundary=b1", "message/rfc822", "\n", 30, URISAN_MAIL_LIMIT_HEADERS},
+        /* a "-- " signature line then 30 lines: body text, no head */
+        {"multipart/mixed; boundary=b1", "text/plain", "\nhi\n-- \n", 30, -1},
+        /* a boundary this pass cannot read as GMime does (RFC 2231): every
+           "--" line may open a head, the signature included */
+        {"multipart/mixed; boundary*=us-ascii''b1", "text/plain", "\nhi\n-- \n", 30,
+         URISAN_MAIL_LIMIT_HEADERS},
+    };
+    char msg[4096];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        part_msg(msg, sizeof msg, cases[k].ctype, cases[k].inner_ct, cases[k].first_line,
+                 cases[k].fields);
+        urisan_mail_limits lim;
+        urisan_mail_limits_default(&lim);
+        lim.max_headers = 20;
+        rows r;
+        memset(&r, 0, sizeof r);
+        urisan_mail_result res;
+        urisan_mail_status st = scan(msg, &lim, &r, &res);
+        if (cases[k].limit < 0) {
+            ck_assert_msg(st == URISAN_MAIL_OK, "case %zu: status %d", k, (int)st);
+            ck_assert_uint_eq(res.limits, 0);
+        } else {
+            ck_assert_msg(st == URISAN_MAIL_LIMIT, "case %zu: status %d", k, (int)st);
+            ck_assert_uint_eq(res.limits, 1u << cases[k].limit);
+            ck_assert_str_eq(r.row[r.n - 1], "raw text http://in.example/|null|allow");
+        }
+    }
+}
+END_TEST
+
+/* Issue 18: 998 parts of 63 parameters each cost GMime ~0.2 s (one
+   GObject per parameter) for 2.5 MB: parameters in all are bounded. */
+START_TEST(parameters_of_all_fields_are_bounded)
+{
+    size_t cap = 256 << 10, o = 0;
+    char *msg = malloc(cap);
+    ck_assert_ptr_nonnull(msg);
+    o += (size_t)snprintf(msg + o, cap - o, "MIME-Version: 1.0\n"
+                                            "Content-Type: multipart/mixed; boundary=p\n\n");
+    for (int i = 0; i < 100; i++) {
+        o += (size_t)snprintf(msg + o, cap - o, "--p\nContent-Type: text/plain");
+        for (int k = 0; k < 30; k++)
+            o += (size_t)snprintf(msg + o, cap - o, "; a%d=b", k);
+        o += (size_t)snprintf(msg + o, cap - o, "\n\nhttp://p%d.example/\n", i);
+    }
+    o += (size_t)snprintf(msg + o, cap - o, "--p--\n");
+    ck_assert_uint_lt(o, cap - 1);
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    ck_assert_uint_eq(lim.max_params_total, 4096);
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_result res;
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_OK); /* 3,001 <= 4096 + 86 */
+    ck_assert_uint_eq(res.limits, 0);
+    lim.max_params_total = 1000;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(scan(msg, &lim, &r, &res), URISAN_MAIL_LIMIT);
+    ck_assert_uint_eq(res.limits, 1u << URISAN_MAIL_LIMIT_PARAMS_TOTAL);
+    free(msg);
+}
+END_TEST
+
 START_TEST(html_memory_bound_is_a_limit_and_the_links_found_are_kept)
 {
     char msg[8192];
@@ -166,6 +298,8 @@ START_TEST(names_of_sources_and_limits)
     ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_HTML), "html_mem");
     ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_PARAMS), "params");
     ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_HTML_SIZE), "html_size");
+    ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_BOUNDARIES), "boundaries");
+    ck_assert_str_eq(urisan_mail_limit_name(URISAN_MAIL_LIMIT_PARAMS_TOTAL), "params_total");
     ck_assert_ptr_null(urisan_mail_limit_name((urisan_mail_limit)99));
 }
 END_TEST
@@ -199,6 +333,9 @@ static Suite *mail_suite(void)
     tcase_add_test(tc, a_message_gives_hits_with_part_source_display_and_verdict);
     tcase_add_test(tc, a_false_callback_stops_the_scan);
     tcase_add_test(tc, deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanned);
+    tcase_add_test(tc, dash_lines_inside_nested_multiparts_are_the_limit_boundaries);
+    tcase_add_test(tc, part_heads_are_bounded_like_the_message_head);
+    tcase_add_test(tc, parameters_of_all_fields_are_bounded);
     tcase_add_test(tc, html_memory_bound_is_a_limit_and_the_links_found_are_kept);
     tcase_add_test(tc, names_of_sources_and_limits);
     tcase_add_test(tc, link_text_mismatch_on_its_own);

@@ -39,6 +39,14 @@ typedef struct {
     size_t value, max;
 } mail_limit_hit;
 
+/* Record limit l in *hit unless one is there already: the first limit
+   reached is the one reported (prescan.c). */
+void mail_set_hit(mail_limit_hit *hit, urisan_mail_limit l, size_t value, size_t max);
+
+/* The limits checked before GMime parses anything (prescan.c): the first
+   one reached is set in *hit (hit->limit must be -1 on entry). Linear. */
+void mail_pre_scan(const char *d, size_t n, const urisan_mail_limits *lim, mail_limit_hit *hit);
+
 /*
  * Parse the message data[0..len) and call fn for each text part, in
  * order, through nested multiparts and attached messages.

@@ -108,95 +108,12 @@ static char *part_path(GMimePartIter *it)
     return p;
 }
 
-/* ------------------------------------------------------------------ */
-/* the limits checked before GMime parses anything                     */
-/* ------------------------------------------------------------------ */
-
-static bool iprefix(const char *s, size_t n, const char *lit)
-{
-    size_t l = strlen(lit);
-    return n >= l && g_ascii_strncasecmp(s, lit, l) == 0;
-}
-
-static void set_hit(mail_limit_hit *hit, urisan_mail_limit l, size_t value, size_t max)
-{
-    if (hit->limit < 0) {
-        hit->limit = (int)l;
-        hit->value = value;
-        hit->max = max;
-    }
-}
-
-/*
- * One pass over the lines of the raw message, before GMime sees it (its
- * parser keeps every parameter of a header in a list, and pays per line
- * for every boundary it is inside: issue 18, 296 MB RSS for 3.5 MB of
- * "; a=b"). Counted: the header fields of the message head and their
- * sizes; in every line that starts a Content-Type or
- * Content-Disposition field (the message's or a part's; also one in a
- * body, which only makes the count larger), its parameters (';') through
- * folded lines, its size, and how many parts and multiparts are declared.
- * The multipart count bounds the nesting GMime can build. Linear.
- */
-static void pre_scan(const char *d, size_t n, const urisan_mail_limits *lim,
-                     mail_limit_hit *hit)
-{
-    size_t i = 0, headers = 0, parts = 0, multiparts = 0;
-    bool in_head = true, in_ct = false;
-    size_t field_start = 0, params = 0;
-    while (i < n && hit->limit < 0) {
-        const char *nl = memchr(d + i, '\n', n - i);
-        size_t e = nl ? (size_t)(nl - d) : n;
-        size_t len = e - i;
-        bool cont = len > 0 && (d[i] == ' ' || d[i] == '\t');
-        if (!cont) {
-            in_ct = false;
-            field_start = i;
-        }
-        if (in_head) {
-            if (len == 0 || (len == 1 && d[i] == '\r')) {
-                in_head = false;
-            } else if (!cont && ++headers > lim->max_headers) {
-                set_hit(hit, URISAN_MAIL_LIMIT_HEADERS, headers, lim->max_headers);
-            }
-            if (in_head && e - field_start > lim->max_header_bytes)
-                set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
-        }
-        if (!cont && (iprefix(d + i, len, "content-type:") ||
-                      iprefix(d + i, len, "content-disposition:"))) {
-            in_ct = true;
-            params = 0;
-            if (iprefix(d + i, len, "content-type:")) {
-                parts++;
-                size_t v = i + 13;
-                while (v < e && (d[v] == ' ' || d[v] == '\t'))
-                    v++;
-                if (iprefix(d + v, e - v, "multipart/"))
-                    multiparts++;
-            }
-        }
-        if (in_ct) {
-            for (const char *q = d + i; (q = memchr(q, ';', (size_t)(d + e - q))) != NULL; q++)
-                params++;
-            if (params > lim->max_params)
-                set_hit(hit, URISAN_MAIL_LIMIT_PARAMS, params, lim->max_params);
-            if (e - field_start > lim->max_header_bytes)
-                set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
-        }
-        i = e + 1;
-    }
-    if (parts > lim->max_parts)
-        set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
-    if (multiparts >= lim->max_depth)
-        set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, multiparts, lim->max_depth);
-}
-
 mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, mail_limit_hit *hit)
 {
     urisan_mail_init();
     hit->limit = -1;
-    pre_scan(data, len, lim, hit);
+    mail_pre_scan(data, len, lim, hit);
     if (hit->limit >= 0) {
         /* Fail closed: GMime never sees it; every link of the raw bytes. */
         mail_part raw = { "raw", false, data, len };
@@ -228,9 +145,9 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
                 (GMIME_IS_PART(o) && ct != NULL &&
                  (g_mime_content_type_is_type(ct, "multipart", "*") ||
                   g_mime_content_type_is_type(ct, "message", "rfc822"))))
-                set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, depth, max_depth);
+                mail_set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, depth, max_depth);
             if (++parts > lim->max_parts)
-                set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
+                mail_set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
             if (hit->limit >= 0) {
                 g_free(path);
                 break;
@@ -245,7 +162,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
             GByteArray *arr = decode_part(GMIME_PART(o));
             decoded += arr->len;
             if (decoded > lim->max_decoded) {
-                set_hit(hit, URISAN_MAIL_LIMIT_DECODED, decoded, lim->max_decoded);
+                mail_set_hit(hit, URISAN_MAIL_LIMIT_DECODED, decoded, lim->max_decoded);
                 g_free(path);
                 g_byte_array_free(arr, TRUE);
                 break;

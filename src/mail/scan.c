@@ -48,6 +48,8 @@ const char *urisan_mail_limit_name(urisan_mail_limit l)
     case URISAN_MAIL_LIMIT_PARTS: return "parts";
     case URISAN_MAIL_LIMIT_DECODED: return "decoded";
     case URISAN_MAIL_LIMIT_HTML_SIZE: return "html_size";
+    case URISAN_MAIL_LIMIT_BOUNDARIES: return "boundaries";
+    case URISAN_MAIL_LIMIT_PARAMS_TOTAL: return "params_total";
     }
     return NULL;
 }
@@ -63,6 +65,8 @@ void urisan_mail_limits_default(urisan_mail_limits *lim)
     lim->max_parts = 1000;
     lim->max_decoded = (size_t)128 << 20;
     lim->max_html = (size_t)32 << 20;
+    lim->max_boundary_ratio = 8;
+    lim->max_params_total = 4096;
 }
 
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
@@ -247,6 +251,10 @@ urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
                 [URISAN_MAIL_LIMIT_PARTS] = "too many MIME parts",
                 [URISAN_MAIL_LIMIT_DECODED] = "too many decoded bytes",
                 [URISAN_MAIL_LIMIT_HTML_SIZE] = "",
+                [URISAN_MAIL_LIMIT_BOUNDARIES] = ("too many lines that start with \"--\" "
+                                                  "inside nested multiparts"),
+                [URISAN_MAIL_LIMIT_PARAMS_TOTAL] = ("too many parameters in the Content-Type "
+                                                    "and Content-Disposition fields"),
             };
             char msgbuf[200];
             snprintf(msgbuf, sizeof msgbuf, "%s (%zu, limit %zu): the raw message was scanned "
