@@ -74,6 +74,9 @@ static bool on_part(void *ctx, const mail_part *p)
 {
     (void)ctx;
     FUZZ_ASSERT(p->path != NULL && p->path[0] != '\0', "part without a path");
+    FUZZ_ASSERT(p->header == NULL || (p->header[0] != '\0' && !p->html &&
+                                      strstr(p->path, "HEADER") != NULL),
+                "header field %s: no name, or not in a HEADER section", p->path);
     if (p->html) {
         char *copy = fuzz_dup_part(p->text, p->len);
         check_links(copy, p->len);

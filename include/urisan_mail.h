@@ -49,12 +49,14 @@ typedef enum {
     URISAN_MAIL_SRC_HTML_HREF = 1, /* an HTML href attribute */
     URISAN_MAIL_SRC_HTML_SRC = 2,  /* an HTML src attribute */
     URISAN_MAIL_SRC_HTML_ACTION = 3,     /* <form action> */
-    URISAN_MAIL_SRC_HTML_FORMACTION = 4  /* <button formaction>, <input formaction> */
+    URISAN_MAIL_SRC_HTML_FORMACTION = 4, /* <button formaction>, <input formaction> */
+    URISAN_MAIL_SRC_HEADER = 5     /* a header field's value (Subject, ...),
+                                      RFC 2047 decoded; hit.header names it */
 } urisan_mail_source;
 
-/* "text", "html-href", "html-src", "html-action", "html-formaction"
-   (the command's "context" key); NULL
-   for a value that names no source. */
+/* "text", "html-href", "html-src", "html-action", "html-formaction",
+   "header" (the command's "context" key); NULL for a value that names no
+   source. */
 URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
 
 typedef struct {
@@ -73,6 +75,11 @@ typedef struct {
     unsigned form;
     urisan_flags flags;        /* core flags, plus link_text_mismatch */
     urisan_decision decision;  /* the policy's verdict on these flags */
+    const char *header;        /* source header: the field's name as in the
+                                  message ("Subject"); part is "HEADER"
+                                  (the message) or "2.HEADER" (an attached
+                                  message, RFC 3501 6.4.5); else NULL.
+                                  offset/length: in the decoded value */
 } urisan_mail_hit;
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */

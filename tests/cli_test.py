@@ -478,6 +478,19 @@ def test_resolve_seed_draft_appendix_c2_in_keep_mode():
     assert lines_of(r.stdout) == [b"http://a/b/c/g"]
 
 
+def test_milter_max_message_takes_k_and_m_suffixes():
+    # the minimum (1024) was compared before the suffix: "256k" was refused
+    r = run(["milter", "--help"])
+    if r.returncode != 0:
+        return  # built without libmilter
+    for ok in ("2k", "256k", "1M", "1024"):
+        r = run(["milter", "--socket", "bogus:x", "--max-message", ok])
+        assert r.returncode == 2 and b"--max-message" not in r.stderr, (ok, r.stderr[:200])
+    for bad in ("1000", "0k", "2G", "1025x", "2048M"):
+        r = run(["milter", "--socket", "bogus:x", "--max-message", bad])
+        assert r.returncode == 2 and b"--max-message" in r.stderr, (bad, r.stderr[:200])
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("test_") and callable(f)]

@@ -325,6 +325,35 @@ def test_tree_construction():
         check(rc in (0, 1) and got == want, "tree %s: %r, want %r (%r)" % (name, got, want, err[:200]))
 
 
+def test_header_urls():
+    """Issue 15: URLs in the Subject and other text header fields, RFC 2047
+    encoded-words decoded, context "header" and the field's name."""
+    rc, rows, err = hits(["--mail", os.path.join(MAIL, "header_urls.eml")])
+    got = [(r["part"], r["context"], r.get("header"), r["uri"]) for r in rows]
+    check(got == [("HEADER", "header", "From", "http://www.bank.example"),
+                  ("HEADER", "header", "Subject", "https://evil.example/login"),
+                  ("HEADER", "header", "Comments", "http://xn--pple-43d.com/"),
+                  ("HEADER", "header", "Thread-Topic", "http://topic.example/"),
+                  ("HEADER", "header", "List-Unsubscribe", "https://list.example/unsub?u=1"),
+                  ("HEADER", "header", "List-Unsubscribe", "mailto:unsub@list.example"),
+                  ("1", "text", None, "http://body.example/"),
+                  ("2.HEADER", "header", "Subject", "javascript:alert(1)")],
+          "header URLs: %r (%s)" % (got, err[:200]))
+    # offsets into the decoded value; the verdicts are the policy's
+    r = by_uri(rows, "https://evil.example/login")
+    check(r is not None and (r["offset"], r["length"]) == (6, 26), "Subject offset: %r" % r)
+    r = by_uri(rows, "javascript:alert(1)")
+    check(r is not None and r["verdict"] == "deny" and rc == 1,
+          "an encoded javascript: Subject of an attached message is denied: %r %d" % (r, rc))
+    check(all("header" not in r for r in rows if r["context"] != "header"),
+          "the header key only on header rows")
+    # text output: the field's name ends the line
+    rc2, out, err2 = run(["--mail", os.path.join(MAIL, "header_urls.eml")])
+    lines = out.decode("utf-8").splitlines()
+    check(lines[1] == 'HEADER 6 header allow - "https://evil.example/login" "Subject"',
+          "text output of a header hit: %r" % lines[1:2])
+
+
 def mail_built():
     rc, out, err = run(["--mail", os.path.join(MAIL, "qp_soft_break.eml")])
     if rc == 2 and b"not available" in err:
@@ -344,6 +373,7 @@ def main():
         test_empty_links()
         test_deep_nesting()
         test_tree_construction()
+        test_header_urls()
         test_big_message()
     else:
         rc, out, err = run(["--mail", "-"], b"x")

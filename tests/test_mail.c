@@ -89,6 +89,69 @@ START_TEST(a_message_gives_hits_with_part_source_display_and_verdict)
 }
 END_TEST
 
+/* Issue 15: URLs in the Subject and other text header fields, RFC 2047
+   encoded-words decoded by GMime, source "header" and the field's name;
+   an attached message's head as "2.HEADER"; other fields not scanned. */
+static char hdr_names[MAXROWS][32];
+static size_t hdr_n;
+
+static bool on_hit_hdr(void *ctx, const urisan_mail_hit *h)
+{
+    if (hdr_n < MAXROWS)
+        snprintf(hdr_names[hdr_n++], sizeof hdr_names[0], "%s@%zu+%zu",
+                 h->header ? h->header : "-", h->offset, h->length);
+    return on_hit(ctx, h);
+}
+
+START_TEST(header_fields_are_scanned_decoded_with_source_header)
+{
+    static const char msg[] =
+        "From: \"www.bank.example\" <x@evil.example>\n"
+        "To: b@example.org\n"
+        "Subject: =?UTF-8?B?VmlzaXQgaHR0cHM6Ly9ldmlsLmV4YW1wbGUvbG9naW4gbm93?=\n"
+        "Comments: =?iso-8859-1?q?voir_http=3A=2F=2Fq=2Eexample=2Fcaf=E9?=\n"
+        "List-Unsubscribe: <https://list.example/u?x=1>\n"
+        "X-Other: http://not-scanned.example/\n"
+        "Received: from http://not-scanned2.example/\n"
+        "MIME-Version: 1.0\n"
+        "Content-Type: multipart/mixed; boundary=b\n"
+        "\n"
+        "--b\n"
+        "Content-Type: text/plain\n"
+        "\n"
+        "body http://body.example/\n"
+        "--b\n"
+        "Content-Type: message/rfc822\n"
+        "\n"
+        "Subject: inner http://inner.example/\n"
+        "\n"
+        "inner body\n"
+        "--b--\n";
+    rows r;
+    memset(&r, 0, sizeof r);
+    hdr_n = 0;
+    urisan_mail_sink sink = { on_hit_hdr, on_diag, &r };
+    urisan_mail_result res;
+    ck_assert_int_eq(urisan_mail_scan(msg, strlen(msg), NULL, NULL, &sink, &res), URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 6);
+    ck_assert_str_eq(r.row[0], "HEADER header http://www.bank.example|null|allow");
+    ck_assert_str_eq(r.row[1], "HEADER header https://evil.example/login|null|allow");
+    ck_assert_str_eq(r.row[2], "HEADER header http://q.example/caf\xc3\xa9|null|deny"); /* non_ascii */
+    ck_assert_str_eq(r.row[3], "HEADER header https://list.example/u?x=1|null|allow");
+    ck_assert_str_eq(r.row[4], "1 text http://body.example/|null|allow");
+    ck_assert_str_eq(r.row[5], "2.HEADER header http://inner.example/|null|allow");
+    /* offsets into the decoded value: "Visit https://..." */
+    ck_assert_str_eq(hdr_names[0], "From@1+16");
+    ck_assert_str_eq(hdr_names[1], "Subject@6+26");
+    ck_assert_str_eq(hdr_names[2], "Comments@5+22");
+    ck_assert_str_eq(hdr_names[3], "List-Unsubscribe@1+26");
+    ck_assert_str_eq(hdr_names[4], "-@5+20");
+    ck_assert_str_eq(hdr_names[5], "Subject@6+21");
+    ck_assert_uint_eq(res.parts, 2); /* header fields are no parts */
+    ck_assert_str_eq(urisan_mail_source_name(URISAN_MAIL_SRC_HEADER), "header");
+}
+END_TEST
+
 START_TEST(a_false_callback_stops_the_scan)
 {
     rows r;
@@ -332,6 +395,7 @@ static Suite *mail_suite(void)
     TCase *tc = tcase_create("api");
     tcase_add_test(tc, a_message_gives_hits_with_part_source_display_and_verdict);
     tcase_add_test(tc, a_false_callback_stops_the_scan);
+    tcase_add_test(tc, header_fields_are_scanned_decoded_with_source_header);
     tcase_add_test(tc, deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanned);
     tcase_add_test(tc, dash_lines_inside_nested_multiparts_are_the_limit_boundaries);
     tcase_add_test(tc, part_heads_are_bounded_like_the_message_head);

@@ -51,6 +51,7 @@ typedef struct {
     urisan_decision dec;
     const char *limit;   /* a mail limit reached (context "limit"), else NULL */
     const char *message;
+    const char *header;  /* context "header": the field's name, else NULL */
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -104,6 +105,8 @@ static void write_json(ex_ctx *c, const ex_row *r)
         json_kcstr(&w, "limit", r->limit);
         json_kcstr(&w, "limit_message", r->message);
     }
+    if (r->header != NULL)
+        json_kcstr(&w, "header", r->header);
     json_obj_close(&w);
     if (json_ok(&w))
         return;
@@ -176,6 +179,11 @@ static void write_text(ex_ctx *c, const ex_row *r)
     if (r->display != NULL) {
         cli_buf_add(b, " \"", 2);
         json_escape(b, r->display, r->display_len);
+        cli_buf_addc(b, '"');
+    }
+    if (r->header != NULL) { /* context header: the field's name */
+        cli_buf_add(b, " \"", 2);
+        json_escape(b, r->header, strlen(r->header));
         cli_buf_addc(b, '"');
     }
     if (b->failed) {
@@ -255,6 +263,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     r.display_len = h->display_len;
     r.flags = h->flags;
     r.dec = h->decision;
+    r.header = h->header;
     return put_row(c, &r);
 }
 

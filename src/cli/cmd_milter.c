@@ -233,13 +233,14 @@ static bool parse_size(const char *v, size_t min, size_t *out)
     char *end = NULL;
     errno = 0;
     unsigned long long n = strtoull(v, &end, 10);
-    if (errno != 0 || end == v || n < min || n > ((size_t)1 << 30))
+    if (errno != 0 || end == v || v[0] == '-' || n > ((size_t)1 << 30))
         return false;
     if (*end == 'k' || *end == 'K')
         n <<= 10, end++;
     else if (*end == 'M' || *end == 'm')
         n <<= 20, end++;
-    if (*end != '\0' || n > ((size_t)1 << 30))
+    /* the minimum applies to the size, after its suffix ("256k") */
+    if (*end != '\0' || n < min || n > ((size_t)1 << 30))
         return false;
     *out = (size_t)n;
     return true;

@@ -109,7 +109,23 @@ typedef struct {
     const char *source;
     char reasons[256];
     hostview hv;
+    char limit[160];     /* the first liburisan-mail limit reached, or "" */
 } scan_state;
+
+/* A liburisan-mail limit (issue 18): the message was not scanned whole;
+   the first one names the error. */
+static bool on_diag(void *ctx, const urisan_mail_diag *d)
+{
+    scan_state *s = ctx;
+    if (s->limit[0] == '\0') {
+        const char *name = urisan_mail_limit_name(d->limit);
+        snprintf(s->limit, sizeof s->limit, "mail limit %s (%zu, limit %zu)%s",
+                 name != NULL ? name : "?", d->value, d->max,
+                 d->limit == URISAN_MAIL_LIMIT_HTML ? "; the rest of the part unscanned"
+                                                    : "; scanned raw");
+    }
+    return true;
+}
 
 static bool on_hit(void *ctx, const urisan_mail_hit *h)
 {
@@ -178,7 +194,7 @@ void milter_judge(const milter_conf *conf, const char *msg, size_t len,
     urisan_mail_limits lim;
     urisan_mail_limits_default(&lim);
     lim.max_html_mem = conf->max_html_mem;
-    urisan_mail_sink sink = { on_hit, NULL, s };
+    urisan_mail_sink sink = { on_hit, on_diag, s };
     urisan_mail_result res;
     memset(&res, 0, sizeof res);
     urisan_mail_status st = urisan_mail_scan(msg, len, conf->pol, &lim, &sink, &res);
@@ -194,9 +210,7 @@ void milter_judge(const milter_conf *conf, const char *msg, size_t len,
     else if (truncated)
         why = "larger than the message bound; only its beginning was scanned";
     else if (st == URISAN_MAIL_LIMIT)
-        why = (res.limits & (1u << URISAN_MAIL_LIMIT_DEPTH))
-                  ? "MIME nesting deeper than the bound; scanned raw"
-                  : "an HTML part larger than the memory bound";
+        why = s->limit[0] != '\0' ? s->limit : "a mail limit";
     out->error = why != NULL;
 
     t_addu(&lh, s->links);

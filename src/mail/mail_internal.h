@@ -17,10 +17,13 @@
    joined, base64 decoded) and the charset converted to UTF-8 (bytes of
    an unknown charset are passed on as they are). */
 typedef struct {
-    const char *path;   /* "1", "2.1": IMAP-style part number; "raw" */
+    const char *path;   /* "1", "2.1": IMAP-style part number; "raw";
+                           "HEADER", "2.HEADER" for a header field */
     bool html;          /* text/html (else any other text/ type) */
     const char *text;
     size_t len;
+    const char *header; /* a header field's name ("Subject"): text is
+                           its value, RFC 2047 decoded; NULL: a part */
 } mail_part;
 
 /* false: stop the walk. */

@@ -108,6 +108,50 @@ static char *part_path(GMimePartIter *it)
     return p;
 }
 
+/*
+ * Issue 15: the header fields a reader sees as text, each value as the
+ * client shows it: unfolded and RFC 2047 encoded-words decoded to UTF-8
+ * (g_mime_header_get_value). Unstructured text (RFC 5322 3.6.5, RFC 2045
+ * Content-Description, Thread-Topic, Organization), the address fields
+ * (a URL in a display name: From: "www.bank.example" <x@evil.example>;
+ * bare addresses are no hits) and the RFC 2369 list fields, whose URLs a
+ * client offers as buttons.
+ */
+static const char *const text_fields[] = {
+    "Subject", "Comments", "Keywords", "Content-Description", "Thread-Topic", "Organization",
+    "From", "Sender", "Reply-To", "To", "Cc",
+    "List-Help", "List-Unsubscribe", "List-Subscribe", "List-Post", "List-Owner", "List-Archive",
+};
+
+static bool is_text_field(const char *name)
+{
+    for (size_t k = 0; k < sizeof text_fields / sizeof text_fields[0]; k++)
+        if (g_ascii_strcasecmp(name, text_fields[k]) == 0)
+            return true;
+    return false;
+}
+
+/* The text fields of one head (the message's or an attached message's),
+   in order, as parts with header set. false: fn stopped the walk. */
+static bool walk_headers(GMimeObject *o, const char *path, mail_part_fn fn, void *ctx)
+{
+    GMimeHeaderList *hl = g_mime_object_get_header_list(o);
+    int n = hl != NULL ? g_mime_header_list_get_count(hl) : 0;
+    for (int i = 0; i < n; i++) {
+        GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+        const char *name = h != NULL ? g_mime_header_get_name(h) : NULL;
+        if (name == NULL || !is_text_field(name))
+            continue;
+        const char *v = g_mime_header_get_value(h);
+        if (v == NULL || *v == '\0')
+            continue;
+        mail_part mp = { path, false, v, strlen(v), name };
+        if (!fn(ctx, &mp))
+            return false;
+    }
+    return true;
+}
+
 mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, mail_limit_hit *hit)
 {
@@ -116,7 +160,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     mail_pre_scan(data, len, lim, hit);
     if (hit->limit >= 0) {
         /* Fail closed: GMime never sees it; every link of the raw bytes. */
-        mail_part raw = { "raw", false, data, len };
+        mail_part raw = { "raw", false, data, len, NULL };
         return fn(ctx, &raw) ? MAIL_WALK_LIMIT : MAIL_WALK_STOPPED;
     }
     size_t max_depth = lim->max_depth, parts = 0, decoded = 0;
@@ -128,6 +172,10 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     if (m == NULL)
         return MAIL_WALK_NOT_MESSAGE;
 
+    if (!walk_headers(GMIME_OBJECT(m), "HEADER", fn, ctx)) {
+        g_object_unref(m);
+        return MAIL_WALK_STOPPED;
+    }
     mail_walk_status rc = MAIL_WALK_OK;
     GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
     if (g_mime_part_iter_is_valid(it)) {
@@ -152,6 +200,18 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
                 g_free(path);
                 break;
             }
+            if (GMIME_IS_MESSAGE_PART(o)) {
+                /* an attached message: its head, "2.HEADER" (RFC 3501 6.4.5) */
+                GMimeMessage *am = g_mime_message_part_get_message(GMIME_MESSAGE_PART(o));
+                char *hpath = g_strdup_printf("%s.HEADER", path);
+                bool ok = am == NULL || walk_headers(GMIME_OBJECT(am), hpath, fn, ctx);
+                g_free(hpath);
+                if (!ok) {
+                    g_free(path);
+                    rc = MAIL_WALK_STOPPED;
+                    break;
+                }
+            }
             if (!GMIME_IS_PART(o) ||
                 (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
                 g_free(path); /* multiparts and attached messages: their
@@ -168,6 +228,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
                 break;
             }
             mp.path = path;
+            mp.header = NULL;
             mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
             mp.text = (const char *)arr->data;
             mp.len = arr->len;
@@ -184,7 +245,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     g_object_unref(m);
     if (rc == MAIL_WALK_OK && hit->limit >= 0) {
         /* Fail closed: every link the raw bytes show, and the limit. */
-        mail_part raw = { "raw", false, data, len };
+        mail_part raw = { "raw", false, data, len, NULL };
         if (!fn(ctx, &raw))
             return MAIL_WALK_STOPPED;
         return MAIL_WALK_LIMIT;

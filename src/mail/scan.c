@@ -33,6 +33,7 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     case URISAN_MAIL_SRC_HTML_SRC: return "html-src";
     case URISAN_MAIL_SRC_HTML_ACTION: return "html-action";
     case URISAN_MAIL_SRC_HTML_FORMACTION: return "html-formaction";
+    case URISAN_MAIL_SRC_HEADER: return "header";
     }
     return NULL;
 }
@@ -113,7 +114,8 @@ static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, co
 }
 
 /* A text part: every hit of urisan_extract, batch after batch. */
-static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len)
+static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
+                      urisan_mail_source source, const char *header)
 {
     size_t start = 0;
     for (;;) {
@@ -125,7 +127,8 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len)
             urisan_mail_hit r;
             memset(&r, 0, sizeof r);
             r.part = part;
-            r.source = URISAN_MAIL_SRC_TEXT;
+            r.source = source;
+            r.header = header;
             r.offset = h->off;
             r.length = h->len;
             r.uri = h->uri;
@@ -189,17 +192,19 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
 static bool on_part(void *ctx, const mail_part *p)
 {
     scan_ctx *c = ctx;
+    if (p->header != NULL) /* a header field: its value as text */
+        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_HEADER, p->header);
     c->res->parts++;
     if (p->html && p->len > c->lim->max_html) {
         if (!limit_reached(c, URISAN_MAIL_LIMIT_HTML_SIZE, p->path,
                            "an HTML part larger than the limit was scanned as text",
                            p->len, c->lim->max_html))
             return false;
-        return scan_text(c, p->path, p->text, p->len);
+        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL);
     }
     if (p->html)
         return scan_html(c, p->path, p->text, p->len);
-    return scan_text(c, p->path, p->text, p->len);
+    return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL);
 }
 
 urisan_mail_status urisan_mail_scan(const char *msg, size_t len,

@@ -19,6 +19,14 @@ Phases:
  6. load: 1,000 messages over 10 concurrent SMTP sessions, every 10th
     with a denied link: each either delivered once or rejected as the
     profile says; 0 lost, 0 duplicated. Prints messages/s.
+ 7. a URL in an RFC 2047 encoded Subject: rejected like one in the body;
+ 8. fail closed (the default --on-error tempfail): a message larger than
+    --max-message (256k here) and one past a liburisan-mail limit (2,000
+    fields in a part's head) get 451 4.7.1 naming why, not delivered;
+ 9. a second milter behind a second smtpd port, --on-deny quarantine
+    --on-error accept --max-message 64k: the phishing mail is accepted
+    into Postfix's hold queue (not delivered), and an oversized clean
+    message fails open: delivered with X-Urisan-Verdict: error.
 
 Usage: milter_e2e.py URISAN. Exit 77 (skip) without Postfix or root.
 """
@@ -65,6 +73,7 @@ def wait_port(port, timeout=20):
 
 MASTER_CF = """\
 {smtp_port} inet n - n - 30 smtpd
+{smtp_port2} inet n - n - 10 smtpd -o smtpd_milters=inet:127.0.0.1:{milter_port2}
 pickup    unix  n       -       n       60      1       pickup
 cleanup   unix  n       -       n       -       0       cleanup
 qmgr      unix  n       -       n       300     1       qmgr
@@ -138,7 +147,10 @@ class Stack:
         os.chmod(self.dir, 0o755)
         self.smtp_port = free_port()
         self.milter_port = free_port()
+        self.smtp_port2 = free_port()
+        self.milter_port2 = free_port()
         self.milter = None
+        self.milter2 = None
         self.master_pid = None
 
     def start(self):
@@ -153,13 +165,24 @@ class Stack:
             f.write(MAIN_CF.format(d=d, uid=pw.pw_uid, gid=pw.pw_gid,
                                    milter_port=self.milter_port))
         with open(os.path.join(conf, "master.cf"), "w") as f:
-            f.write(MASTER_CF.format(smtp_port=f"127.0.0.1:{self.smtp_port}"))
+            f.write(MASTER_CF.format(smtp_port=f"127.0.0.1:{self.smtp_port}",
+                                     smtp_port2=f"127.0.0.1:{self.smtp_port2}",
+                                     milter_port2=self.milter_port2))
         self.milter_log = open(os.path.join(d, "milter.log"), "w")
         self.milter = subprocess.Popen(
             [URISAN, "milter", "--socket", f"inet:{self.milter_port}@127.0.0.1",
-             "--profile", "mail"], stdout=self.milter_log, stderr=subprocess.STDOUT)
+             "--profile", "mail", "--max-message", "256k"],
+            stdout=self.milter_log, stderr=subprocess.STDOUT)
         if not wait_port(self.milter_port):
             raise RuntimeError("the milter did not listen: " + self.log("milter.log"))
+        # the second: quarantine on deny, fail open on errors
+        self.milter2_log = open(os.path.join(d, "milter2.log"), "w")
+        self.milter2 = subprocess.Popen(
+            [URISAN, "milter", "--socket", f"inet:{self.milter_port2}@127.0.0.1",
+             "--profile", "mail", "--on-deny", "quarantine", "--on-error", "accept",
+             "--max-message", "64k"], stdout=self.milter2_log, stderr=subprocess.STDOUT)
+        if not wait_port(self.milter_port2):
+            raise RuntimeError("the second milter did not listen: " + self.log("milter2.log"))
         r = subprocess.run([POSTFIX, "-c", conf, "start"], capture_output=True, text=True,
                            timeout=60)
         pidfile = os.path.join(d, "queue", "pid", "master.pid")
@@ -193,13 +216,14 @@ class Stack:
                 except ProcessLookupError:
                     break
                 time.sleep(0.1)
-        if self.milter is not None and self.milter.poll() is None:
-            self.milter.terminate()
-            try:
-                self.milter.wait(10)
-            except subprocess.TimeoutExpired:
-                self.milter.kill()
-                self.milter.wait()
+        for m in (self.milter, self.milter2):
+            if m is not None and m.poll() is None:
+                m.terminate()
+                try:
+                    m.wait(10)
+                except subprocess.TimeoutExpired:
+                    m.kill()
+                    m.wait()
 
     def delivered(self):
         """Messages in the Maildir: {Message-ID: [email.message.Message]}"""
@@ -229,6 +253,12 @@ def message(mid, body, html=False, extra_headers=""):
     return (f"From: sender@client.example\r\nTo: user@test.example\r\n"
             f"Subject: test {mid}\r\nMessage-ID: <{mid}@e2e>\r\n{extra_headers}"
             f"MIME-Version: 1.0\r\nContent-Type: {ctype}\r\n\r\n{body}\r\n")
+
+
+def held(st):
+    """Queue files in Postfix's hold queue (quarantined messages)."""
+    p = os.path.join(st.dir, "queue", "hold")
+    return sorted(os.listdir(p)) if os.path.isdir(p) else []
 
 
 def send(port, msg):
@@ -344,6 +374,51 @@ def run(st):
     expect(not leaked, f"0 denied messages delivered ({len(leaked)})")
     expect(not noheader, f"every delivered message says allow ({len(noheader)})")
 
+    # 7. a URL in an RFC 2047 encoded Subject (issue 15)
+    subj = "=?UTF-8?B?" + __import__("base64").b64encode(
+        b"Urgent: http://0x7f.1/verify").decode() + "?="
+    msg = message("subj1", "Nothing in the body.").replace("Subject: test subj1", "Subject: " + subj)
+    code, text = send(p, msg)
+    expect(code == 550 and "http://0x7f.1/verify" in text and "header" in text,
+           f"a denied link in an encoded Subject rejected, naming the header: {code} {text}")
+
+    # 8. fail closed: too large for --max-message 256k, and a mail limit
+    big = message("big1", ("clean text https://www.example.org/ " * 9000)[:300000])
+    code, text = send(p, big)
+    expect(code == 451 and "4.7.1" in text and "larger than" in text,
+           f"a message over --max-message: tempfail (fail closed): {code} {text}")
+    heads = ("From: sender@client.example\r\nTo: user@test.example\r\nSubject: heads\r\n"
+             "Message-ID: <heads1@e2e>\r\nMIME-Version: 1.0\r\n"
+             "Content-Type: multipart/mixed; boundary=\"p\"\r\n\r\n--p\r\n" +
+             "".join(f"X-P{k}: v\r\n" for k in range(2000)) +
+             "Content-Type: text/plain\r\n\r\nhttps://www.example.org/\r\n--p--\r\n")
+    code, text = send(p, heads)
+    expect(code == 451 and "mail limit headers" in text,
+           f"2,000 fields in a part head: tempfail naming the limit: {code} {text}")
+    got = st.wait_delivered([], timeout=1)
+    expect("<big1@e2e>" not in got and "<heads1@e2e>" not in got,
+           "messages failed closed are not delivered")
+
+    # 9. the second milter: quarantine on deny, fail open on errors
+    p2 = st.smtp_port2
+    before = held(st)
+    code, text = send(p2, message("quar1", '<a href="http://0x7f.1/">https://bank.example/</a>',
+                                  html=True))
+    expect(code == 250, f"--on-deny quarantine: the phishing mail is accepted ({code} {text})")
+    for _ in range(100):
+        if len(held(st)) > len(before):
+            break
+        time.sleep(0.1)
+    expect(len(held(st)) == len(before) + 1, f"it waits in the hold queue ({held(st)})")
+    code, _ = send(p2, message("open1", ("clean text https://www.example.org/ " * 3000)[:100000]))
+    expect(code == 250, f"--on-error accept: a message over 64k is accepted ({code})")
+    got = st.wait_delivered(["<open1@e2e>"])
+    m = got.get("<open1@e2e>", [None])[0]
+    expect(m is not None and m["X-Urisan-Verdict"] == "error" and
+           "not scanned whole" in m.get("X-Urisan-Links", ""),
+           f"fail open: delivered with verdict error ({m and (m['X-Urisan-Verdict'], m['X-Urisan-Links'])})")
+    expect("<quar1@e2e>" not in st.delivered(), "the quarantined mail is not delivered")
+
 
 def main():
     if not os.path.exists(POSTFIX):
@@ -370,6 +445,7 @@ def main():
         st.stop()
         if not ok:
             print("--- milter log ---\n" + st.log("milter.log")[-3000:])
+            print("--- second milter log ---\n" + st.log("milter2.log")[-2000:])
             print("--- postfix log ---\n" + st.log("postfix.log")[-3000:])
         shutil.rmtree(st.dir, ignore_errors=True)
     print("PASS" if ok else f"FAIL ({len(failures)})")
