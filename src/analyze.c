@@ -590,89 +590,8 @@ static urisan_flags implications(urisan_flags f)
  * fire: a "/" followed by "." (a dot segment must start there or at the
  * start of the path) and "--". Everything else comes from the parse.
  *
- * plain_scan: the summary of in[0..len): *odd when some byte is "%", a control, space,
- * DEL, non-ASCII or "\\"; *pairs when "/." or "--" occurs somewhere.
- * SSE2: 16-byte loads 15 bytes apart, so every adjacent pair lies inside
- * one load; the last load ends at len (or a short input is padded with
- * a byte that is in no class).
+ * simd_plain_summary (simd.h) proves the input plain and finds the pairs.
  */
-#ifdef URISAN_SCAN_SSE2
-typedef struct {
-    __m128i lo, hi;  /* smallest and largest byte seen (unsigned) */
-    __m128i pct;     /* "%" or "\\" seen */
-    __m128i pairs;   /* "/." or "--" seen (at lane i: bytes i, i + 1) */
-} plain_acc;
-
-static inline void plain16(__m128i x, plain_acc *a)
-{
-    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
-    a->lo = _mm_min_epu8(a->lo, x);
-    a->hi = _mm_max_epu8(a->hi, x);
-    a->pct = _mm_or_si128(a->pct, _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
-                                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
-    __m128i sd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')),
-                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('.')));
-    __m128i dd = _mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('-')),
-                               _mm_cmpeq_epi8(x1, _mm_set1_epi8('-')));
-    a->pairs = _mm_or_si128(a->pairs, _mm_or_si128(sd, dd));
-}
-#endif
-
-static inline void plain_scan(const char *in, size_t len, bool *odd, bool *pairs)
-{
-#ifdef URISAN_SCAN_SSE2
-    plain_acc a;
-    a.lo = _mm_set1_epi8(0x21);
-    a.hi = _mm_set1_epi8(0x7E);
-    a.pct = a.pairs = _mm_setzero_si128();
-    if (len >= 16) {
-        for (size_t k = 0; k + 16 <= len; k += 15)
-            plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + k)), &a);
-        plain16(_mm_loadu_si128((const __m128i *)(const void *)(in + len - 16)), &a);
-    } else {
-        unsigned char tmp[16];
-        memset(tmp, 'a', sizeof tmp); /* plain filler, in no class */
-        memcpy(tmp, in, len);
-        plain16(_mm_loadu_si128((const __m128i *)(const void *)tmp), &a);
-    }
-    /* odd: a byte outside 0x21..0x7E, or "%" or "\\" */
-    bool range_ok = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(a.lo, _mm_set1_epi8(0x21)),
-                                                     a.lo)) == 0xffff && /* all >= 0x21 */
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a.hi, _mm_set1_epi8(0x7E)),
-                                                     a.hi)) == 0xffff; /* all <= 0x7E */
-    *odd = !range_ok || _mm_movemask_epi8(a.pct) != 0;
-    *pairs = _mm_movemask_epi8(a.pairs) != 0;
-#else
-    bool od = false, pr = false;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == '%' || c <= 0x20 || c >= 0x7F || c == '\\')
-            od = true;
-        if (i + 1 < len && ((c == '/' && in[i + 1] == '.') || (c == '-' && in[i + 1] == '-')))
-            pr = true;
-    }
-    *odd = od;
-    *pairs = pr;
-#endif
-}
-
-/* Is there a "/" followed by "." at some j with lo <= j, j + 1 < hi? */
-static bool slash_dot_in(const char *in, size_t lo, size_t hi)
-{
-    for (size_t j = lo; j + 1 < hi; j++)
-        if (in[j] == '/' && in[j + 1] == '.')
-            return true;
-    return false;
-}
-
-/* Is there "--" inside in[lo..hi)? */
-static bool dash_dash_in(const char *in, size_t lo, size_t hi)
-{
-    for (size_t j = lo; j + 1 < hi; j++)
-        if (in[j] == '-' && in[j + 1] == '-')
-            return true;
-    return false;
-}
 
 /* The kind of a lower-case scheme name[0..n) (as scheme_kind). */
 static int scheme_kind_lower(const char *b, size_t n)
@@ -685,47 +604,6 @@ static int scheme_kind_lower(const char *b, size_t n)
     case 5: return memcmp(b, "http", 4) == 0 && b[4] == 's' ? SCH_SPECIAL : SCH_OTHER;
     default: return SCH_OTHER;
     }
-}
-
-#ifdef URISAN_SCAN_SSE2
-/* Lanes i (0..14) where x holds "--" at bytes i, i + 1. */
-static inline unsigned dash_pairs16(__m128i x)
-{
-    __m128i dash = _mm_set1_epi8('-');
-    return (unsigned)_mm_movemask_epi8(
-               _mm_and_si128(_mm_cmpeq_epi8(x, dash), _mm_cmpeq_epi8(_mm_srli_si128(x, 1), dash))) &
-           0x7fffu;
-}
-#endif
-
-/* dash_dash_in for a host in[lo..hi) of the input in[0..len). */
-static inline bool dash_dash_host(const char *in, size_t len, size_t lo, size_t hi)
-{
-    size_t n = hi - lo;
-    if (n < 2)
-        return false;
-#ifdef URISAN_SCAN_SSE2
-    if (n <= 16 && len >= 16) {
-        /* One load that holds the host: from lo when 16 bytes remain,
-           else the 16 bytes that end at len; the host's pairs are lanes
-           s .. s + n - 2. */
-        size_t at = lo + 16 <= len ? lo : len - 16;
-        unsigned s = (unsigned)(lo - at);
-        unsigned m = dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + at)));
-        return ((m >> s) & ((1u << (n - 1)) - 1u)) != 0;
-    }
-    if (n > 16) {
-        /* loads 15 bytes apart, the last one ending at hi: every pair of
-           the host lies in lanes 0..14 of one load */
-        for (size_t k = lo; k + 16 <= hi; k += 15)
-            if (dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + k))))
-                return true;
-        return dash_pairs16(_mm_loadu_si128((const __m128i *)(const void *)(in + hi - 16))) != 0;
-    }
-#else
-    (void)len;
-#endif
-    return dash_dash_in(in, lo, hi);
 }
 
 /* What the parse fast path saw of this very in/len is taken from uri
@@ -756,7 +634,7 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
         pairs = true;
         slash_dot = (uri->scan_bits_ & SCAN_SUM_SLASH_DOT) != 0;
     } else {
-        plain_scan(in, len, &odd, &pairs);
+        simd_plain_summary(in, len, &odd, &pairs);
         slash_dot = pairs;
     }
     if (odd)
@@ -768,7 +646,7 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
     urisan_flags f = 0;
     size_t ps = path.off, pe = ps + path.len;
     if ((path.len > 0 && in[ps] == '.') ||
-        (slash_dot && (known || slash_dot_in(in, ps, pe))))
+        (slash_dot && (known || simd_pair_in_scalar(in, ps, pe, '/', '.'))))
         f |= scan_path(in, path);
     if (uri->userinfo.off != URISAN_ABSENT) {
         urisan_span ui = uri->userinfo;
@@ -792,7 +670,7 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
            "fast no") */
         if (c0 == '[' || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4)
             f |= host_address(in, uri, host, out);
-        if (pairs && dash_dash_host(in, len, hs, hs + host.len))
+        if (pairs && simd_pair_in(in, len, hs, hs + host.len, '-', '-'))
             f |= host_idn(in + hs, host.len);
     }
 

@@ -19,7 +19,7 @@
  * 5.2.3 merge (base directory ++ reference path) without copying it.
  */
 #include "internal.h"
-#include "scan.h"
+#include "simd.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -334,54 +334,10 @@ static inline uint64_t lower8(uint64_t x)
     return x | (up >> 2);
 }
 
-/*
- * A cheap filter before has_dot_segment: 0 when no segment that starts in
- * p[0..n) can be a dot segment. A segment starts at p[0] when start, and
- * after every "/"; a dot segment starts with "." or (%2e) "%". "%" is a
- * candidate whatever the mode: the filter may say 1 for nothing.
- */
-#ifdef URISAN_SCAN_SSE2
-/* Lanes i of x with x[i] == "/" and x[i + 1] "." or "%" (lane 15: none). */
-static inline unsigned slash_dot16(__m128i x)
-{
-    __m128i x1 = _mm_srli_si128(x, 1); /* lane i: byte i + 1; lane 15: 0 */
-    __m128i nx = _mm_or_si128(_mm_cmpeq_epi8(x1, _mm_set1_epi8('.')),
-                              _mm_cmpeq_epi8(x1, _mm_set1_epi8('%')));
-    return (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('/')), nx));
-}
-#endif
-
+/* A cheap filter before has_dot_segment: simd_dot_candidates (simd.h). */
 static bool dot_candidates(const char *p, size_t n, bool start)
 {
-    if (n == 0)
-        return false;
-    if (start && (p[0] == '.' || p[0] == '%'))
-        return true;
-#ifdef URISAN_SCAN_SSE2
-    if (n >= 16) {
-        /* 16-byte loads 15 apart: every adjacent pair lies in one load */
-        for (size_t k = 0;; k += 15) {
-            if (k + 16 > n)
-                k = n - 16;
-            if (slash_dot16(_mm_loadu_si128((const __m128i *)(const void *)(p + k))))
-                return true;
-            if (k + 16 == n)
-                return false;
-        }
-    }
-    if (n >= 8) {
-        /* lanes 0-7: p[0..8), lanes 8-15: p[n-8..n). A pair (j, j + 1)
-           with j + 1 < 8 lies in the low half, any other in the high
-           half; lane 7 pairs p[7] with p[n-8]: not a pair, ignored. */
-        __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
-                                       _mm_loadl_epi64((const __m128i *)(const void *)(p + n - 8)));
-        return (slash_dot16(x) & ~0x80u) != 0;
-    }
-#endif
-    for (size_t j = 0; j + 1 < n; j++)
-        if (p[j] == '/' && (p[j + 1] == '.' || p[j + 1] == '%'))
-            return true;
-    return false;
+    return simd_dot_candidates(p, n, start);
 }
 
 /* Output of one piece: a copy, or its escape-normal form. */

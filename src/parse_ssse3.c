@@ -1,6 +1,6 @@
 /*
  * parse_ssse3.c - the parser's fast path (parse_fast.h) compiled with
- * -mssse3, so scan.h classifies 16 bytes with two pshufb table lookups
+ * -mssse3, so simd.h classifies 16 bytes with two pshufb table lookups
  * instead of a dozen SSE2 compares. Built only for x86 when the compiler
  * takes -mssse3 (src/meson.build); urisan_parse calls it only on a CPU
  * that has SSSE3 (urisan_cpu_ssse3).
@@ -9,7 +9,7 @@
 #include "parse_fast.h"
 #include "scan.h"
 
-#ifndef URISAN_SCAN_SSSE3
+#ifndef URISAN_SIMD_SSSE3
 #error "parse_ssse3.c must be compiled with -mssse3"
 #endif
 

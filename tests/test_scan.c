@@ -1,12 +1,17 @@
 /*
  * test_scan.c - the fast paths give exactly the slow paths' answers.
  *
- * 1. The SIMD special-byte mask (src/scan.h) equals the class-table mask for
- *    every byte value at every position of lengths 1-80 and 127-130, and on
- *    random buffers; buffers are exact-size heap blocks so an overread
- *    faults under ASan/valgrind. This file is built twice (tests/meson.build):
- *    as test_scan (SSE2 compares) and, on x86, as test_scan_ssse3 with
- *    -mssse3 (the pshufb classifier; skipped on a CPU without SSSE3).
+ * 1. Every predicate of src/simd.h equals its scalar twin: the special-byte
+ *    mask for every byte value at every position of lengths 1-80 and
+ *    127-130; the plain summary, the pair search (every sub-range that
+ *    matters) and the dot/slash candidates for every byte value at every
+ *    position of lengths 0-40 and 60-70 on backgrounds made of the bytes they look
+ *    for; all of them on random buffers. Buffers are exact-size heap
+ *    blocks so an overread faults under ASan/valgrind. This file is built
+ *    twice (tests/meson.build): as test_scan (SSE2 compares) and, on x86,
+ *    as test_scan_ssse3 with -mssse3 (the pshufb classifier; skipped on a
+ *    CPU without SSSE3). With -Dsimd=disabled the twins are compared with
+ *    themselves and part 2 is what counts.
  * 2. urisan_parse (fast path first), and each fast path alone
  *    (urisan_parse_fast_base, urisan_parse_fast_ssse3), equal
  *    urisan_parse_full (the full parser alone), field by field, on the
@@ -28,10 +33,11 @@ static void check_all_blocks(const char *buf, size_t len)
 {
     for (size_t b = 0; b < len; b += 64) {
         size_t n = len - b < 64 ? len - b : 64;
-        uint64_t fast = scan_block(buf, len, b);
-        uint64_t slow = scan_special_scalar(buf + b, n);
-        ck_assert_msg(fast == slow, "len %zu block %zu: %016llx != %016llx", len, b,
-                      (unsigned long long)fast, (unsigned long long)slow);
+        uint64_t fast = simd_special_mask(buf, len, b);
+        uint64_t slow = simd_special_scalar(buf + b, n);
+        if (fast != slow)
+            ck_abort_msg("len %zu block %zu: %016llx != %016llx", len, b,
+                         (unsigned long long)fast, (unsigned long long)slow);
     }
 }
 
@@ -74,6 +80,94 @@ START_TEST(simd_mask_equals_table_on_random_buffers)
         for (size_t i = 0; i < len; i++)
             buf[i] = (char)rnd();
         check_all_blocks(buf, len);
+        free(buf);
+    }
+}
+END_TEST
+
+/* (ck_abort_msg only on a mismatch: ck_assert_* records every passing
+   check, too slow for millions of them.) */
+
+/* The other predicates against their twins on one buffer: the summary
+   of the whole, the pair search on the sub-ranges [lo, hi) that start or
+   end at 0, len, the edges of a 16-byte load or around position p, and
+   the dot candidates with and without a segment start. */
+static void check_pair(const char *buf, size_t len, size_t lo, size_t hi)
+{
+    static const char pairs[][2] = {{'-', '-'}, {'/', '.'}};
+    if (lo > hi || hi > len)
+        return;
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        bool fast = simd_pair_in(buf, len, lo, hi, pairs[k][0], pairs[k][1]);
+        bool slow = simd_pair_in_scalar(buf, lo, hi, pairs[k][0], pairs[k][1]);
+        if (fast != slow)
+            ck_abort_msg("pair %c%c len %zu [%zu, %zu): %d != %d", pairs[k][0], pairs[k][1],
+                         len, lo, hi, fast, slow);
+    }
+}
+
+static void check_predicates(const char *buf, size_t len, size_t p)
+{
+    bool fo, fp, so, sp;
+    simd_plain_summary(buf, len, &fo, &fp);
+    simd_plain_summary_scalar(buf, len, &so, &sp);
+    if (fo != so || fp != sp)
+        ck_abort_msg("summary len %zu p %zu: odd %d pairs %d != odd %d pairs %d", len, p, fo, fp,
+                     so, sp);
+    for (int start = 0; start < 2; start++) {
+        bool fd = simd_dot_candidates(buf, len, start);
+        bool sd = simd_dot_candidates_scalar(buf, len, start);
+        if (fd != sd)
+            ck_abort_msg("dot candidates len %zu p %zu start %d: %d != %d", len, p, start, fd,
+                         sd);
+    }
+    const size_t los[] = {0, p > 0 ? p - 1 : 0, p, len > 16 ? len - 16 : 0};
+    for (size_t a = 0; a < sizeof los / sizeof los[0]; a++) {
+        size_t lo = los[a];
+        const size_t his[] = {lo + 2, lo + 16, lo + 17, p + 2, len};
+        for (size_t b = 0; b < sizeof his / sizeof his[0]; b++)
+            check_pair(buf, len, lo, his[b]);
+    }
+}
+
+START_TEST(simd_predicates_equal_their_twins_for_every_byte_at_every_position)
+{
+    /* backgrounds of the bytes the predicates look for, so a byte at p
+       completes or breaks a pair on either side */
+    static const char *const bg[] = {"a", "-", "/", ".", "%", "/.", "-/.%"};
+    for (size_t len = 0; len <= 70; len = len == 40 ? 60 : len + 1) {
+        char *buf = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t g = 0; g < sizeof bg / sizeof bg[0]; g++) {
+            size_t gl = strlen(bg[g]);
+            for (size_t p = 0; p < (len ? len : 1); p++) {
+                for (unsigned v = 0; v < 256; v++) {
+                    for (size_t i = 0; i < len; i++)
+                        buf[i] = bg[g][i % gl];
+                    if (len)
+                        buf[p] = (char)v;
+                    check_predicates(buf, len, p);
+                }
+            }
+        }
+        free(buf);
+    }
+}
+END_TEST
+
+START_TEST(simd_predicates_equal_their_twins_on_random_buffers)
+{
+    static const char alphabet[] = "-/.%a\\ \x7f\x80\x1f!~";
+    for (int round = 0; round < 20000; round++) {
+        size_t len = rnd() % 200;
+        char *buf = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (rnd() % 8) ? alphabet[rnd() % (sizeof alphabet - 1)] : (char)rnd();
+        size_t p = len ? rnd() % len : 0;
+        check_predicates(buf, len, p);
+        size_t lo = len ? rnd() % (len + 1) : 0;
+        check_pair(buf, len, lo, lo + rnd() % (len - lo + 1));
         free(buf);
     }
 }
@@ -337,17 +431,20 @@ END_TEST
 
 int main(void)
 {
-#if defined(URISAN_SCAN_SSSE3) && defined(URISAN_HAVE_SSSE3_VARIANT)
+#if defined(URISAN_SIMD_SSSE3) && defined(URISAN_HAVE_SSSE3_VARIANT)
     if (!urisan_cpu_ssse3()) {
         printf("SKIP: this CPU has no SSSE3\n");
         return 77;
     }
 #endif
+    printf("simd.h predicates: %s\n", URISAN_SIMD_KIND);
     Suite *s = suite_create("scan");
     TCase *tc = tcase_create("scan");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, simd_mask_equals_table_for_every_byte_at_every_position);
     tcase_add_test(tc, simd_mask_equals_table_on_random_buffers);
+    tcase_add_test(tc, simd_predicates_equal_their_twins_for_every_byte_at_every_position);
+    tcase_add_test(tc, simd_predicates_equal_their_twins_on_random_buffers);
     tcase_add_test(tc, iterator_visits_every_special_byte_in_order);
     tcase_add_test(tc, iterator_started_anywhere_visits_the_special_bytes_from_there);
     tcase_add_test(tc, fast_parse_equals_full_parse_on_hand_picked_inputs);
