@@ -37,6 +37,43 @@ static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
 static const psl_ctx_t *psl_list;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+static bool has_high(const char *s, size_t n);
+
+/* The TR39 skeleton of each printable ASCII byte, when it is ASCII (NULL
+   otherwise): the skeleton of an ASCII string is then the concatenation
+   of its bytes' skeletons (NFD leaves ASCII alone), with no ICU call. */
+static char ascii_skel_buf[128][8];
+static const char *ascii_skel[128];
+
+/* Registrable domains by host, one direct-mapped cache per thread: libpsl
+   costs ~9,000 instructions a host; hosts repeat in logs. The answer is a
+   suffix of the host (psl_registrable_domain points into it), so an entry
+   holds the host and the offset of that suffix. */
+#define PSL_CACHE_SLOTS (1u << 16)
+#define PSL_CACHE_KEY 62
+typedef struct {
+    unsigned char len;         /* 0: empty slot */
+    signed char reg;           /* offset of the registrable domain, -1: none */
+    char host[PSL_CACHE_KEY];
+} psl_slot;
+static pthread_key_t psl_key;
+static bool psl_key_ok;
+
+static void init_ascii_skel(void)
+{
+    for (unsigned c = 0x21; c < 0x7f; c++) {
+        char in[1] = { (char)c };
+        char out[8];
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t n = uspoof_getSkeletonUTF8(spoof, 0, in, 1, out, (int32_t)sizeof out, &st);
+        if (U_FAILURE(st) || n <= 0 || (size_t)n >= sizeof out || has_high(out, (size_t)n))
+            continue;
+        memcpy(ascii_skel_buf[c], out, (size_t)n);
+        ascii_skel_buf[c][n] = '\0';
+        ascii_skel[c] = ascii_skel_buf[c];
+    }
+}
+
 static void init_once(void)
 {
     UErrorCode st = U_ZERO_ERROR;
@@ -53,6 +90,9 @@ static void init_once(void)
     /* The newer of the system's list and the one built into libpsl. */
     psl_loaded = psl_latest(NULL);
     psl_list = psl_loaded ? psl_loaded : psl_builtin();
+    if (spoof != NULL)
+        init_ascii_skel();
+    psl_key_ok = pthread_key_create(&psl_key, free) == 0;
 }
 
 bool hostview_init(void)
@@ -68,6 +108,10 @@ void hostview_shutdown(void)
         uspoof_close(spoof);
     if (psl_loaded != NULL)
         psl_free(psl_loaded);
+    if (psl_key_ok) {
+        free(pthread_getspecific(psl_key));
+        pthread_setspecific(psl_key, NULL);
+    }
     spoof = NULL;
     psl_loaded = NULL;
     psl_list = NULL;
@@ -305,20 +349,92 @@ static void judge_labels(hostview *hv)
         hv->imitates[0] = '\0';
 }
 
-bool hostview_host(const char *host, size_t len, hostview *hv)
+/* A host name every byte of which is ASCII, with no A-label: UTS #46
+   maps it to itself (the bytes are lower-cased already) and it has no
+   U-label, so its ASCII and Unicode forms are the host as decoded. */
+static bool ascii_name(const char *h, size_t n)
 {
-    hostview_init();
-    hv->is_name = hv->idn = hv->invisible = false;
-    hv->why = 0;
-    hv->flags = 0;
-    hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
-    hv->registrable[0] = hv->imitates[0] = '\0';
-    char raw[HOSTVIEW_HOST_MAX];
-    if (len == 0 || len >= 3 * HOSTVIEW_HOST_MAX || !decode_host(host, len, raw, sizeof raw))
-        return false;
-    if (ends_in_number(raw))
-        return false;
-    hv->is_name = true;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)h[i] >= 0x80)
+            return false;
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (h[i] == 'x' && h[i + 1] == 'n' && h[i + 2] == '-' && h[i + 3] == '-')
+            return false;
+    return true;
+}
+
+/* The skeleton of an ASCII host from ascii_skel (as ICU writes it, ""
+   when it does not fit); false when a byte has no entry there. */
+static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = ascii_skel[(unsigned char)h[i] & 0x7f];
+        if (k == NULL)
+            return false;
+        size_t kl = strlen(k);
+        if (o + kl >= cap) {
+            out[0] = '\0';
+            return true;
+        }
+        memcpy(out + o, k, kl);
+        o += kl;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+/* psl_registrable_domain(psl_list, ascii) through this thread's cache. */
+static const char *registrable(const char *ascii)
+{
+    size_t n = strlen(ascii);
+    psl_slot *cache = NULL;
+    if (psl_key_ok && n > 0 && n <= PSL_CACHE_KEY) {
+        cache = pthread_getspecific(psl_key);
+        if (cache == NULL) {
+            cache = calloc(PSL_CACHE_SLOTS, sizeof *cache);
+            if (cache != NULL && pthread_setspecific(psl_key, cache) != 0) {
+                free(cache);
+                cache = NULL;
+            }
+        }
+    }
+    if (cache == NULL)
+        return psl_registrable_domain(psl_list, ascii);
+    uint32_t h = 2166136261u;                     /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)ascii[i]) * 16777619u;
+    psl_slot *s = &cache[(h ^ (h >> 16)) & (PSL_CACHE_SLOTS - 1)];
+    if (s->len == n && memcmp(s->host, ascii, n) == 0)
+        return s->reg < 0 ? NULL : ascii + s->reg;
+    const char *reg = psl_registrable_domain(psl_list, ascii);
+    if (reg == NULL || (reg >= ascii && reg <= ascii + n)) {
+        s->len = (unsigned char)n;
+        s->reg = (signed char)(reg == NULL ? -1 : reg - ascii);
+        memcpy(s->host, ascii, n);
+    }
+    return reg;
+}
+
+/* The slow path's forms for a host ascii_name() accepts. */
+static void view_ascii(hostview *hv, const char *raw)
+{
+    size_t n = strlen(raw);
+    copy_str(hv->ascii, sizeof hv->ascii, raw);
+    copy_str(hv->unicode, sizeof hv->unicode, raw);
+    if (spoof != NULL && !skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton)) {
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t k = uspoof_getSkeletonUTF8(spoof, 0, raw, -1, hv->skeleton,
+                                           (int32_t)sizeof hv->skeleton, &st);
+        if (U_FAILURE(st) || k < 0 || (size_t)k >= sizeof hv->skeleton)
+            hv->skeleton[0] = '\0';
+    }
+}
+
+/* Any host: its A-labels and U-labels through libidn2, its skeleton
+   and the judgement of its labels through ICU. */
+static void view_idn(hostview *hv, const char *raw)
+{
     hv->invisible = hostview_has_invisible(raw, strlen(raw));
 
     /* A-labels: UTS #46 mapping (non-transitional) of what is written;
@@ -346,9 +462,30 @@ bool hostview_host(const char *host, size_t len, hostview *hv)
     }
     if (hv->idn)
         judge_labels(hv);
+}
+
+static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
+{
+    hostview_init();
+    hv->is_name = hv->idn = hv->invisible = false;
+    hv->why = 0;
+    hv->flags = 0;
+    hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
+    hv->registrable[0] = hv->imitates[0] = '\0';
+    char raw[HOSTVIEW_HOST_MAX];
+    if (len == 0 || len >= 3 * HOSTVIEW_HOST_MAX || !decode_host(host, len, raw, sizeof raw))
+        return false;
+    if (ends_in_number(raw))
+        return false;
+    hv->is_name = true;
+    if (shortcut && ascii_name(raw, strlen(raw)))
+        view_ascii(hv, raw);
+    else
+        view_idn(hv, raw);
 
     if (psl_list != NULL) {
-        const char *reg = psl_registrable_domain(psl_list, hv->ascii);
+        const char *reg = shortcut ? registrable(hv->ascii)
+                                   : psl_registrable_domain(psl_list, hv->ascii);
         if (reg != NULL)
             copy_str(hv->registrable, sizeof hv->registrable, reg);
     }
@@ -357,6 +494,16 @@ bool hostview_host(const char *host, size_t len, hostview *hv)
     if (hv->invisible)
         hv->flags |= URISAN_F(INVISIBLE_CHAR);
     return true;
+}
+
+bool hostview_host(const char *host, size_t len, hostview *hv)
+{
+    return host_view(host, len, hv, true);
+}
+
+bool hostview_host_full(const char *host, size_t len, hostview *hv)
+{
+    return host_view(host, len, hv, false);
 }
 
 bool hostview_uri(const char *uri, size_t len, hostview *hv)

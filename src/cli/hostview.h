@@ -63,6 +63,11 @@ bool hostview_uri(const char *uri, size_t len, hostview *hv);
 /* The same for a host given as it is written (percent-escapes allowed). */
 bool hostview_host(const char *host, size_t len, hostview *hv);
 
+/* hostview_host without its shortcuts: every host through libidn2 and
+   ICU, every registrable domain from libpsl (no cache). The same answer,
+   slower; tests compare the two. */
+bool hostview_host_full(const char *host, size_t len, hostview *hv);
+
 /* Does text[0..len) (UTF-8) hold a zero-width or bidi control character
    (U+200B-200F, U+202A-202E, U+2060-2064, U+2066-2069, U+FEFF, U+061C,
    U+180E, U+00AD, U+034F)? Invalid UTF-8 is skipped byte by byte. */

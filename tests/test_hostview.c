@@ -1,0 +1,151 @@
+/*
+ * test_hostview.c - hostview's shortcuts (src/cli/hostview.c) give the
+ * answer of its full path: an ASCII host without an A-label takes no
+ * libidn2/ICU call (its skeleton from a per-byte table) and registrable
+ * domains come through a per-thread cache; hostview_host_full() does
+ * every host through libidn2, ICU and libpsl. Compared field by field on
+ * generated hosts (every printable byte, case, escapes, lengths around
+ * the cache key and the skeleton buffer, A-label look-alikes), on every
+ * host of the shared URL lists, and twice each (cache miss, then hit).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostview.h"
+#include "testdata.h"
+
+static hostview fast, full;
+
+static void same_view(const char *host, size_t len)
+{
+    for (int round = 0; round < 2; round++) {
+        bool a = hostview_host(host, len, &fast);
+        bool b = hostview_host_full(host, len, &full);
+        ck_assert_msg(a == b, "return differs for '%.*s'", (int)len, host);
+        ck_assert_msg(fast.is_name == full.is_name && fast.idn == full.idn &&
+                      fast.invisible == full.invisible && fast.why == full.why &&
+                      fast.flags == full.flags, "facts differ for '%.*s'", (int)len, host);
+        ck_assert_str_eq(fast.unicode, full.unicode);
+        ck_assert_str_eq(fast.ascii, full.ascii);
+        ck_assert_str_eq(fast.skeleton, full.skeleton);
+        ck_assert_str_eq(fast.registrable, full.registrable);
+        ck_assert_str_eq(fast.imitates, full.imitates);
+    }
+}
+
+static void same_views(const char *host)
+{
+    same_view(host, strlen(host));
+}
+
+START_TEST(every_printable_byte_in_a_host_gives_the_full_answer)
+{
+    char h[64];
+    for (int c = 0x21; c <= 0x7f; c++) {
+        snprintf(h, sizeof h, "a%cb.example.com", c);
+        same_views(h);
+        snprintf(h, sizeof h, "%c.co.uk", c);
+        same_views(h);
+        snprintf(h, sizeof h, "www.%c", c);
+        same_views(h);
+        snprintf(h, sizeof h, "%%%02X.example.org", c);   /* as an escape */
+        same_views(h);
+    }
+}
+END_TEST
+
+START_TEST(hand_picked_hosts_give_the_full_answer)
+{
+    static const char *hosts[] = {
+        "example.com", "EXAMPLE.COM", "Www.Example.Co.Uk", "example.com.",
+        "a..b.com", ".example.com", "-a.com", "a-.com", "ab--cd.com", "xn--.com",
+        "xn--pple-43d.com", "XN--PPLE-43D.COM", "a.xn--p1ai", "axn--b.com",
+        "%78n--pple-43d.com", "%C3%A9xample.com", "\xc3\xa9xample.com",
+        "a_b.example.com", "under_score", "localhost", "com", "co.uk",
+        "foo.bar.kawasaki.jp", "city.kawasaki.jp", "www.ck", "a.b.ck",
+        "github.io", "user.github.io", "0x7f.1", "1.2.3.4", "a.123", "a.0x1f",
+        "rn.m.l1I0O.com", "%2e%2e.com", "a%2fb.com", "a%00b.com", "mil", "gov.uk",
+        "%", "%%", "%4", "a%ZZb.com",
+    };
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
+        same_views(hosts[i]);
+}
+END_TEST
+
+START_TEST(lengths_around_the_cache_key_and_the_buffers_give_the_full_answer)
+{
+    static char h[3 * HOSTVIEW_HOST_MAX + 8];
+    static const size_t lens[] = { 1, 58, 59, 60, 61, 62, 63, 64, 65, 200, 253, 254,
+                                   600, 1000, 1022, 1023, 1024, 1025, 3071, 3072 };
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        size_t n = lens[k];
+        for (size_t i = 0; i < n; i++)
+            h[i] = (i % 8 == 7) ? '.' : (char)('a' + i % 26);
+        if (n > 4) {
+            memcpy(h + n - 4, ".com", 4);
+        }
+        same_view(h, n);
+        for (size_t i = 0; i < n; i++)      /* "m" skeletons to "rn": 2x */
+            h[i] = (i % 8 == 7) ? '.' : 'm';
+        same_view(h, n);
+    }
+}
+END_TEST
+
+/* Every host of the shared URL lists (authority between "//" and the
+   next '/', '?', '#', after any '@', before a port). */
+START_TEST(every_host_of_the_shared_url_lists_gives_the_full_answer)
+{
+    static const char *files[] = {"kasztp.txt", "userbait.txt", "node_files.txt",
+                                  "isaacs_files.txt"};
+    size_t hosts = 0;
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        FILE *fp = testdata_open("urls", files[fi]);
+        if (!fp)
+            continue;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, fp)) > 0) {
+            char *p = strstr(line, "//");
+            if (p == NULL)
+                continue;
+            p += 2;
+            size_t e = strcspn(p, "/?#\r\n");
+            char *at = memchr(p, '@', e);
+            if (at != NULL) {
+                e -= (size_t)(at + 1 - p);
+                p = at + 1;
+            }
+            char *colon = memchr(p, ':', e);
+            if (colon != NULL && *p != '[')
+                e = (size_t)(colon - p);
+            same_view(p, e);
+            hosts++;
+        }
+        free(line);
+        fclose(fp);
+    }
+    printf("hostview: %zu hosts of the shared lists compared\n", hosts);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hostview");
+    TCase *t = tcase_create("shortcuts");
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, every_printable_byte_in_a_host_gives_the_full_answer);
+    tcase_add_test(t, hand_picked_hosts_give_the_full_answer);
+    tcase_add_test(t, lengths_around_the_cache_key_and_the_buffers_give_the_full_answer);
+    tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    hostview_shutdown();
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
