@@ -266,6 +266,10 @@ START_TEST(part_heads_are_bounded_like_the_message_head)
         {"multipart/mixed; boundary=b1", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
         {"multipart/mixed; boundary=\"b1\"", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
         {"multipart/mixed; BOUNDARY=\"b1\"", "text/plain", "", 10, -1},
+        /* the type folded onto the next line, or after a comment: GMime
+           still reads a multipart there */
+        {"\n multipart/mixed; boundary=b1", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
+        {"(c) multipart/mixed; boundary=b1", "text/plain", "", 30, URISAN_MAIL_LIMIT_HEADERS},
         /* an attached message's head (the part's content) */
         {"multipart/mixed; boundary=b1", "message/rfc822", "\n", 30, URISAN_MAIL_LIMIT_HEADERS},
         /* a "-- " signature line then 30 lines: body text, no head */

@@ -205,10 +205,13 @@ void mail_pre_scan(const char *d, size_t n, const urisan_mail_limits *lim, mail_
             ct_multipart = false;
             params = 0;
             if (iprefix(d + i, len, "content-type:")) {
-                size_t v = i + 13;
-                while (v < e && (d[v] == ' ' || d[v] == '\t'))
+                size_t v = i + 13, ve = i + lenr;
+                while (v < ve && (d[v] == ' ' || d[v] == '\t'))
                     v++;
-                if (iprefix(d + v, e - v, "multipart/")) {
+                /* GMime skips white space and comments, also across folded
+                   lines, before the type: a value that is empty on this
+                   line or starts with '(' or '"' may be multipart too */
+                if (v >= ve || d[v] == '(' || d[v] == '"' || iprefix(d + v, ve - v, "multipart")) {
                     ct_multipart = true;
                     if (++multiparts >= lim->max_depth)
                         mail_set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, multiparts, lim->max_depth);
