@@ -24,6 +24,7 @@
 
 #include "fuzz_util.h"
 #include "ref_split.h"
+#include "../tests/addr_table.h"
 
 #define F(x) URISAN_F(x)
 
@@ -575,18 +576,40 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
     }
 }
 
+/* Address classes (doc/policy.md): an address flagged by a class is never
+   globally reachable per the registry table of tests/addr_table.h, and
+   every address of a non-global row gets exactly the table's class (an
+   IPv6 address that carries an IPv4 one may add that one's classes). */
+static void check_address_class(const urisan_report *r)
+{
+    urisan_flags got = r->flags & AT_CLASSES;
+    if (r->ip_family == 4) {
+        FUZZ_ASSERT(got == at_class_v4(r->ip), "IPv4 class flags differ from the registry table");
+    } else if (r->ip_family == 6) {
+        urisan_flags want = at_class_v6(r->ip);
+        FUZZ_ASSERT((got & want) == want, "IPv6 lacks the registry table's class");
+        FUZZ_ASSERT(got == want || (r->flags & F(IP_EMBEDDED)),
+                    "IPv6 class flags beyond the table's without an embedded IPv4");
+    } else {
+        FUZZ_ASSERT(got == 0 && !(r->flags & F(IP_EMBEDDED)), "a class flag without an address");
+    }
+}
+
 static void check_verdict(const urisan_report *r, const urisan_decision *d)
 {
     static const urisan_flags deny = F(INVALID) | F(TOO_LONG) | F(ESCAPED_CRLF) | F(ESCAPED_NUL) |
                                      F(CTL_RAW) | F(DOT_ABOVE_ROOT) | F(PASSWORD) |
                                      F(DANGEROUS_SCHEME) | F(AMBIGUOUS_AUTHORITY) |
                                      F(IP_OBFUSCATED);
-    urisan_verdict want = (r->flags & deny) ? URISAN_DENY : r->flags ? URISAN_FLAGGED : URISAN_ALLOW;
+    /* internal_name and single_label: neither denied nor reported */
+    static const urisan_flags ignored = F(INTERNAL_NAME) | F(SINGLE_LABEL);
+    urisan_flags seen = r->flags & ~ignored;
+    urisan_verdict want = (seen & deny) ? URISAN_DENY : seen ? URISAN_FLAGGED : URISAN_ALLOW;
     FUZZ_ASSERT(d->verdict == want, "default policy verdict %s, expected %s",
                 urisan_verdict_name(d->verdict), urisan_verdict_name(want));
     FUZZ_ASSERT(d->deny_flags == (r->flags & deny), "deny_flags are not flags & default deny set");
     FUZZ_ASSERT(d->rules == 0, "default policy denied by a rule");
-    FUZZ_ASSERT((d->deny_flags | d->flag_flags) == r->flags || d->verdict == URISAN_DENY,
+    FUZZ_ASSERT((d->deny_flags | d->flag_flags) == seen || d->verdict == URISAN_DENY,
                 "some flag neither denied nor reported");
 }
 
@@ -605,6 +628,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 "analyze is not deterministic");
     FUZZ_ASSERT(s1 == URISAN_OK, "analyze returned %s", fuzz_status(s1));
     check_flags(in, size, &u, &r1);
+    check_address_class(&r1);
 
     urisan_decision d1, d2;
     urisan_decide(in, size, &u, &r1, NULL, &d1);

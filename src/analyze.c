@@ -9,6 +9,7 @@
  */
 #include "risk.h"
 #include "scan.h"
+#include "names.h"
 
 #include <string.h>
 
@@ -200,43 +201,16 @@ static urisan_flags scan_path(const char *in, urisan_span path)
 /* Host: addresses and IDN                                              */
 /* ------------------------------------------------------------------ */
 
+/* The address classes (addrclass.c: the IANA special-purpose registries;
+   for IPv6 also the IPv4 address it carries). */
 static void classify_v4(const uint8_t a[4], urisan_flags *f)
 {
-    /* loopback or unspecified: 127/8 (RFC 1122 3.2.1.3), 0/8 */
-    if (a[0] == 127 || a[0] == 0)
-        *f |= F(IP_LOOPBACK);
-    /* RFC 1918 and RFC 6598 shared address space (CGNAT) */
-    if (a[0] == 10 || (a[0] == 172 && (a[1] & 0xF0) == 16) ||
-        (a[0] == 192 && a[1] == 168) || (a[0] == 100 && (a[1] & 0xC0) == 64))
-        *f |= F(IP_PRIVATE);
-    /* RFC 3927 link-local; cloud metadata is 169.254.169.254 */
-    if (a[0] == 169 && a[1] == 254)
-        *f |= F(IP_LINK_LOCAL);
-}
-
-static bool all_zero(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != 0)
-            return false;
-    return true;
+    *f |= urisan_addr_class_v4(a);
 }
 
 static void classify_v6(const uint8_t a[16], urisan_flags *f)
 {
-    static const uint8_t nat64[12] = {0x00, 0x64, 0xff, 0x9b}; /* RFC 6052 2.1 */
-    /* IPv4-mapped ::ffff:0:0/96, IPv4-compatible ::/96 (RFC 4291 2.5.5)
-       and NAT64 64:ff9b::/96 carry an IPv4 address: judge that one. :: and
-       ::1 fall in ::/96 as 0.0.0.0 and 0.0.0.1, both in 0/8. */
-    bool mapped = all_zero(a, 10) && a[10] == 0xff && a[11] == 0xff;
-    if (mapped || all_zero(a, 12) || memcmp(a, nat64, 12) == 0) {
-        classify_v4(a + 12, f);
-        return;
-    }
-    if ((a[0] & 0xFE) == 0xFC) /* fc00::/7 unique local, RFC 4193 */
-        *f |= F(IP_PRIVATE);
-    if (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) /* fe80::/10, RFC 4291 2.5.6 */
-        *f |= F(IP_LINK_LOCAL);
+    *f |= urisan_addr_class_v6(a);
 }
 
 /* IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) (3.2.2) */
@@ -668,8 +642,13 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
            first IPv4 part starts with a digit, and an ASCII byte other
            than "%" maps only to itself (urisan_ipv4_deobfuscate's
            "fast no") */
-        if (c0 == '[' || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4)
+        bool name = c0 != '[';
+        if (!name || cc_is(c0, CC_DIGIT) || uri->host_type == URISAN_HOST_IPV4) {
             f |= host_address(in, uri, host, out);
+            name = name && out->ip_family == 0; /* "1password.com" */
+        }
+        if (name)
+            f |= urisan_name_flags_nopct(in, hs, hs + host.len);
         if (pairs && simd_pair_in(in, len, hs, hs + host.len, '-', '-'))
             f |= host_idn(in + hs, host.len);
     }
@@ -858,6 +837,10 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
 
     if (u.host.off != URISAN_ABSENT && u.host.len > 0) {
         f |= host_address(in, &u, u.host, out);
+        if (out->ip_family == 0 && in[u.host.off] != '[')
+            f |= (cls & SCAN_PCT) ? urisan_name_flags(in + u.host.off, u.host.len)
+                                  : urisan_name_flags_nopct(in, u.host.off,
+                                                            u.host.off + u.host.len);
         /* idn needs an escape, a byte >= 0x80 or a "-" ("xn--") */
         if (cls != 0 || memchr(in + u.host.off, '-', u.host.len) != NULL)
             f |= host_idn(in + u.host.off, u.host.len);

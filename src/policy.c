@@ -31,7 +31,7 @@ URISAN_API void urisan_policy_init(urisan_policy *p)
     memset(p, 0, sizeof *p);
     p->magic = POL_MAGIC;
     p->deny = URISAN_DEFAULT_DENY;
-    p->flag = URISAN_ALL_FLAGS & ~URISAN_DEFAULT_DENY;
+    p->flag = URISAN_DEFAULT_FLAG;
     urisan_limits_default(&p->limits);
 }
 
@@ -240,7 +240,7 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
     urisan_flags deny = pol ? pol->deny : URISAN_DEFAULT_DENY;
-    urisan_flags flag = pol ? pol->flag : (URISAN_ALL_FLAGS & ~URISAN_DEFAULT_DENY);
+    urisan_flags flag = pol ? pol->flag : URISAN_DEFAULT_FLAG;
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
     if (pol != NULL && (in != NULL || len == 0))

@@ -31,8 +31,12 @@ static const char profile_proxy[] =
     "deny password dangerous_scheme ambiguous_authority\n"
     "# an address spelled so that filters miss it (0x7f.1, 2130706433)\n"
     "deny ip_obfuscated\n"
-    "# the proxy's own host and the cloud metadata service (169.254.169.254)\n"
-    "deny ip_loopback ip_link_local\n";
+    "# the proxy's own host (127/8, localhost), the cloud metadata service\n"
+    "# (169.254.169.254), and addresses no server answers from: special\n"
+    "# purpose, multicast, broadcast (IANA special-purpose registries)\n"
+    "deny ip_loopback ip_link_local ip_reserved ip_multicast ip_broadcast internal_name\n"
+    "# intranet hosts a forward proxy may legitimately reach: reported only\n"
+    "flag ip_private single_label\n";
 
 /* "ssrf": a server that fetches URLs it was given. */
 static const char profile_ssrf[] =
@@ -53,7 +57,18 @@ static const char profile_ssrf[] =
     "# every address that is not public: loopback (the fetcher itself),\n"
     "# RFC 1918/CGNAT/ULA (the internal network), link-local (cloud\n"
     "# metadata at 169.254.169.254, fe80::), and any spelling of them\n"
-    "deny ip_obfuscated ip_loopback ip_private ip_link_local\n";
+    "deny ip_obfuscated ip_loopback ip_private ip_link_local\n"
+    "# special-purpose, multicast and broadcast addresses (IANA registries),\n"
+    "# and IPv6 that carries an IPv4 address ([::ffff:127.0.0.1], 6to4\n"
+    "# [2002:7f00:1::], NAT64, Teredo) - filters that read only IPv4 miss it\n"
+    "deny ip_reserved ip_multicast ip_broadcast ip_embedded\n"
+    "# names that resolve inside: localhost, *.local, *.internal\n"
+    "# (metadata.google.internal), *.home.arpa ..., and one-label names\n"
+    "# (metadata, instance-data) that a search domain completes\n"
+    "deny internal_name single_label\n"
+    "# public wildcard-DNS services: 127.0.0.1.nip.io resolves to 127.0.0.1\n"
+    "deny-host .nip.io .sslip.io .xip.io .xip.name .localtest.me .lvh.me\n"
+    "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st\n";
 
 /* "mail": links in messages (extract --mail, the milter). */
 static const char profile_mail[] =
@@ -64,6 +79,8 @@ static const char profile_mail[] =
     "deny userinfo password\n"
     "# hosts the reader cannot read, and hosts parsers disagree about\n"
     "deny ip_obfuscated ambiguous_authority\n"
+    "# a link into the reader's own machine or network (localhost, *.local)\n"
+    "deny internal_name ip_loopback ip_link_local\n"
     "# header injection and hidden bytes\n"
     "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n";
 

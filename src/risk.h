@@ -73,6 +73,12 @@ static const urisan_flags urisan_all_flags_ =
      URISAN_F(PASSWORD) | URISAN_F(DANGEROUS_SCHEME) |                          \
      URISAN_F(AMBIGUOUS_AUTHORITY) | URISAN_F(IP_OBFUSCATED) | URISAN_F(MAIL_LIMIT))
 
+/* The default policy neither denies nor reports these: names that are
+   legitimate on an intranet (issue 13 keeps default verdicts); profiles
+   deny them. */
+#define URISAN_DEFAULT_IGNORE (URISAN_F(INTERNAL_NAME) | URISAN_F(SINGLE_LABEL))
+#define URISAN_DEFAULT_FLAG (URISAN_ALL_FLAGS & ~URISAN_DEFAULT_DENY & ~URISAN_DEFAULT_IGNORE)
+
 /* ---- ports.c / policy.c ---- */
 /* Default port of a scheme: the policy's default-port entries first, then
    the built-in table. pol may be NULL. -1 when unknown. */
@@ -98,6 +104,24 @@ static inline bool urisan_policy_dangerous_len(const urisan_policy *pol, size_t 
     return (n < 64 && (POL_BUILTIN_DANGEROUS_LENS >> n & 1)) ||
            (pol != NULL && pol->n_dangerous > 0);
 }
+
+/* ---- addrclass.c ---- */
+/* The class flags of an address (ip_loopback, ip_private, ip_link_local,
+   ip_reserved, ip_multicast, ip_broadcast; 0: globally reachable
+   unicast). For IPv6 also ip_embedded and the classes of the IPv4
+   address it carries. */
+urisan_flags urisan_addr_class_v4(const uint8_t a[4]);
+urisan_flags urisan_addr_class_v6(const uint8_t a[16]);
+/* The IPv4 addresses an IPv6 address carries: mapped, compatible, NAT64
+   (both prefixes), 6to4 (one), Teredo (server, then client: two). */
+size_t urisan_addr_embedded(const uint8_t a[16], uint8_t out[2][4]);
+
+/* ---- names.c ---- */
+/* internal_name / single_label of a reg-name host h[0..n) as written
+   (case, trailing dots and escapes of letters do not count). */
+urisan_flags urisan_name_flags(const char *h, size_t n);
+/* The same for a host without "%" (names.h's first look calls it). */
+urisan_flags urisan_name_flags_raw(const char *h, size_t n);
 
 /* ---- ipv4.c ---- */
 /*

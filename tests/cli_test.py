@@ -224,7 +224,13 @@ def test_flags_are_in_bit_order():
              "userinfo", "password", "escaped_crlf", "escaped_nul",
              "escaped_ctl", "ctl_raw", "whitespace", "non_ascii",
              "invalid_escape", "double_encoding", "overlong_utf8",
-             "dot_segments", "encoded_dot", "dot_above_root"]
+             "dot_segments", "encoded_dot", "dot_above_root", "encoded_slash",
+             "backslash", "ip_literal", "ip_obfuscated", "ip_loopback",
+             "ip_private", "ip_link_local", "idn", "dangerous_scheme",
+             "ambiguous_authority", "link_text_mismatch", "homograph",
+             "invisible_char", "ip_reserved",
+             "ip_multicast", "ip_broadcast", "ip_embedded", "internal_name",
+             "single_label"]
     got = out[0]["flags"]
     assert got == [f for f in order if f in got], got
 
