@@ -14,8 +14,10 @@
 #include <stdio.h>
 
 #include "urisan.h"
+#include "fields.h"
 #include "json.h"
 #include "lines.h"
+#include "out.h"
 
 /* Exit statuses (SPEC section 7). */
 #define CLI_EXIT_OK    0   /* nothing denied / all inputs handled */
@@ -51,7 +53,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_fail(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ---- options (util.c) ---- */
+/* ---- options (opts.c) ---- */
 
 typedef struct {
     const char *name;     /* long name with dashes: "--policy" */
@@ -63,6 +65,20 @@ typedef struct {
 #define CLI_OPTS_HELP (-1)   /* --help / -h was printed to stdout: exit 0 */
 
 /*
+ * A subcommand lists its options as an array indexed by its own enum
+ * (designated initialisers), and reads them by that enum, never by a bare
+ * position:
+ *
+ *     enum { OPT_JSON, OPT_POLICY, NOPT };
+ *     cli_opt opts[NOPT] = { [OPT_JSON] = { "--json", false, NULL, false },
+ *                            [OPT_POLICY] = { "--policy", true, NULL, false } };
+ *     ... opts[OPT_JSON].seen ...
+ *
+ * Helpers shared by several subcommands (the policy loader) look options
+ * up by name instead, so each subcommand's enum stays its own.
+ */
+
+/*
  * Parse the options of argv[1..argc). Options may appear anywhere; "--"
  * ends them; "-" alone is an operand. The operands are moved, in order, to
  * argv[1..1+*nargs). Returns 0, CLI_OPTS_HELP, or CLI_EXIT_USAGE after
@@ -71,7 +87,13 @@ typedef struct {
 int cli_getopts(const char *cmd, int argc, char **argv,
                 cli_opt *opts, size_t nopts, int *nargs);
 
-/* ---- input ---- */
+/* The option called name ("--policy") in opts[0..nopts), NULL when the
+   subcommand has none. */
+const cli_opt *cli_opt_find(const cli_opt *opts, size_t nopts, const char *name);
+/* Its value when it was given, else NULL. */
+const char *cli_opt_value(const cli_opt *opts, size_t nopts, const char *name);
+
+/* ---- input (input.c) ---- */
 
 /* Bytes of a stdin line to keep for a URI bounded by lim (NULL: defaults):
    max_uri + 1, so the library still sees the line is too long. */
@@ -95,12 +117,20 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
 bool cli_read_file(const char *cmd, const char *path, size_t max,
                    char **data, size_t *len);
 
+/* ---- policy (policy_load.c) ---- */
+
 /* The one policy loader of every command with --policy (and --profile):
    the built-in profile named profile (NULL: the default policy), then the
    file at path on top when not NULL. On a mistake prints
    "PATH:LINE:COLUMN: message 'word'" (or "urisan: CMD: ...") to stderr
    and returns NULL. Free with free(). */
 urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile);
+/* The policy the options ask for ("--policy FILE", "--profile NAME", looked
+   up by name), as cli_policy_load; every subcommand that takes a policy
+   gets it here. */
+urisan_policy *cli_policy_opts(const char *cmd, const cli_opt *opts, size_t nopts);
+
+/* ---- library results of unknown size (results.c) ---- */
 
 /* Grow a malloc'd result buffer to need bytes, never past max. */
 bool cli_grow(char **buf, size_t *cap, size_t need, size_t max);
@@ -118,40 +148,44 @@ urisan_status cli_normalize(const char *in, size_t len,
                             char **buf, size_t *cap, size_t *outlen,
                             urisan_error *err);
 
-/* ---- output ---- */
+/* ---- output (out.c, out.h) ---- */
 
-/* Write p[0..n) and a '\n' to stdout; false on a write error. */
+/* p[0..n) and a '\n' as one output line; false on a write error. */
 bool cli_out_line(const char *p, size_t n);
 /* The buffer's bytes as one line; a failed buffer writes nothing and
    returns false (the caller writes a fallback line instead). */
 bool cli_out_buf(const cli_buf *b);
-/* Flush stdout; on error print it and return CLI_EXIT_USAGE, else status. */
+/* Flush the output; on error print it and return CLI_EXIT_USAGE, else status. */
 int cli_finish(const char *cmd, int status);
 
-/* ---- JSON of library types (util.c) ---- */
+/* ---- library types as JSON values and text (render.c) ---- */
 
-/* key: {"code","offset","message"}, or null when e is NULL or code OK. */
-void cli_json_error(json_w *w, const char *key, const urisan_error *e);
-/* key: ["name", ...] in bit order. */
-void cli_json_flags(json_w *w, const char *key, urisan_flags f);
+/* null, or {"code","offset","message"} when e is set and not OK. */
+void cli_jv_error(cli_buf *b, const urisan_error *e);
+/* ["name", ...] in bit order. */
+void cli_jv_flags(cli_buf *b, urisan_flags f);
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */
-void cli_json_reasons(json_w *w, const char *key, const urisan_decision *d);
-/* "deny_reasons" (the flags, then the rules that denied; [] unless
-   denied) and "flag_reasons" (the flags only reported; [] when allowed). */
-void cli_json_reasons_apart(json_w *w, const urisan_decision *d);
+void cli_jv_reasons(cli_buf *b, const urisan_decision *d);
+/* "deny_reasons": the flags, then the rules that denied; [] unless denied. */
+void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
+/* "flag_reasons": the flags only reported; [] when allowed. */
+void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d);
 /* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
-/* key: the span's text, or null when absent. */
-void cli_json_span(json_w *w, const char *key, const char *in, urisan_span s);
-/* "components": {scheme, userinfo, host, host_type, port, path, query,
-   fragment} of SPEC section 7. */
-void cli_json_components(json_w *w, const char *in, const urisan_uri *u);
-/* b := "error: CODE OFFSET MESSAGE" (SPEC section 7), plus
+/* The span's text, or null when absent. */
+void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
+/* A string (NULL: null) and a boolean. */
+void cli_jv_cstr(cli_buf *b, const char *s);
+void cli_jv_bool(cli_buf *b, bool v);
+/* {scheme, userinfo, host, host_type, port, path, query, fragment} of
+   SPEC section 7. */
+void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u);
+/* "error: CODE OFFSET MESSAGE" (SPEC section 7) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
-/* Comma-separated flag names into b ("-" when none). */
+/* Comma-separated flag names ("-" when none). */
 void cli_text_flags(cli_buf *b, urisan_flags f);
 
 #endif

@@ -22,10 +22,13 @@ typedef struct {
     urisan_resolve_opts ropt;
     char *rbuf;                /* resolved text */
     size_t rcap;
-    cli_buf out;               /* one output line */
+    cli_fieldset fields;       /* --json: the keys of a line */
+    bool hostview_keys;        /* a hostview key is among them */
+    bool default_limits;       /* the policy's limits are the defaults */
     bool denied;
     bool tsv;                  /* --tsv (with --format) */
     const cli_logline *log;    /* --format: the log line being checked */
+    cli_buf tmp;               /* --format: a bad line's or a --tsv line */
 } check_ctx;
 
 /* What we found about one input. */
@@ -49,12 +52,16 @@ static void judge_host(check_ctx *c, check_result *r)
 {
 #ifdef URISAN_HAVE_HOSTVIEW
     /* homograph, invisible_char (hostview.c): only an IDN host can have
-       them; --json shows every host's Unicode form and registrable domain. */
+       them; --json shows every host's Unicode form and registrable domain
+       (unless --fields leaves those keys out). */
     r->hv.is_name = false;
-    if ((r->rep.flags & URISAN_F(IDN)) || c->json) {
+    if ((r->rep.flags & URISAN_F(IDN)) || c->hostview_keys) {
         const char *u = r->resolved ? c->rbuf : r->in;
         size_t ul = r->resolved ? r->rlen : r->len;
-        if (hostview_uri(u, ul, &r->hv))
+        /* the input's own parse serves when it was made with the limits
+           hostview parses with (the defaults) */
+        bool parsed = !r->resolved && c->default_limits;
+        if (parsed ? hostview_uri_parsed(u, ul, &r->uri, &r->hv) : hostview_uri(u, ul, &r->hv))
             hostview_redecide(u, ul, r->hv.flags, c->pol, &r->rep, &r->dec);
     }
 #else
@@ -95,110 +102,183 @@ static void judge(check_ctx *c, check_result *r)
     }
 }
 
-static void write_json(check_ctx *c, const check_result *r)
-{
-    json_w w;
-    json_begin(&w, &c->out);
-    json_obj_open(&w);
-    json_kstr(&w, "uri", r->in, r->len);
-    json_kbool(&w, "valid", r->uri.valid != 0);
-    cli_json_error(&w, "error", r->uri.valid ? NULL : &r->uri.error);
-    cli_json_components(&w, r->in, &r->uri);
+/* ---- the JSON line: one field table (fields.h) ---- */
 
+#define MODE_BASE 1u   /* --base was given */
+#define MODE_LOG 2u    /* --format was given */
+
+/* A field's view of one input: the result and the command's state. */
+typedef struct {
+    const check_ctx *c;
+    const check_result *r;
+} check_row;
+
+#define ROW(v) const check_row *row = (v); const check_result *r = row->r
+
+static void put_uri(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->in, r->len); }
+static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->uri.valid != 0); }
+static void put_error(cli_buf *b, const void *v)
+{
+    ROW(v);
+    cli_jv_error(b, r->uri.valid ? NULL : &r->uri.error);
+}
+static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri); }
+static void put_host_ip(cli_buf *b, const void *v)
+{
+    ROW(v);
     char ip[64];
     size_t iplen = 0;
     if (r->rep.ip_family != 0 &&
         urisan_format_ip(&r->rep, ip, sizeof ip, &iplen) == URISAN_OK)
-        json_kstr(&w, "host_ip", ip, iplen);
+        json_quote(b, ip, iplen);
     else
-        json_knull(&w, "host_ip");
-
-    cli_json_flags(&w, "flags", r->rep.flags);
-    json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
-    cli_json_reasons(&w, "reasons", &r->dec);
-    cli_json_reasons_apart(&w, &r->dec);
-#ifdef URISAN_HAVE_HOSTVIEW
-    hostview_json(&w, r->hv.is_name ? &r->hv : NULL);
-#endif
-    if (c->base != NULL) {
-        if (r->resolved)
-            json_kstr(&w, "resolved", c->rbuf, r->rlen);
-        else
-            json_knull(&w, "resolved");
-        cli_json_error(&w, "resolve_error", r->resolved ? NULL : &r->rerr);
-    }
-    json_kbool(&w, "truncated", r->truncated);
-    json_kuint(&w, "length", r->full_len);
-    if (c->log != NULL)
-        cli_log_json_keys(&w, c->log);
-    json_obj_close(&w);
-    if (json_ok(&w))
-        return;
-
-    /* Too large for one line (CLI_JSON_MAX) or out of memory: still one
-       line for this input, and a deny, never a silent gap. */
-    json_begin(&w, &c->out);
-    json_obj_open(&w);
-    json_knull(&w, "uri");
-    json_kbool(&w, "valid", false);
-    urisan_error e = { URISAN_E_NOSPACE, 0, 0 };
-    cli_json_error(&w, "error", &e);
-    json_knull(&w, "components");
-    json_knull(&w, "host_ip");
-    cli_json_flags(&w, "flags", URISAN_F(INVALID));
-    json_kcstr(&w, "verdict", "deny");
-    json_key(&w, "reasons");
-    json_arr_open(&w);
-    json_cstr(&w, "invalid");
-    json_arr_close(&w);
-    json_key(&w, "deny_reasons");
-    json_arr_open(&w);
-    json_cstr(&w, "invalid");
-    json_arr_close(&w);
-    json_key(&w, "flag_reasons");
-    json_arr_open(&w);
-    json_arr_close(&w);
-    json_kbool(&w, "truncated", true);
-    json_kuint(&w, "length", r->full_len);
-    if (c->log != NULL)
-        cli_log_json_keys(&w, c->log);
-    json_obj_close(&w);
+        cli_buf_lit(b, "null");
 }
-
-static void write_text(check_ctx *c, const check_result *r)
+static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
+static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, urisan_verdict_name(r->dec.verdict)); }
+static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
+static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
+static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
+static void put_resolved(cli_buf *b, const void *v)
 {
-    cli_buf *b = &c->out;
-    cli_buf_clear(b);
+    ROW(v);
+    if (r->resolved)
+        json_quote(b, row->c->rbuf, r->rlen);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_resolve_error(cli_buf *b, const void *v)
+{
+    ROW(v);
+    cli_jv_error(b, r->resolved ? NULL : &r->rerr);
+}
+static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
+static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
+static void put_line(cli_buf *b, const void *v)
+{
+    const check_row *row = v;
+    json_quote(b, row->c->log->line, row->c->log->len);
+}
+static void put_lineno(cli_buf *b, const void *v)
+{
+    const check_row *row = v;
+    cli_buf_addu(b, row->c->log->lineno);
+}
+/* The components one by one (--fields only): "host" rather than
+   "components". */
+#ifdef URISAN_HAVE_HOSTVIEW
+/* hostview.c's keys: the host's Unicode form, TR39 skeleton, what it
+   imitates, registrable domain; null when not a reg-name or unknown. */
+static void put_hv(cli_buf *b, const check_result *r, const char *s)
+{
+    if (r->hv.is_name && s[0] != '\0')
+        cli_jv_cstr(b, s);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_host_unicode(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->hv.is_name)
+        cli_jv_cstr(b, r->hv.unicode);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_host_skeleton(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.skeleton); }
+static void put_host_imitates(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.imitates); }
+static void put_registrable(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.registrable); }
+#endif
+
+#define COMPONENT(name, expr) \
+    static void put_c_##name(cli_buf *b, const void *v) { ROW(v); expr; }
+COMPONENT(scheme, cli_jv_span(b, r->in, r->uri.scheme))
+COMPONENT(userinfo, cli_jv_span(b, r->in, r->uri.userinfo))
+COMPONENT(host, cli_jv_span(b, r->in, r->uri.host))
+COMPONENT(host_type, cli_jv_cstr(b, urisan_host_type_name(r->uri.host_type)))
+COMPONENT(port, cli_jv_span(b, r->in, r->uri.port))
+COMPONENT(path, cli_jv_span(b, r->in, r->uri.path))
+COMPONENT(query, cli_jv_span(b, r->in, r->uri.query))
+COMPONENT(fragment, cli_jv_span(b, r->in, r->uri.fragment))
+#undef COMPONENT
+#undef ROW
+
+/* The keys of SPEC section 7, in order; append new ones at the end. The
+   fallback line (a line too large for CLI_JSON_MAX) denies: no text of
+   the input, error no_space, flags and reasons "invalid". */
+static const cli_field check_fields[] = {
+    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false" },
+    { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
+    { .name = "components", .put = put_components, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "host_ip", .put = put_host_ip, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]" },
+    { .name = "verdict", .put = put_verdict, .fb = CLI_FB_TEXT, .fb_text = "\"deny\"" },
+    { .name = "reasons", .put = put_reasons, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]" },
+    { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
+      .fb_text = "[\"invalid\"]" },
+    { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
+#ifdef URISAN_HAVE_HOSTVIEW
+    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT },
+    { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
+    { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
+    { .name = "registrable_domain", .put = put_registrable, .fb = CLI_FB_OMIT },
+#endif
+    { .name = "resolved", .put = put_resolved, .fb = CLI_FB_OMIT,
+      .when = MODE_BASE, .needs = "--base" },
+    { .name = "resolve_error", .put = put_resolve_error, .fb = CLI_FB_OMIT,
+      .when = MODE_BASE, .needs = "--base" },
+    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true" },
+    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
+    { .name = "line", .put = put_line, .fb = CLI_FB_PUT, .when = MODE_LOG, .needs = "--format" },
+    { .name = "lineno", .put = put_lineno, .fb = CLI_FB_PUT, .when = MODE_LOG,
+      .needs = "--format" },
+    /* --fields only: the components as keys of their own. */
+    { .name = "scheme", .put = put_c_scheme, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "userinfo", .put = put_c_userinfo, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "host", .put = put_c_host, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "host_type", .put = put_c_host_type, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "port", .put = put_c_port, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "path", .put = put_c_path, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "query", .put = put_c_query, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    { .name = "fragment", .put = put_c_fragment, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+};
+
+
+/* VERDICT REASONS "URI" [-> "RESOLVED"] [(truncated: N bytes)] */
+static bool write_text(const check_ctx *c, const check_result *r)
+{
+    cli_buf *b = cli_out_begin();
     cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
     cli_buf_addc(b, ' ');
     cli_text_reasons(b, &r->dec);
-    cli_buf_add(b, " \"", 2);
+    cli_buf_lit(b, " \"");
     json_escape(b, r->in, r->len);
     cli_buf_addc(b, '"');
     if (c->base != NULL) {
         if (r->resolved) {
-            cli_buf_add(b, " -> \"", 5);
+            cli_buf_lit(b, " -> \"");
             json_escape(b, c->rbuf, r->rlen);
             cli_buf_addc(b, '"');
         } else {
-            cli_buf_add(b, " -> error: ", 11);
+            cli_buf_lit(b, " -> error: ");
             cli_buf_adds(b, urisan_status_name(r->rerr.code));
             cli_buf_addc(b, ' ');
             cli_buf_addu(b, r->rerr.offset);
         }
     }
     if (r->truncated) {
-        cli_buf_adds(b, " (truncated: ");
+        cli_buf_lit(b, " (truncated: ");
         cli_buf_addu(b, r->full_len);
-        cli_buf_adds(b, " bytes)");
+        cli_buf_lit(b, " bytes)");
     }
     if (b->failed) {
-        cli_buf_clear(b);
-        cli_buf_adds(b, "deny denied:invalid (output line too large)");
+        cli_out_rewind();
+        cli_buf_lit(b, "deny denied:invalid (output line too large)");
     }
+    return cli_out_end();
 }
 
-/* Check one input and print its line. false on a write error. */
+/* Check one input and write its line. false on a write error. */
 static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
 {
@@ -212,13 +292,14 @@ static bool check_one(void *ctx, const char *in, size_t len,
     judge_host(c, &r);
     if (r.dec.verdict == URISAN_DENY)
         c->denied = true;
-    if (c->tsv)
-        cli_log_tsv(&c->out, &r.dec, c->log);
-    else if (c->json)
-        write_json(c, &r);
-    else
-        write_text(c, &r);
-    return cli_out_buf(&c->out);
+    if (c->tsv) {
+        cli_log_tsv(&c->tmp, &r.dec, c->log);
+        return cli_out_buf(&c->tmp);
+    }
+    if (!c->json)
+        return write_text(c, &r);
+    check_row row = { c, &r };
+    return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
 }
 
 /* --format: one log line (src/cli/logformat.c found its URI, or why not). */
@@ -236,22 +317,47 @@ static bool check_log_line(void *ctx, const cli_logline *ln)
     if (bad.why == NULL)
         bad.why = "line too long: its URI is cut";
     c->denied = true;
-    cli_log_bad_line(&c->out, &bad, c->json, c->tsv);
-    return cli_out_buf(&c->out);
+    cli_log_bad_line(&c->tmp, &bad, c->json, c->tsv);
+    return cli_out_buf(&c->tmp);
+}
+
+enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, NOPT };
+
+/* --format FMT [--tsv]: the operands are log files. */
+static int check_logs(check_ctx *c, const cli_opt *opts, char **argv, int nargs)
+{
+    cli_logfmt fmt;
+    if (!opts[OPT_FORMAT].seen)
+        return cli_usage_error(CMD, "--tsv needs --format");
+    if (opts[OPT_FIELDS].seen) /* a line without a URI has no row to select from */
+        return cli_usage_error(CMD, "--fields and --format exclude each other");
+    if (opts[OPT_TSV].seen && c->json)
+        return cli_usage_error(CMD, "--tsv and --json exclude each other");
+    if (!cli_logfmt_parse(opts[OPT_FORMAT].value, &fmt))
+        return cli_usage_error(CMD, "--format: unknown log format '%s' "
+                               "(squid, zeek, combined, field:N)", opts[OPT_FORMAT].value);
+    c->tsv = opts[OPT_TSV].seen;
+    cli_buf_init(&c->tmp, CLI_JSON_MAX);
+    int status = cli_log_each(CMD, &fmt, argv, 1, nargs,
+                              cli_line_keep(urisan_policy_limits(c->pol)) + CLI_LOG_EXTRA,
+                              check_log_line, c);
+    cli_buf_free(&c->tmp);
+    return status;
 }
 
 int cmd_check(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--json", false, NULL, false },
-        { "--policy", true, NULL, false },
-        { "--base", true, NULL, false },
-        { "--profile", true, NULL, false },
-        { "--format", true, NULL, false },
-        { "--tsv", false, NULL, false },
+    cli_opt opts[NOPT] = {
+        [OPT_JSON] = { "--json", false, NULL, false },
+        [OPT_POLICY] = { "--policy", true, NULL, false },
+        [OPT_BASE] = { "--base", true, NULL, false },
+        [OPT_FIELDS] = { "--fields", true, NULL, false },
+        [OPT_PROFILE] = { "--profile", true, NULL, false },
+        [OPT_FORMAT] = { "--format", true, NULL, false },
+        [OPT_TSV] = { "--tsv", false, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -259,15 +365,31 @@ int cmd_check(int argc, char **argv)
 
     check_ctx c;
     memset(&c, 0, sizeof c);
-    c.json = opts[0].seen;
-    urisan_policy *pol = cli_policy_load(CMD, opts[1].value, opts[3].value);
+    c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    rc = cli_fields_select(CMD, check_fields, sizeof check_fields / sizeof check_fields[0],
+                           (opts[OPT_BASE].seen ? MODE_BASE : 0) |
+                           (opts[OPT_FORMAT].seen ? MODE_LOG : 0),
+                           opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
+    if (rc != 0)
+        return rc;
+#ifdef URISAN_HAVE_HOSTVIEW
+    for (size_t i = 0; c.json && i < c.fields.n; i++) {
+        if (c.fields.f[i]->put == put_host_unicode || c.fields.f[i]->put == put_host_skeleton ||
+            c.fields.f[i]->put == put_host_imitates || c.fields.f[i]->put == put_registrable)
+            c.hostview_keys = true;
+    }
+#endif
+    urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
     c.pol = pol;
     const urisan_limits *lim = urisan_policy_limits(pol);
+    urisan_limits dlim;
+    urisan_limits_default(&dlim);
+    c.default_limits = memcmp(lim, &dlim, sizeof dlim) == 0;
 
-    if (opts[2].seen) {
-        c.base = opts[2].value;
+    if (opts[OPT_BASE].seen) {
+        c.base = opts[OPT_BASE].value;
         c.blen = strlen(c.base);
         urisan_uri bu;
         urisan_error be = { URISAN_OK, 0, 0 };
@@ -284,31 +406,14 @@ int cmd_check(int argc, char **argv)
         c.ropt.above_root = URISAN_ABOVE_ROOT_CLAMP;
         c.ropt.limits = lim;
     }
-    cli_buf_init(&c.out, CLI_JSON_MAX);
 
     int status;
-    if (opts[4].seen || opts[5].seen) {
-        /* operands are log files (none, "-": standard input) */
-        cli_logfmt fmt;
-        if (!opts[4].seen || !cli_logfmt_parse(opts[4].value, &fmt) || (opts[5].seen && c.json)) {
-            cli_buf_free(&c.out);
-            free(pol);
-            if (!opts[4].seen)
-                return cli_usage_error(CMD, "--tsv needs --format");
-            if (opts[5].seen && c.json)
-                return cli_usage_error(CMD, "--tsv and --json exclude each other");
-            return cli_usage_error(CMD, "--format: unknown log format '%s' "
-                                   "(squid, zeek, combined, field:N)", opts[4].value);
-        }
-        c.tsv = opts[5].seen;
-        status = cli_log_each(CMD, &fmt, argv, 1, nargs, cli_line_keep(lim) + CLI_LOG_EXTRA,
-                              check_log_line, &c);
-    } else {
+    if (opts[OPT_FORMAT].seen || opts[OPT_TSV].seen)
+        status = check_logs(&c, opts, argv, nargs);
+    else
         status = cli_each_input(CMD, argv, 1, nargs, cli_line_keep(lim), check_one, &c);
-    }
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
-    cli_buf_free(&c.out);
     free(c.rbuf);
     free(pol);
     return cli_finish(CMD, status);

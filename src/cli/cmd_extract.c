@@ -18,10 +18,10 @@
 #define CMD "extract"
 #define HIT_BATCH 256
 
-typedef struct {
+typedef struct ex_ctx {
     bool json;
     const urisan_policy *pol;
-    cli_buf out;
+    cli_fieldset fields;
     urisan_hit hits[HIT_BATCH];
     char *scratch;
     size_t scap;
@@ -45,6 +45,7 @@ typedef struct {
     size_t uri_len;
     bool has_form;
     unsigned form;
+    const struct ex_ctx *c; /* the command's state (hostview, message) */
     const char *display; /* NULL: none */
     size_t display_len;
     urisan_flags flags;
@@ -60,96 +61,123 @@ static const char *const form_names[] = {
     "hyphen_dropped", "abbreviated", "trimmed",
 };
 
-static void write_json(ex_ctx *c, const ex_row *r)
+#define ROW(v) const ex_row *r = (v)
+static void put_uri(cli_buf *b, const void *v)
 {
-    json_w w;
-    json_begin(&w, &c->out);
-    json_obj_open(&w);
+    ROW(v);
     if (r->limit != NULL)
-        json_knull(&w, "uri");
+        cli_buf_lit(b, "null");
     else
-        json_kstr(&w, "uri", r->uri, r->uri_len);
-    json_key(&w, "part");
+        json_quote(b, r->uri, r->uri_len);
+}
+static void put_part(cli_buf *b, const void *v)
+{
+    ROW(v);
     if (r->part == NULL)
-        json_uint(&w, 0);
+        cli_buf_addc(b, '0');
     else
-        json_cstr(&w, r->part);
-    json_kuint(&w, "offset", r->offset);
-    json_kuint(&w, "length", r->length);
-    json_kcstr(&w, "context", r->context);
+        cli_jv_cstr(b, r->part);
+}
+static void put_offset(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->offset); }
+static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->length); }
+static void put_context(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->context); }
+static void put_display(cli_buf *b, const void *v)
+{
+    ROW(v);
     if (r->display != NULL)
-        json_kstr(&w, "display", r->display, r->display_len);
+        json_quote(b, r->display, r->display_len);
     else
-        json_knull(&w, "display");
-    json_key(&w, "form");
-    json_arr_open(&w);
-    for (unsigned bit = 0; r->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++)
-        if ((r->form >> bit) & 1u)
-            json_cstr(&w, form_names[bit]);
-    json_arr_close(&w);
-    cli_json_flags(&w, "flags", r->flags);
-    json_kcstr(&w, "verdict", urisan_verdict_name(r->dec.verdict));
-    cli_json_reasons(&w, "reasons", &r->dec);
-    cli_json_reasons_apart(&w, &r->dec);
+        cli_buf_lit(b, "null");
+}
+static void put_form(cli_buf *b, const void *v)
+{
+    ROW(v);
+    cli_buf_addc(b, '[');
+    bool first = true;
+    for (unsigned bit = 0; r->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++) {
+        if ((r->form >> bit) & 1u) {
+            if (!first)
+                cli_buf_addc(b, ',');
+            first = false;
+            cli_jv_cstr(b, form_names[bit]);
+        }
+    }
+    cli_buf_addc(b, ']');
+}
+static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->flags); }
+static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, urisan_verdict_name(r->dec.verdict)); }
+static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
+static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
+static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
 #ifdef URISAN_HAVE_HOSTVIEW
-    hostview_json(&w, c->hv.is_name ? &c->hv : NULL);
+/* hostview.c's keys (see cmd_check.c): null when not a reg-name. */
+static void put_hv(cli_buf *b, const hostview *hv, const char *s, bool always)
+{
+    if (hv->is_name && (always || s[0] != '\0'))
+        cli_jv_cstr(b, s);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_host_unicode(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.unicode, true); }
+static void put_host_skeleton(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.skeleton, false); }
+static void put_host_imitates(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.imitates, false); }
+static void put_registrable(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.registrable, false); }
 #endif
 #ifdef URISAN_HAVE_MAIL
-    if (c->msg != NULL) { /* a mailbox: which message */
-        json_kuint(&w, "message", c->msg->index);
-        json_kcstr(&w, "message_id", c->msg->message_id);
-        json_kcstr(&w, "file", c->msg->file);
-    }
+/* A mailbox (mbox, Maildir): which message. */
+static bool in_box(const void *v) { ROW(v); return r->c->msg != NULL; }
+static void put_message(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->c->msg->index); }
+static void put_message_id(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->c->msg->message_id); }
+static void put_file(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->c->msg->file); }
 #endif
-    if (r->limit != NULL) {
-        json_kcstr(&w, "limit", r->limit);
-        json_kcstr(&w, "limit_message", r->message);
-    }
-    if (r->header != NULL)
-        json_kcstr(&w, "header", r->header);
-    json_obj_close(&w);
-    if (json_ok(&w))
-        return;
+/* A mail limit reached (context "limit"). */
+static bool is_limit(const void *v) { ROW(v); return r->limit != NULL; }
+static void put_limit(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->limit); }
+static void put_limit_message(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->message); }
+/* context "header": the field's name. */
+static bool has_header(const void *v) { ROW(v); return r->header != NULL; }
+static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->header); }
+#undef ROW
 
-    /* Too large for one line (CLI_JSON_MAX): still a line, and a deny. */
-    json_begin(&w, &c->out);
-    json_obj_open(&w);
-    json_knull(&w, "uri");
-    json_key(&w, "part");
-    if (r->part == NULL)
-        json_uint(&w, 0);
-    else
-        json_cstr(&w, r->part);
-    json_kuint(&w, "offset", r->offset);
-    json_kuint(&w, "length", r->length);
-    json_kcstr(&w, "context", r->context);
-    json_knull(&w, "display");
-    json_key(&w, "form");
-    json_arr_open(&w);
-    json_arr_close(&w);
-    cli_json_flags(&w, "flags", URISAN_F(INVALID) | URISAN_F(TOO_LONG));
-    json_kcstr(&w, "verdict", "deny");
-    json_key(&w, "reasons");
-    json_arr_open(&w);
-    json_cstr(&w, "invalid");
-    json_cstr(&w, "too_long");
-    json_arr_close(&w);
-    json_key(&w, "deny_reasons");
-    json_arr_open(&w);
-    json_cstr(&w, "invalid");
-    json_cstr(&w, "too_long");
-    json_arr_close(&w);
-    json_key(&w, "flag_reasons");
-    json_arr_open(&w);
-    json_arr_close(&w);
-    json_obj_close(&w);
-}
+/* SPEC section 7; append new keys at the end. The fallback line (a hit
+   too large for CLI_JSON_MAX) keeps where the hit is and denies it. */
+static const cli_field extract_fields[] = {
+    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "part", .put = put_part, .fb = CLI_FB_PUT },
+    { .name = "offset", .put = put_offset, .fb = CLI_FB_PUT },
+    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
+    { .name = "context", .put = put_context, .fb = CLI_FB_PUT },
+    { .name = "display", .put = put_display, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "form", .put = put_form, .fb = CLI_FB_TEXT, .fb_text = "[]" },
+    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT,
+      .fb_text = "[\"invalid\",\"too_long\"]" },
+    { .name = "verdict", .put = put_verdict, .fb = CLI_FB_TEXT, .fb_text = "\"deny\"" },
+    { .name = "reasons", .put = put_reasons, .fb = CLI_FB_TEXT,
+      .fb_text = "[\"invalid\",\"too_long\"]" },
+    { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
+      .fb_text = "[\"invalid\",\"too_long\"]" },
+    { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
+#ifdef URISAN_HAVE_HOSTVIEW
+    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT },
+    { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
+    { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
+    { .name = "registrable_domain", .put = put_registrable, .fb = CLI_FB_OMIT },
+#endif
+#ifdef URISAN_HAVE_MAIL
+    { .name = "message", .put = put_message, .fb = CLI_FB_OMIT, .present = in_box },
+    { .name = "message_id", .put = put_message_id, .fb = CLI_FB_OMIT, .present = in_box },
+    { .name = "file", .put = put_file, .fb = CLI_FB_OMIT, .present = in_box },
+#endif
+    { .name = "limit", .put = put_limit, .fb = CLI_FB_OMIT, .present = is_limit },
+    { .name = "limit_message", .put = put_limit_message, .fb = CLI_FB_OMIT,
+      .present = is_limit },
+    { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
+};
 
 /* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
-static void write_text(ex_ctx *c, const ex_row *r)
+static bool write_text(const ex_ctx *c, const ex_row *r)
 {
-    cli_buf *b = &c->out;
-    cli_buf_clear(b);
+    cli_buf *b = cli_out_begin();
 #ifdef URISAN_HAVE_MAIL
     if (c->msg != NULL) { /* a mailbox: MESSAGE first */
         cli_buf_addu(b, c->msg->index);
@@ -182,18 +210,20 @@ static void write_text(ex_ctx *c, const ex_row *r)
         cli_buf_addc(b, '"');
     }
     if (r->header != NULL) { /* context header: the field's name */
-        cli_buf_add(b, " \"", 2);
+        cli_buf_lit(b, " \"");
         json_escape(b, r->header, strlen(r->header));
         cli_buf_addc(b, '"');
     }
     if (b->failed) {
-        cli_buf_clear(b);
-        cli_buf_adds(b, "? ? ? deny invalid,too_long (output line too large)");
+        cli_out_rewind();
+        cli_buf_lit(b, "? ? ? deny invalid,too_long (output line too large)");
     }
+    return cli_out_end();
 }
 
 static bool put_row(ex_ctx *c, ex_row *r)
 {
+    r->c = c;
 #ifdef URISAN_HAVE_HOSTVIEW
     /* homograph, invisible_char: facts about the host and the link text,
        judged by the policy like any flag. */
@@ -202,11 +232,8 @@ static bool put_row(ex_ctx *c, ex_row *r)
 #endif
     if (r->dec.verdict == URISAN_DENY)
         c->denied = true;
-    if (c->json)
-        write_json(c, r);
-    else
-        write_text(c, r);
-    if (!cli_out_buf(&c->out)) {
+    bool ok = c->json ? cli_fields_line(&c->fields, r) != CLI_LINE_FAILED : write_text(c, r);
+    if (!ok) {
         c->io_error = true;
         return false;
     }
@@ -336,14 +363,16 @@ static bool read_box_file(void *ctx, const char *path, char **data, size_t *len)
 
 int cmd_extract(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--json", false, NULL, false },
-        { "--mail", false, NULL, false },
-        { "--policy", true, NULL, false },
-        { "--profile", true, NULL, false },
+    enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, NOPT };
+    cli_opt opts[NOPT] = {
+        [OPT_JSON] = { "--json", false, NULL, false },
+        [OPT_MAIL] = { "--mail", false, NULL, false },
+        [OPT_POLICY] = { "--policy", true, NULL, false },
+        [OPT_PROFILE] = { "--profile", true, NULL, false },
+        [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -351,7 +380,7 @@ int cmd_extract(int argc, char **argv)
     if (nargs > 1)
         return cli_usage_error(CMD, "at most one FILE");
 #ifndef URISAN_HAVE_MAIL
-    if (opts[1].seen)
+    if (opts[OPT_MAIL].seen)
         return cli_fail(CMD, "--mail is not available: urisan was built without "
                              "GMime and libpsl (meson option 'mail')");
 #endif
@@ -360,8 +389,14 @@ int cmd_extract(int argc, char **argv)
     ex_ctx *c = calloc(1, sizeof *c);
     if (c == NULL)
         return cli_fail(CMD, "out of memory");
-    c->json = opts[0].seen;
-    urisan_policy *pol = cli_policy_load(CMD, opts[2].value, opts[3].value);
+    c->json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    rc = cli_fields_select(CMD, extract_fields, sizeof extract_fields / sizeof extract_fields[0],
+                           0, opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);
+    if (rc != 0) {
+        free(c);
+        return rc;
+    }
+    urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL) {
         free(c);
         return CLI_EXIT_USAGE;
@@ -375,20 +410,17 @@ int cmd_extract(int argc, char **argv)
     if (c->scratch == NULL) {
         status = cli_fail(CMD, "out of memory");
 #ifdef URISAN_HAVE_MAIL
-    } else if (opts[1].seen && mailbox_is_maildir(path)) {
-        cli_buf_init(&c->out, CLI_JSON_MAX);
+    } else if (opts[OPT_MAIL].seen && mailbox_is_maildir(path)) {
         if (mailbox_each_maildir(path, read_box_file, on_box_msg, c) != 0 && !c->io_error)
             status = cli_fail(CMD, "%s: cannot read the Maildir", path);
         if (status == CLI_EXIT_OK)
             status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
         urisan_mail_shutdown();
-        cli_buf_free(&c->out);
 #endif
     } else if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len)) {
         status = CLI_EXIT_USAGE;
     } else {
-        cli_buf_init(&c->out, CLI_JSON_MAX);
-        if (!opts[1].seen) {
+        if (!opts[OPT_MAIL].seen) {
             if (!scan_text(c, NULL, data, len) && !c->io_error)
                 status = cli_fail(CMD, "%s: extraction failed", path);
         }
@@ -407,7 +439,6 @@ int cmd_extract(int argc, char **argv)
 #endif
         if (c->io_error && status == CLI_EXIT_OK)
             status = CLI_EXIT_USAGE;
-        cli_buf_free(&c->out);
         free(data);
     }
     if (status == CLI_EXIT_OK && c->denied)

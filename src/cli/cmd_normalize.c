@@ -12,76 +12,91 @@ typedef struct {
     bool json;
     char *nbuf;
     size_t ncap;
-    cli_buf out;
+    cli_fieldset fields;
     bool failed;
 } normalize_ctx;
+
+/* One input and what the library made of it. */
+typedef struct {
+    const normalize_ctx *c;
+    const char *in;
+    size_t len, full_len, nlen;
+    bool truncated;
+    urisan_status st;
+    urisan_error err;
+} normalize_row;
+
+#define ROW(v) const normalize_row *r = (v)
+static void put_uri(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->in, r->len); }
+static void put_result(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->st == URISAN_OK)
+        json_quote(b, r->c->nbuf, r->nlen);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_error(cli_buf *b, const void *v) { ROW(v); cli_jv_error(b, r->st == URISAN_OK ? NULL : &r->err); }
+static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
+static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
+#undef ROW
+
+/* SPEC section 7; append new keys at the end. */
+static const cli_field normalize_fields[] = {
+    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "result", .put = put_result, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
+    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true" },
+    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
+};
 
 static bool normalize_one(void *ctx, const char *in, size_t len,
                           size_t full_len, bool truncated)
 {
     normalize_ctx *c = ctx;
-    size_t nlen = 0;
-    urisan_error err;
-    urisan_status st = cli_normalize(in, len, NULL, &c->nbuf, &c->ncap, &nlen, &err);
-    if (st != URISAN_OK)
+    normalize_row r = { c, in, len, full_len, 0, truncated, URISAN_OK, { URISAN_OK, 0, 0 } };
+    r.st = cli_normalize(in, len, NULL, &c->nbuf, &c->ncap, &r.nlen, &r.err);
+    if (r.st != URISAN_OK)
         c->failed = true;
 
     if (c->json) {
-        json_w w;
-        json_begin(&w, &c->out);
-        json_obj_open(&w);
-        json_kstr(&w, "uri", in, len);
-        if (st == URISAN_OK)
-            json_kstr(&w, "result", c->nbuf, nlen);
-        else
-            json_knull(&w, "result");
-        cli_json_error(&w, "error", st == URISAN_OK ? NULL : &err);
-        json_kbool(&w, "truncated", truncated);
-        json_kuint(&w, "length", full_len);
-        json_obj_close(&w);
-        if (!json_ok(&w)) {
+        cli_line_result lr = cli_fields_line(&c->fields, &r);
+        if (lr != CLI_LINE_OK)
             c->failed = true;
-            json_begin(&w, &c->out);
-            json_obj_open(&w);
-            json_knull(&w, "uri");
-            json_knull(&w, "result");
-            urisan_error e = { URISAN_E_NOSPACE, 0, 0 };
-            cli_json_error(&w, "error", &e);
-            json_kbool(&w, "truncated", true);
-            json_kuint(&w, "length", full_len);
-            json_obj_close(&w);
-        }
-        return cli_out_buf(&c->out);
+        return lr != CLI_LINE_FAILED;
     }
 
-    cli_buf_clear(&c->out);
-    if (st != URISAN_OK) {
-        cli_text_error(&c->out, &err, NULL);
-        return cli_out_buf(&c->out);
+    cli_buf *b = cli_out_begin();
+    if (r.st != URISAN_OK) {
+        cli_text_error(b, &r.err, NULL);
+        return cli_out_end();
     }
-    for (size_t i = 0; i < nlen; i++) {
+    for (size_t i = 0; i < r.nlen; i++) {
         unsigned char ch = (unsigned char)c->nbuf[i];
         if (ch < 0x20 || ch == 0x7F) {
             /* A raw control byte would split or garble the line. */
             c->failed = true;
-            cli_buf_adds(&c->out, "error: unsafe_output ");
-            cli_buf_addu(&c->out, i);
-            cli_buf_adds(&c->out, " result holds a control byte (use --json)");
-            return cli_out_buf(&c->out);
+            cli_buf_lit(b, "error: unsafe_output ");
+            cli_buf_addu(b, i);
+            cli_buf_lit(b, " result holds a control byte (use --json)");
+            return cli_out_end();
         }
     }
-    cli_buf_add(&c->out, c->nbuf, nlen);
-    return cli_out_buf(&c->out);
+    cli_buf_add(b, c->nbuf, r.nlen);
+    return cli_out_end();
 }
+
+enum { OPT_JSON, OPT_FIELDS, NOPT };
 
 int cmd_normalize(int argc, char **argv)
 {
     static const char *const cmd = "normalize";
-    cli_opt opts[] = {
-        { "--json", false, NULL, false },
+    cli_opt opts[NOPT] = {
+        [OPT_JSON] = { "--json", false, NULL, false },
+        [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(cmd, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(cmd, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(cmd, CLI_EXIT_OK);
     if (rc != 0)
@@ -89,13 +104,16 @@ int cmd_normalize(int argc, char **argv)
 
     normalize_ctx c;
     memset(&c, 0, sizeof c);
-    c.json = opts[0].seen;
-    cli_buf_init(&c.out, CLI_JSON_MAX);
+    c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    rc = cli_fields_select(cmd, normalize_fields,
+                           sizeof normalize_fields / sizeof normalize_fields[0], 0,
+                           opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
+    if (rc != 0)
+        return rc;
 
     int status = cli_each_input(cmd, argv, 1, nargs, cli_line_keep(NULL), normalize_one, &c);
     if (status == CLI_EXIT_OK && c.failed)
         status = CLI_EXIT_FAIL;
-    cli_buf_free(&c.out);
     free(c.nbuf);
     return cli_finish(cmd, status);
 }

@@ -18,9 +18,21 @@ typedef struct {
     urisan_resolve_opts opt;
     char *rbuf;
     size_t rcap;
-    cli_buf out;
+    cli_fieldset fields;
     bool failed;        /* some reference failed */
 } resolve_ctx;
+
+/* One reference and what the library made of it. */
+typedef struct {
+    const resolve_ctx *c;
+    const char *ref;
+    size_t len, full_len, rlen;
+    bool truncated;
+    urisan_status st;
+    urisan_error err;
+    urisan_flags flags;
+    const char *which;  /* "base" when the base failed, else NULL */
+} resolve_row;
 
 /* Offset of the first byte that would break the one-line text output. */
 static bool find_ctl(const char *s, size_t n, size_t *at)
@@ -35,81 +47,93 @@ static bool find_ctl(const char *s, size_t n, size_t *at)
     return false;
 }
 
+#define ROW(v) const resolve_row *r = (v)
+static void put_base(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->c->base, r->c->blen); }
+static void put_ref(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->ref, r->len); }
+static void put_result(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->st == URISAN_OK)
+        json_quote(b, r->c->rbuf, r->rlen);
+    else
+        cli_buf_lit(b, "null");
+}
+static void put_error(cli_buf *b, const void *v) { ROW(v); cli_jv_error(b, r->st == URISAN_OK ? NULL : &r->err); }
+static void put_error_input(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->which ? "base" : "ref"); }
+static bool failed(const void *v) { ROW(v); return r->st != URISAN_OK; }
+static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->flags); }
+static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
+static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
+static void fb_nospace_ref(cli_buf *b, const void *v)
+{
+    (void)v;
+    urisan_error e = { URISAN_E_NOSPACE, 0, 1 };
+    cli_jv_error(b, &e);
+}
+#undef ROW
+
+/* SPEC section 7; append new keys at the end. "error_input" is there
+   only when the reference failed. */
+static const cli_field resolve_fields[] = {
+    { .name = "base", .put = put_base, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "ref", .put = put_ref, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "result", .put = put_result, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = fb_nospace_ref },
+    { .name = "error_input", .put = put_error_input, .fb = CLI_FB_TEXT, .fb_text = "\"ref\"",
+      .present = failed },
+    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT, .fb_text = "[]" },
+    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true" },
+    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
+};
+#define N_RESOLVE_FIELDS (sizeof resolve_fields / sizeof resolve_fields[0])
+
 static bool resolve_one(void *ctx, const char *ref, size_t len,
                         size_t full_len, bool truncated)
 {
     resolve_ctx *c = ctx;
-    size_t rlen = 0;
-    urisan_flags flags = 0;
-    urisan_error err;
-    urisan_status st = cli_resolve(c->base, c->blen, ref, len, &c->opt,
-                                   &c->rbuf, &c->rcap, &rlen, &flags, &err);
-    if (st != URISAN_OK)
+    resolve_row r = { c, ref, len, full_len, 0, truncated, URISAN_OK,
+                      { URISAN_OK, 0, 0 }, 0, NULL };
+    r.st = cli_resolve(c->base, c->blen, ref, len, &c->opt,
+                       &c->rbuf, &c->rcap, &r.rlen, &r.flags, &r.err);
+    if (r.st != URISAN_OK)
         c->failed = true;
-    const char *which = (st != URISAN_OK && err.input == 0 &&
-                         st != URISAN_E_NOSPACE) ? "base" : NULL;
+    r.which = (r.st != URISAN_OK && r.err.input == 0 &&
+               r.st != URISAN_E_NOSPACE) ? "base" : NULL;
 
     if (c->json) {
-        json_w w;
-        json_begin(&w, &c->out);
-        json_obj_open(&w);
-        json_kstr(&w, "base", c->base, c->blen);
-        json_kstr(&w, "ref", ref, len);
-        if (st == URISAN_OK)
-            json_kstr(&w, "result", c->rbuf, rlen);
-        else
-            json_knull(&w, "result");
-        cli_json_error(&w, "error", st == URISAN_OK ? NULL : &err);
-        if (st != URISAN_OK)
-            json_kcstr(&w, "error_input", which ? "base" : "ref");
-        cli_json_flags(&w, "flags", flags);
-        json_kbool(&w, "truncated", truncated);
-        json_kuint(&w, "length", full_len);
-        json_obj_close(&w);
-        if (!json_ok(&w)) {
+        cli_line_result lr = cli_fields_line(&c->fields, &r);
+        if (lr != CLI_LINE_OK)
             c->failed = true;
-            json_begin(&w, &c->out);
-            json_obj_open(&w);
-            json_knull(&w, "base");
-            json_knull(&w, "ref");
-            json_knull(&w, "result");
-            urisan_error e = { URISAN_E_NOSPACE, 0, 1 };
-            cli_json_error(&w, "error", &e);
-            json_kcstr(&w, "error_input", "ref");
-            cli_json_flags(&w, "flags", 0);
-            json_kbool(&w, "truncated", true);
-            json_kuint(&w, "length", full_len);
-            json_obj_close(&w);
-        }
-        return cli_out_buf(&c->out);
+        return lr != CLI_LINE_FAILED;
     }
 
+    cli_buf *b = cli_out_begin();
     size_t at;
-    if (st == URISAN_OK && find_ctl(c->rbuf, rlen, &at)) {
+    if (r.st == URISAN_OK && find_ctl(c->rbuf, r.rlen, &at)) {
         /* A raw control byte would split or garble the line. */
         c->failed = true;
-        cli_buf_clear(&c->out);
-        cli_buf_adds(&c->out, "error: unsafe_output ");
-        cli_buf_addu(&c->out, at);
-        cli_buf_adds(&c->out, " result holds a control byte (use --json)");
-    } else if (st == URISAN_OK) {
-        cli_buf_clear(&c->out);
-        cli_buf_add(&c->out, c->rbuf, rlen);
+        cli_buf_lit(b, "error: unsafe_output ");
+        cli_buf_addu(b, at);
+        cli_buf_lit(b, " result holds a control byte (use --json)");
+    } else if (r.st == URISAN_OK) {
+        cli_buf_add(b, c->rbuf, r.rlen);
     } else {
-        cli_text_error(&c->out, &err, which);
+        cli_text_error(b, &r.err, r.which);
     }
-    return cli_out_buf(&c->out);
+    return cli_out_end();
 }
 
 int cmd_resolve(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--json", false, NULL, false },
-        { "--non-strict", false, NULL, false },
-        { "--above-root", true, NULL, false },
+    enum { OPT_JSON, OPT_NON_STRICT, OPT_ABOVE_ROOT, OPT_FIELDS, NOPT };
+    cli_opt opts[NOPT] = {
+        [OPT_JSON] = { "--json", false, NULL, false },
+        [OPT_NON_STRICT] = { "--non-strict", false, NULL, false },
+        [OPT_ABOVE_ROOT] = { "--above-root", true, NULL, false },
+        [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -119,12 +143,16 @@ int cmd_resolve(int argc, char **argv)
 
     resolve_ctx c;
     memset(&c, 0, sizeof c);
-    c.json = opts[0].seen;
-    c.opt.non_strict = opts[1].seen;
+    c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    rc = cli_fields_select(CMD, resolve_fields, N_RESOLVE_FIELDS, 0,
+                           opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
+    if (rc != 0)
+        return rc;
+    c.opt.non_strict = opts[OPT_NON_STRICT].seen;
     c.opt.above_root = URISAN_ABOVE_ROOT_CLAMP;
     c.opt.limits = NULL;
-    if (opts[2].seen) {
-        const char *m = opts[2].value;
+    if (opts[OPT_ABOVE_ROOT].seen) {
+        const char *m = opts[OPT_ABOVE_ROOT].value;
         if (strcmp(m, "clamp") == 0)
             c.opt.above_root = URISAN_ABOVE_ROOT_CLAMP;
         else if (strcmp(m, "keep") == 0)
@@ -146,12 +174,9 @@ int cmd_resolve(int argc, char **argv)
         if (!urisan_span_present(bu.scheme))
             return cli_usage_error(CMD, "BASE: not an absolute URI (no scheme)");
     }
-    cli_buf_init(&c.out, CLI_JSON_MAX);
-
     int status = cli_each_input(CMD, argv, 2, nargs, cli_line_keep(NULL), resolve_one, &c);
     if (status == CLI_EXIT_OK && c.failed)
         status = CLI_EXIT_FAIL;
-    cli_buf_free(&c.out);
     free(c.rbuf);
     return cli_finish(CMD, status);
 }

@@ -201,12 +201,13 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
 
 int cmd_squid_acl(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--policy", true, NULL, false },
-        { "--profile", true, NULL, false },
+    enum { OPT_POLICY, OPT_PROFILE, NOPT };
+    cli_opt opts[NOPT] = {
+        [OPT_POLICY] = { "--policy", true, NULL, false },
+        [OPT_PROFILE] = { "--profile", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -216,7 +217,7 @@ int cmd_squid_acl(int argc, char **argv)
 
     /* A policy we cannot load is a configuration error: exit, so that
        Squid's cache.log shows the message, rather than answer anything. */
-    urisan_policy *pol = cli_policy_load(CMD, opts[0].value, opts[1].value);
+    urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
 
@@ -227,17 +228,15 @@ int cmd_squid_acl(int argc, char **argv)
         free(pol);
         return cli_fail(CMD, "out of memory");
     }
-    static char obuf[65536];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-
     cli_buf out, tmp;
     cli_buf_init(&out, SQUID_REPLY_MAX);
     cli_buf_init(&tmp, SQUID_REPLY_MAX);
     int status = CLI_EXIT_OK;
     for (;;) {
         /* About to wait for input: nothing may stay behind in stdout. */
-        if (!line_buffered(&rd) && fflush(stdout) != 0) {
-            status = cli_fail(CMD, "write error on standard output: %s", strerror(errno));
+        if (!line_buffered(&rd) && !cli_out_flush()) {
+            status = cli_fail(CMD, "write error on standard output: %s",
+                              strerror(cli_out_error()));
             break;
         }
         cli_line ln;
@@ -250,7 +249,8 @@ int cmd_squid_acl(int argc, char **argv)
         }
         answer(&out, &tmp, ln.p, ln.len, pol);
         if (!cli_out_buf(&out)) {
-            status = cli_fail(CMD, "write error on standard output: %s", strerror(errno));
+            int e = cli_out_error();
+            status = cli_fail(CMD, "write error on standard output: %s", strerror(e ? e : errno));
             break;
         }
     }

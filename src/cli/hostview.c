@@ -42,8 +42,8 @@ static bool has_high(const char *s, size_t n);
 /* The TR39 skeleton of each printable ASCII byte, when it is ASCII (NULL
    otherwise): the skeleton of an ASCII string is then the concatenation
    of its bytes' skeletons (NFD leaves ASCII alone), with no ICU call. */
-static char ascii_skel_buf[128][8];
-static const char *ascii_skel[128];
+static char ascii_skel[128][8];
+static unsigned char ascii_skel_len[128];   /* 0: none */
 
 /* Registrable domains by host, one direct-mapped cache per thread: libpsl
    costs ~9,000 instructions a host; hosts repeat in logs. The answer is a
@@ -68,9 +68,8 @@ static void init_ascii_skel(void)
         int32_t n = uspoof_getSkeletonUTF8(spoof, 0, in, 1, out, (int32_t)sizeof out, &st);
         if (U_FAILURE(st) || n <= 0 || (size_t)n >= sizeof out || has_high(out, (size_t)n))
             continue;
-        memcpy(ascii_skel_buf[c], out, (size_t)n);
-        ascii_skel_buf[c][n] = '\0';
-        ascii_skel[c] = ascii_skel_buf[c];
+        memcpy(ascii_skel[c], out, (size_t)n);
+        ascii_skel_len[c] = (unsigned char)n;
     }
 }
 
@@ -369,15 +368,18 @@ static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap)
 {
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *k = ascii_skel[(unsigned char)h[i] & 0x7f];
-        if (k == NULL)
+        unsigned char c = (unsigned char)h[i] & 0x7f;
+        size_t kl = ascii_skel_len[c];
+        if (kl == 0)
             return false;
-        size_t kl = strlen(k);
         if (o + kl >= cap) {
             out[0] = '\0';
             return true;
         }
-        memcpy(out + o, k, kl);
+        if (kl == 1)
+            out[o] = ascii_skel[c][0];
+        else
+            memcpy(out + o, ascii_skel[c], kl);
         o += kl;
     }
     out[o] = '\0';
@@ -510,18 +512,24 @@ bool hostview_uri(const char *uri, size_t len, hostview *hv)
 {
     urisan_uri u;
     urisan_parse(uri, len, NULL, &u, NULL);
-    if (urisan_span_present(u.host) && u.host.len > 0) {
-        if (uri[u.host.off] == '[') {
+    return hostview_uri_parsed(uri, len, &u, hv);
+}
+
+bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostview *hv)
+{
+    (void)len;
+    if (urisan_span_present(u->host) && u->host.len > 0) {
+        if (uri[u->host.off] == '[') {
             hostview_host("", 0, hv);
             return false;
         }
-        return hostview_host(uri + u.host.off, u.host.len, hv);
+        return hostview_host(uri + u->host.off, u->host.len, hv);
     }
     /* mailto:user@domain - the domain of the (first) address */
-    if (urisan_span_present(u.scheme) && u.scheme.len == 6 &&
-        strncasecmp(uri + u.scheme.off, "mailto", 6) == 0 && urisan_span_present(u.path)) {
-        const char *p = uri + u.path.off;
-        size_t pl = u.path.len, end = pl;
+    if (urisan_span_present(u->scheme) && u->scheme.len == 6 &&
+        strncasecmp(uri + u->scheme.off, "mailto", 6) == 0 && urisan_span_present(u->path)) {
+        const char *p = uri + u->path.off;
+        size_t pl = u->path.len, end = pl;
         const char *comma = memchr(p, ',', pl);
         if (comma != NULL)
             end = (size_t)(comma - p);

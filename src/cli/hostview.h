@@ -59,6 +59,9 @@ void hostview_shutdown(void);
  * URI has no host name to show (no host, an IP literal, too long).
  */
 bool hostview_uri(const char *uri, size_t len, hostview *hv);
+/* The same for a URI the caller parsed already: u is what
+   urisan_parse(uri, len, NULL, ...) (the default limits) gave. */
+bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostview *hv);
 
 /* The same for a host given as it is written (percent-escapes allowed). */
 bool hostview_host(const char *host, size_t len, hostview *hv);

@@ -55,26 +55,6 @@ bool cli_buf_reserve(cli_buf *b, size_t n)
     return true;
 }
 
-bool cli_buf_add(cli_buf *b, const void *s, size_t n)
-{
-    if (!cli_buf_reserve(b, n))
-        return false;
-    if (n > 0)
-        memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return true;
-}
-
-bool cli_buf_addc(cli_buf *b, char c)
-{
-    return cli_buf_add(b, &c, 1);
-}
-
-bool cli_buf_adds(cli_buf *b, const char *s)
-{
-    return cli_buf_add(b, s, strlen(s));
-}
-
 bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     char tmp[20]; /* UINT64_MAX has 20 digits */
@@ -152,9 +132,11 @@ static size_t escaped_size(const unsigned char *s, size_t n, size_t i, size_t en
     return out;
 }
 
-bool json_escape(cli_buf *b, const char *str, size_t n)
+/* The escape in pieces of at most 4096 input bytes, each reserving exactly
+   what it needs: a string whose escaped form fits under max never fails
+   and memory stays bounded. For strings whose worst case does not fit. */
+static bool escape_exact(cli_buf *b, const unsigned char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
     while (i < n) {
         /* Work in pieces: reserve exactly what each needs, so a string
@@ -199,6 +181,110 @@ bool json_escape(cli_buf *b, const char *str, size_t n)
         b->len = (size_t)(o - b->p);
     }
     return !b->failed;
+}
+
+/*
+ * What the escape does with each byte: copy it (0), put a backslash
+ * before it (1: '"' and '\\'), write \u00XX (2: controls and DEL), or look
+ * at the UTF-8 sequence it may start (3: >= 0x80).
+ */
+#define R2 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
+#define R3 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3
+#define R0 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+static const unsigned char esc_class[256] = {
+    R2, R2,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* 0x20: '"' */
+    R0, R0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* 0x50: '\\' */
+    R0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,   /* 0x70: DEL */
+    R3, R3, R3, R3, R3, R3, R3, R3,
+};
+#undef R0
+#undef R2
+#undef R3
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Does none of the 8 bytes of x need escaping (class 0 above)? Each test
+   is exact about "some byte": below 0x20; 0x7F or above (a byte < 0x80
+   plus one reaches 0x80 without a carry; a byte >= 0x80 shows in x);
+   equal to '"' or '\\' (a zero byte of x ^ c). */
+static inline bool plain8(uint64_t x)
+{
+    uint64_t lt20 = (x - 0x20 * ONES) & ~x;
+    uint64_t ge7f = x | (x + ONES);
+    uint64_t q = x ^ (0x22 * ONES), bs = x ^ (0x5C * ONES);
+    uint64_t eq = ((q - ONES) & ~q) | ((bs - ONES) & ~bs);
+    return ((lt20 | ge7f | eq) & HIGHS) == 0;
+}
+
+bool json_escape(cli_buf *b, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    /* Fast path: room for the worst case (6 output bytes per input byte)
+       reserved once, then no bound checks per byte. */
+    if (b->failed || n > (b->max - b->len) / 6)
+        return escape_exact(b, s, n);
+    if (!cli_buf_room(b, 6 * n) && !cli_buf_reserve(b, 6 * n))
+        return false;
+    char *o = b->p + b->len;
+    size_t i = 0;
+    while (i < n) {
+        while (n - i >= 8) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            if (!plain8(x))
+                break;
+            memcpy(o, s + i, 8);
+            o += 8;
+            i += 8;
+        }
+        /* Byte by byte up to the next special byte or the end. */
+        unsigned char c = 0;
+        while (i < n && esc_class[c = s[i]] == 0) {
+            *o++ = (char)c;
+            i++;
+        }
+        if (i == n)
+            break;
+        unsigned k = esc_class[c];
+        if (k == 1) {
+            *o++ = '\\';
+            *o++ = (char)c;
+            i++;
+            continue;
+        }
+        uint32_t cp = c;
+        size_t len = k == 3 ? utf8_seq(s + i, n - i, &cp) : 0;
+        if (len == 0) {
+            *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
+            *o++ = hexdig[c >> 4];
+            *o++ = hexdig[c & 15];
+            i++;
+        } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
+            *o++ = '\\'; *o++ = 'u';
+            *o++ = hexdig[(cp >> 12) & 15];
+            *o++ = hexdig[(cp >> 8) & 15];
+            *o++ = hexdig[(cp >> 4) & 15];
+            *o++ = hexdig[cp & 15];
+            i += len;
+        } else {
+            memcpy(o, s + i, len);
+            o += len;
+            i += len;
+        }
+    }
+    b->len = (size_t)(o - b->p);
+    return true;
+}
+
+bool json_quote(cli_buf *b, const char *s, size_t n)
+{
+    cli_buf_addc(b, '"');
+    json_escape(b, s, n);
+    return cli_buf_addc(b, '"');
 }
 
 /* ------------------------------------------------------------------ */

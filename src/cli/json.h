@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     char *p;        /* NOT NUL-terminated */
@@ -43,15 +44,48 @@ void cli_buf_free(cli_buf *b);
 void cli_buf_clear(cli_buf *b);
 /* Room for n more bytes; false (and failed set) when len + n > max. */
 bool cli_buf_reserve(cli_buf *b, size_t n);
-bool cli_buf_add(cli_buf *b, const void *s, size_t n);
-bool cli_buf_addc(cli_buf *b, char c);
+
+/* true when n more bytes fit in the memory we hold and under max, so an
+   append needs no call (the output path appends a few bytes at a time). */
+static inline bool cli_buf_room(const cli_buf *b, size_t n)
+{
+    return !b->failed && n <= b->cap - b->len && n <= b->max - b->len;
+}
+
+static inline bool cli_buf_add(cli_buf *b, const void *s, size_t n)
+{
+    if (!cli_buf_room(b, n) && !cli_buf_reserve(b, n))
+        return false;
+    if (n > 0)
+        memcpy(b->p + b->len, s, n);
+    b->len += n;
+    return true;
+}
+
+static inline bool cli_buf_addc(cli_buf *b, char c)
+{
+    if (!cli_buf_room(b, 1) && !cli_buf_reserve(b, 1))
+        return false;
+    b->p[b->len++] = c;
+    return true;
+}
+
 /* A NUL-terminated string (trusted, e.g. a literal). */
-bool cli_buf_adds(cli_buf *b, const char *s);
+static inline bool cli_buf_adds(cli_buf *b, const char *s)
+{
+    return cli_buf_add(b, s, strlen(s));
+}
+
+/* A string literal, its length known at compile time. */
+#define cli_buf_lit(b, lit) cli_buf_add((b), "" lit, sizeof(lit) - 1)
+
 /* Decimal text of v. */
 bool cli_buf_addu(cli_buf *b, uint64_t v);
 
 /* Append s[0..n) escaped by the rules above, without the quotes. */
 bool json_escape(cli_buf *b, const char *s, size_t n);
+/* The same between double quotes: a JSON string value. */
+bool json_quote(cli_buf *b, const char *s, size_t n);
 
 #define JSON_MAX_DEPTH 16
 

@@ -20,6 +20,7 @@ bool cli_lines_init(cli_lines *r, int fd, size_t keep)
     r->err = 0;
     r->read_fn = NULL;
     r->read_ctx = NULL;
+    r->before_read = NULL;
     if (r->in == NULL) {
         errno = ENOMEM;
         return false;
@@ -68,6 +69,8 @@ int cli_lines_next(cli_lines *r, cli_line *out)
         if (r->in_pos == r->in_len) {
             if (r->eof)
                 break;
+            if (r->before_read != NULL)
+                r->before_read(r->fd);
             ssize_t n;
             do {
                 n = r->read_fn ? (ssize_t)r->read_fn(r->read_ctx, r->in, CLI_LINES_CHUNK)

@@ -45,6 +45,9 @@ typedef struct {
        stream (src/cli/logformat.c); same contract as read(2). */
     long (*read_fn)(void *ctx, char *buf, size_t n);
     void *read_ctx;
+    /* Called with fd before each read(2) when set (NULL after init): the
+       command flushes its answers when the read may wait. */
+    void (*before_read)(int fd);
 } cli_lines;
 
 /* keep >= 1. Returns false (errno ENOMEM) when the chunk cannot be had. */

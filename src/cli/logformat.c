@@ -386,10 +386,10 @@ void cli_log_bad_line(cli_buf *b, const cli_logline *ln, bool json, bool tsv)
     json_obj_close(&w);
     json_knull(&w, "components");
     json_knull(&w, "host_ip");
-    cli_json_flags(&w, "flags", URISAN_F(INVALID));
-    json_kcstr(&w, "verdict", "deny");
-    for (int k = 0; k < 2; k++) {
-        json_key(&w, k == 0 ? "reasons" : "deny_reasons");
+    for (int k = 0; k < 3; k++) {
+        if (k == 1)
+            json_kcstr(&w, "verdict", "deny");
+        json_key(&w, k == 0 ? "flags" : k == 1 ? "reasons" : "deny_reasons");
         json_arr_open(&w);
         json_cstr(&w, "invalid");
         json_arr_close(&w);

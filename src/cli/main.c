@@ -28,7 +28,7 @@ typedef struct {
 
 static const cli_command commands[] = {
     { "check", cmd_check,
-      "[--json] [--policy FILE] [--profile NAME] [--base URI] [URI...]\n"
+      "[--json] [--fields LIST] [--policy FILE] [--profile NAME] [--base URI] [URI...]\n"
       "       urisan check --format squid|zeek|combined|field:N [--json|--tsv] [...] [LOG...]",
       "Validate each URI, split it into components, list its risk flags and\n"
       "give the policy's verdict (allow, flag, deny). URIs come from the\n"
@@ -40,6 +40,9 @@ static const cli_command commands[] = {
       "                 mail, default) instead of the default policy\n"
       "  --base URI     resolve each URI against the absolute URI first and\n"
       "                 judge the result (dot_above_root on the merged path)\n"
+      "  --fields LIST  --json with only these keys, in this order (comma-\n"
+      "                 separated; also scheme, userinfo, host, host_type,\n"
+      "                 port, path, query, fragment as keys of their own)\n"
       "  --format FMT   the operands are log files (none or -: standard input,\n"
       "                 plain or gzip): squid (native access.log), combined\n"
       "                 (Apache/nginx), zeek (http.log) or field:N (the Nth\n"
@@ -51,7 +54,7 @@ static const cli_command commands[] = {
       "out), or - when there are none.\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "resolve", cmd_resolve,
-      "[--non-strict] [--above-root=clamp|keep|reject] [--json] BASE [REF...]",
+      "[--non-strict] [--above-root=clamp|keep|reject] [--json] [--fields LIST] BASE [REF...]",
       "Resolve each reference against BASE (RFC 3986 section 5.2). References\n"
       "come from the arguments, or one per line on standard input.\n"
       "One line per reference: the result, or `error: CODE OFFSET MESSAGE`.\n"
@@ -61,14 +64,16 @@ static const cli_command commands[] = {
       "  --above-root=MODE   \"..\" above the root: clamp (RFC 3986, default),\n"
       "                      keep (RFC 2396), reject (an error)\n"
       "  --json              one JSON object per reference\n"
+      "  --fields LIST       --json with only these keys, in this order\n"
       "\n"
       "Exit status: 0 all resolved, 1 some reference failed, 2 usage or I/O error.\n" },
     { "normalize", cmd_normalize,
-      "[--json] [URI...]",
+      "[--json] [--fields LIST] [URI...]",
       "Print the RFC 3986 section 6 normal form of each URI (arguments, or one\n"
       "per line on standard input), or `error: CODE OFFSET MESSAGE`.\n"
       "\n"
-      "  --json   one JSON object per URI\n"
+      "  --json          one JSON object per URI\n"
+      "  --fields LIST   --json with only these keys, in this order\n"
       "\n"
       "Exit status: 0 all normalised, 1 some URI failed, 2 usage or I/O error.\n" },
     { "equivalent", cmd_equivalent,
@@ -79,7 +84,7 @@ static const cli_command commands[] = {
       "Exit status: 0 equivalent, 1 not, 2 error (usage, or a URI that\n"
       "cannot be normalised).\n" },
     { "extract", cmd_extract,
-      "[--mail] [--json] [--policy FILE] [--profile NAME] [FILE|-]",
+      "[--mail] [--json] [--fields LIST] [--policy FILE] [--profile NAME] [FILE|-]",
       "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
       "Appendix E and F and print one line per hit, with its flags and the\n"
       "policy's verdict.\n"
@@ -89,6 +94,7 @@ static const cli_command commands[] = {
       "                 href/src attributes with entities decoded, and the\n"
       "                 link text (link_text_mismatch)\n"
       "  --json         one JSON object per hit\n"
+      "  --fields LIST  --json with only these keys, in this order\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
       "  --profile NAME start from the built-in profile NAME (mail, ...)\n"
       "\n"
@@ -200,7 +206,7 @@ static void vfail(const char *cmd, const char *fmt, va_list ap)
 
 static void vfail(const char *cmd, const char *fmt, va_list ap)
 {
-    fflush(stdout);   /* keep our lines in order when both go to a tty */
+    cli_out_flush();   /* keep our lines in order when both go to a tty */
     if (cmd != NULL)
         fprintf(stderr, "urisan: %s: ", cmd);
     else

@@ -1,0 +1,144 @@
+/* fields.c - a subcommand's JSON line from its field table (see fields.h). */
+#include "fields.h"
+#include "cli.h"
+#include "out.h"
+
+#include <string.h>
+
+static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(table[i].name) == len && memcmp(table[i].name, name, len) == 0)
+            return &table[i];
+    }
+    return NULL;
+}
+
+void cli_fields_names(cli_buf *b, const cli_field *table, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            cli_buf_lit(b, ", ");
+        cli_buf_adds(b, table[i].name);
+    }
+}
+
+static int add(cli_fieldset *out, const cli_field *f)
+{
+    if (out->n == CLI_FIELDS_MAX)
+        return -1;
+    out->f[out->n] = f;
+    size_t k = strlen(f->name);
+    char *key = out->key[out->n];
+    out->klen[out->n] = 0;
+    if (k + 4 <= CLI_FIELD_KEY_MAX) {
+        key[0] = ',';
+        key[1] = '"';
+        memcpy(key + 2, f->name, k);
+        key[k + 2] = '"';
+        key[k + 3] = ':';
+        out->klen[out->n] = (unsigned char)(k + 4);
+    }
+    out->n++;
+    return 0;
+}
+
+static int bad_name(const char *cmd, const cli_field *table, size_t n,
+                    const char *what, const char *name, size_t len)
+{
+    cli_buf names;
+    cli_buf_init(&names, 4096);
+    cli_fields_names(&names, table, n);
+    cli_buf_addc(&names, '\0');
+    int rc = cli_usage_error(cmd, "--fields: %s '%.*s' (fields: %s)", what,
+                             (int)(len > 200 ? 200 : len), name,
+                             names.failed ? "?" : names.p);
+    cli_buf_free(&names);
+    return rc;
+}
+
+int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
+                      unsigned mode, const char *list, cli_fieldset *out)
+{
+    out->n = 0;
+    if (list == NULL) {
+        for (size_t i = 0; i < n; i++) {
+            if (!table[i].extra && (table[i].when & mode) == table[i].when)
+                (void)add(out, &table[i]);
+        }
+        return 0;
+    }
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0)
+            return cli_usage_error(cmd, "--fields: empty field name in '%s'", list);
+        const cli_field *f = find(table, n, p, len);
+        if (f == NULL)
+            return bad_name(cmd, table, n, "unknown field", p, len);
+        for (size_t k = 0; k < out->n; k++) {
+            if (out->f[k] == f)
+                return cli_usage_error(cmd, "--fields: field '%s' given twice", f->name);
+        }
+        if ((f->when & mode) != f->when)
+            return cli_usage_error(cmd, "--fields: field '%s' needs %s", f->name,
+                                   f->needs ? f->needs : "another option");
+        if (add(out, f) != 0)
+            return cli_usage_error(cmd, "--fields: too many fields");
+        if (comma == NULL)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* The line, or (fallback) the fallback line, into b. */
+static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
+{
+    cli_buf_addc(b, '{');
+    bool first = true;
+    for (size_t i = 0; i < fs->n; i++) {
+        const cli_field *f = fs->f[i];
+        if (fallback ? f->fb == CLI_FB_OMIT : f->present != NULL && !f->present(row))
+            continue;
+        if (fs->klen[i] != 0) {
+            size_t skip = first ? 1 : 0;
+            cli_buf_add(b, fs->key[i] + skip, fs->klen[i] - skip);
+        } else {
+            if (!first)
+                cli_buf_addc(b, ',');
+            cli_buf_addc(b, '"');
+            cli_buf_adds(b, f->name);
+            cli_buf_lit(b, "\":");
+        }
+        first = false;
+        if (fallback && f->fb == CLI_FB_TEXT)
+            cli_buf_adds(b, f->fb_text);
+        else if (fallback && f->fb == CLI_FB_FN)
+            f->fb_put(b, row);
+        else
+            f->put(b, row);
+    }
+    cli_buf_addc(b, '}');
+}
+
+void cli_fb_nospace(cli_buf *b, const void *row)
+{
+    (void)row;
+    urisan_error e = { URISAN_E_NOSPACE, 0, 0 };
+    cli_jv_error(b, &e);
+}
+
+cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row)
+{
+    cli_buf *b = cli_out_begin();
+    write_line(b, fs, row, false);
+    if (!b->failed)
+        return cli_out_end() ? CLI_LINE_OK : CLI_LINE_FAILED;
+    /* Too large for one line (CLI_JSON_MAX) or out of memory: still one
+       line for this input, never a silent gap. */
+    cli_out_rewind();
+    write_line(b, fs, row, true);
+    return cli_out_end() ? CLI_LINE_FALLBACK : CLI_LINE_FAILED;
+}

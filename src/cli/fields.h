@@ -1,0 +1,88 @@
+/*
+ * fields.h - the JSON Lines output of a subcommand as one table of
+ * fields (SPEC section 7).
+ *
+ * Each subcommand that writes JSON describes its line once: a table of
+ * {key, value writer, value in the fallback line}. The same table gives
+ *  - the ordinary line (every field that is not `extra`, in table order,
+ *    those that need an option only when it was given);
+ *  - `--fields LIST`: the named fields only, in the order given (extra
+ *    fields too, e.g. check's "host" outside "components");
+ *  - the fallback line written when a line cannot be (longer than
+ *    CLI_JSON_MAX, or out of memory): still exactly one line for the
+ *    input, each field's `fallback` value instead of its own.
+ * New keys are appended to a table (key names are a contract).
+ */
+#ifndef URISAN_CLI_FIELDS_H
+#define URISAN_CLI_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+
+/* Write the JSON value of the field for row (a command's own struct). */
+typedef void (*cli_field_put)(cli_buf *b, const void *row);
+
+typedef enum {
+    CLI_FB_PUT = 0,   /* the fallback line has the field's own value (put) */
+    CLI_FB_TEXT,      /* ... the JSON text fb_text */
+    CLI_FB_FN,        /* ... what fb_put writes */
+    CLI_FB_OMIT       /* ... not this field */
+} cli_field_fb;
+
+/* Tables are written with designated initialisers:
+   { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" } */
+typedef struct {
+    const char *name;       /* the key, and the name --fields knows it by */
+    cli_field_put put;
+    cli_field_fb fb;
+    const char *fb_text;    /* CLI_FB_TEXT: e.g. "null", "[\"invalid\"]" */
+    cli_field_put fb_put;   /* CLI_FB_FN */
+    unsigned when;          /* mode bits that must all be set (0: always) */
+    const char *needs;      /* the option that sets them, for the error */
+    bool extra;             /* only when --fields names it */
+    /* NULL, or whether the key is in this row's line at all (e.g. resolve's
+       "error_input" only when something failed); not asked for the
+       fallback line, which fb decides alone. */
+    bool (*present)(const void *row);
+} cli_field;
+
+#define CLI_FIELDS_MAX 64
+#define CLI_FIELD_KEY_MAX 32   /* ,"name": of a field, written in one copy */
+
+typedef struct {
+    const cli_field *f[CLI_FIELDS_MAX];
+    /* ,"name": (the comma left out for the first key written); keys of
+       names too long for it are written piece by piece (klen 0) */
+    char key[CLI_FIELDS_MAX][CLI_FIELD_KEY_MAX];
+    unsigned char klen[CLI_FIELDS_MAX];
+    size_t n;
+} cli_fieldset;
+
+/*
+ * The fields of a line: the default set of table[0..n) under mode when
+ * list is NULL, else the comma-separated names of list. A name that is not
+ * in the table, is empty, repeats, or needs an option that is not given is
+ * a usage error naming it: prints it and returns CLI_EXIT_USAGE (2);
+ * returns 0 on success.
+ */
+int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
+                      unsigned mode, const char *list, cli_fieldset *out);
+
+/* Comma-separated names of table[0..n) (for usage and errors) into b. */
+void cli_fields_names(cli_buf *b, const cli_field *table, size_t n);
+
+typedef enum {
+    CLI_LINE_OK = 0,        /* the line was written */
+    CLI_LINE_FALLBACK,      /* the fallback line was written instead */
+    CLI_LINE_FAILED         /* not even that, or a write error */
+} cli_line_result;
+
+/* The error value of every fallback line: no_space at offset 0. */
+void cli_fb_nospace(cli_buf *b, const void *row);
+
+/* One output line (out.h) of the selected fields of row. */
+cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row);
+
+#endif

@@ -1,0 +1,155 @@
+/* out.c - the command's buffered standard output (see out.h). */
+#include "out.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+    cli_buf b;
+    size_t start;   /* where the open line begins (== b.len between lines) */
+    bool ready;
+    bool tty;       /* stdout is a terminal: write after every line */
+    int err;        /* errno of the first failed write */
+} out;
+
+static void out_ready(void)
+{
+    if (out.ready)
+        return;
+    cli_buf_init(&out.b, SIZE_MAX);
+    /* One block plus a typical line, so that a run of ordinary lines
+       never reallocates; a failure here only means it grows later. */
+    (void)cli_buf_reserve(&out.b, CLI_OUT_BLOCK + 65536);
+    out.b.failed = false;
+    out.start = 0;
+    out.tty = isatty(STDOUT_FILENO) == 1;
+    out.err = 0;
+    out.ready = true;
+}
+
+cli_buf *cli_out_begin(void)
+{
+    out_ready();
+    out.start = out.b.len;
+    out.b.failed = false;
+    out.b.max = out.start + CLI_JSON_MAX;
+    return &out.b;
+}
+
+void cli_out_rewind(void)
+{
+    out.b.len = out.start;
+    out.b.failed = false;
+}
+
+/* write(2) all of p[0..n); false (out.err set) on an error. */
+static bool write_all(const char *p, size_t n)
+{
+    while (n > 0 && out.err == 0) {
+        ssize_t w = write(STDOUT_FILENO, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            out.err = w < 0 ? errno : EIO;
+            break;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return out.err == 0;
+}
+
+/* Write the complete lines: everything before the open line's start. */
+static bool flush_lines(void)
+{
+    if (!out.ready)
+        return fflush(stdout) == 0;
+    /* Whatever went to stdout through stdio came first. */
+    if (fflush(stdout) != 0 && out.err == 0)
+        out.err = errno ? errno : EIO;
+    size_t done = out.start;
+    bool ok = write_all(out.b.p, done);
+    if (done > 0) {
+        memmove(out.b.p, out.b.p + done, out.b.len - done);
+        out.b.len -= done;
+        out.start = 0;
+    }
+    return ok;
+}
+
+bool cli_out_end(void)
+{
+    out_ready();
+    if (out.b.failed) {
+        cli_out_rewind();
+        return false;
+    }
+    out.b.max = SIZE_MAX;
+    if (!cli_buf_addc(&out.b, '\n')) {
+        cli_out_rewind();
+        return false;
+    }
+    out.start = out.b.len;
+    if (out.tty || out.b.len >= CLI_OUT_BLOCK)
+        return flush_lines();
+    return out.err == 0;
+}
+
+bool cli_out_flush(void)
+{
+    return flush_lines();
+}
+
+void cli_out_idle(int fd)
+{
+    if (!out.ready || out.start == 0)
+        return;
+    struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
+    if (poll(&p, 1, 0) != 1)
+        flush_lines();
+}
+
+int cli_out_error(void)
+{
+    return out.err;
+}
+
+void cli_out_reset(void)
+{
+    if (!out.ready)
+        return;
+    cli_buf_free(&out.b);
+    out.ready = false;
+    out.start = 0;
+    out.err = 0;
+}
+
+bool cli_out_line(const char *p, size_t n)
+{
+    cli_buf *b = cli_out_begin();
+    cli_buf_add(b, p, n);
+    return cli_out_end();
+}
+
+bool cli_out_buf(const cli_buf *b)
+{
+    if (b->failed)
+        return false;
+    return cli_out_line(b->p, b->len);
+}
+
+int cli_finish(const char *cmd, int status)
+{
+    bool ok = cli_out_flush();
+    int err = cli_out_error();
+    cli_out_reset();
+    if (!ok || fflush(stdout) != 0 || ferror(stdout))
+        return cli_fail(cmd, "write error on standard output: %s",
+                        strerror(err ? err : errno));
+    return status;
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""cli_output_test.py - the command's output path (issue 17): --fields, the
+buffered output (order, flushing for an interactive peer, write errors), and
+the JSON escape around its 8-byte fast path.
+
+Usage: cli_output_test.py PATH-TO-urisan
+"""
+import json
+import os
+import select
+import subprocess
+import sys
+import traceback
+
+URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
+
+
+def run(args, stdin=b"", timeout=120):
+    return subprocess.run([URISAN] + args, input=stdin, capture_output=True, timeout=timeout)
+
+
+def jlines(out):
+    assert out.endswith(b"\n") or out == b""
+    return [json.loads(x) for x in out.decode("utf-8").splitlines()]
+
+
+def pairs(line):
+    return json.loads(line, object_pairs_hook=lambda kv: kv)
+
+
+# ---- --fields ----
+
+def test_fields_keeps_only_the_named_keys_in_that_order():
+    r = run(["check", "--fields", "verdict,uri,host,reasons", "http://evil.example/%2e%2e/x",
+             "javascript:alert(1)"])
+    assert r.returncode == 1, r
+    out = r.stdout.decode().splitlines()
+    assert [k for k, _ in pairs(out[0])] == ["verdict", "uri", "host", "reasons"]
+    first = dict(pairs(out[0]))
+    assert first["uri"] == "http://evil.example/%2e%2e/x"
+    assert first["host"] == "evil.example"
+    second = dict(pairs(out[1]))
+    assert second["verdict"] == "deny" and second["host"] is None
+
+
+def test_fields_equals_the_same_keys_of_the_full_line():
+    inputs = b"http://a/b\nhttps://[::1]:8080/p?q#f\nnot a uri\n\x00\xff\n"
+    full = jlines(run(["check", "--json"], inputs).stdout)
+    keys = ["length", "flags", "components", "error", "valid"]
+    part = run(["check", "--json", "--fields", ",".join(keys)], inputs).stdout
+    for f, line in zip(full, part.decode().splitlines()):
+        assert [k for k, _ in pairs(line)] == keys
+        assert json.loads(line) == {k: f[k] for k in keys}
+
+
+def test_fields_components_as_keys():
+    r = run(["check", "--fields", "scheme,userinfo,host,host_type,port,path,query,fragment",
+             "http://u@h.example:81/p?q#f"])
+    assert json.loads(r.stdout) == {"scheme": "http", "userinfo": "u", "host": "h.example",
+                                    "host_type": "reg-name", "port": "81", "path": "/p",
+                                    "query": "q", "fragment": "f"}
+
+
+def test_fields_unknown_name_is_a_usage_error_naming_it():
+    r = run(["check", "--fields", "uri,hots", "http://a/"])
+    assert r.returncode == 2 and r.stdout == b""
+    err = r.stderr.decode()
+    assert "unknown field 'hots'" in err and "host" in err, err
+
+
+def test_fields_empty_repeated_and_option_bound_names():
+    for lst, word in [("uri,,verdict", "empty field name"), ("uri,uri", "'uri' given twice"),
+                      ("", "empty field name"), ("resolved", "needs --base")]:
+        r = run(["check", "--fields", lst, "http://a/"])
+        assert r.returncode == 2 and word in r.stderr.decode(), (lst, r.stderr)
+    r = run(["check", "--base", "http://a/b/", "--fields", "uri,resolved", "../c"])
+    assert json.loads(r.stdout) == {"uri": "../c", "resolved": "http://a/c"}
+
+
+def test_fields_on_normalize_resolve_extract():
+    r = run(["normalize", "--fields", "result", "HTTP://A/%7e"])
+    assert json.loads(r.stdout) == {"result": "http://a/~"}
+    r = run(["resolve", "--fields", "ref,result", "http://a/b/c", "../d"])
+    assert json.loads(r.stdout) == {"ref": "../d", "result": "http://a/d"}
+    r = run(["extract", "--fields", "uri,offset"], b"see http://x.example/ now\n")
+    assert json.loads(r.stdout) == {"uri": "http://x.example/", "offset": 4}
+    r = run(["extract", "--fields", "url"], b"x\n")
+    assert r.returncode == 2 and "unknown field 'url'" in r.stderr.decode()
+
+
+def test_fields_with_format_is_a_usage_error():
+    r = run(["check", "--format", "field:2", "--fields", "uri,verdict", "-"], b"GET http://a/ x\n")
+    assert r.returncode == 2 and "--fields and --format exclude each other" in r.stderr.decode()
+    r = run(["check", "--fields", "uri,lineno", "http://a/"])
+    assert r.returncode == 2 and "'lineno' needs --format" in r.stderr.decode(), r.stderr
+
+
+def test_fields_leaving_out_host_keys_keeps_idn_flags():
+    r = run(["check", "--fields", "uri,flags", "http://xn--pple-43d.com/"])
+    o = json.loads(r.stdout)
+    assert "homograph" in o["flags"] and "idn" in o["flags"], o
+
+
+# ---- buffered output ----
+
+def test_many_lines_cross_the_block_boundary_in_order():
+    # ~40 MB of JSON: many 256 KiB blocks; each line must be there, in order.
+    n = 200000
+    data = b"".join(b"http://h%d.example/%s\n" % (i, b"p" * (i % 50)) for i in range(n))
+    r = run(["check", "--fields", "uri,length"], data)
+    out = r.stdout.decode().splitlines()
+    assert len(out) == n
+    for i in (0, 1, n // 3, n // 2, n - 1):
+        assert json.loads(out[i])["uri"] == "http://h%d.example/%s" % (i, "p" * (i % 50))
+
+
+def test_interactive_peer_gets_each_answer_before_its_next_line():
+    # A peer that writes one line and waits (a coprocess, Squid): the answer
+    # must come although stdin stays open and stdout is a pipe.
+    for args in (["check", "--json"], ["check"], ["normalize"], ["squid-acl"]):
+        p = subprocess.Popen([URISAN] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        try:
+            for i in range(3):
+                p.stdin.write(b"http://a%d.example/\n" % i)
+                p.stdin.flush()
+                ready, _, _ = select.select([p.stdout], [], [], 10)
+                assert ready, "%s: no answer to line %d while stdin is open" % (args, i + 1)
+                line = p.stdout.readline()
+                assert line.endswith(b"\n") and b"a%d.example" % i in line or args == ["squid-acl"], line
+        finally:
+            p.stdin.close()
+            p.wait(timeout=10)
+
+
+def test_write_error_is_reported_with_exit_2():
+    if not os.path.exists("/dev/full"):
+        print("  (no /dev/full; skipped)")
+        return
+    with open("/dev/full", "wb") as full:
+        for args in (["check", "--json"], ["check"], ["normalize"]):
+            p = subprocess.run([URISAN] + args, input=b"http://a/\n" * 100000, stdout=full,
+                               stderr=subprocess.PIPE, timeout=60)
+            assert p.returncode == 2, (args, p.returncode)
+            assert b"write error on standard output" in p.stderr, p.stderr
+
+
+def test_stderr_message_comes_after_the_lines_before_it():
+    # stdout and stderr into one pipe: the message is the whole output.
+    with open(os.devnull, "rb") as dn:
+        p = subprocess.run([URISAN, "check", "--policy", "/nonexistent/p"], stdin=dn,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+    assert p.returncode == 2 and p.stdout.startswith(b"urisan: check: /nonexistent/p")
+
+
+# ---- the escape around its fast path ----
+
+def expected(raw):
+    """SPEC 7 / src/cli/json.h: the JSON string body our writer produces."""
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c < 0x20 or c == 0x7F:
+            out.append("\\u%04x" % c)
+            i += 1
+            continue
+        if c < 0x80:
+            out.append("\\" + chr(c) if c in (0x22, 0x5C) else chr(c))
+            i += 1
+            continue
+        for n in (2, 3, 4):
+            try:
+                ch = raw[i:i + n].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(ch) == 1:
+                cp = ord(ch)
+                out.append("\\u%04x" % cp if cp < 0xA0 or cp in (0x2028, 0x2029) else ch)
+                i += n
+                break
+        else:
+            out.append("\\u%04x" % c)
+            i += 1
+    return "".join(out)
+
+
+def test_escape_of_every_special_byte_at_every_position_of_a_block():
+    specials = [b'"', b"\\", b"\x00", b"\x1f", b"\x7f", b"\x80", b"\xc3\xa9", b"\xe2\x80\xa8",
+                b"\xf0\x9f\x98\x80", b"\xc2\x85", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xff"]
+    lines = []
+    for sp in specials:
+        for pos in range(0, 20):
+            for tail in (0, 1, 7, 8, 9):
+                lines.append(b"a" * pos + sp + b"b" * tail)
+    r = run(["check"], b"\n".join(lines) + b"\n")
+    out = r.stdout.decode("utf-8").splitlines()
+    assert len(out) == len(lines)
+    for raw, line in zip(lines, out):
+        body = line[line.index(' "') + 2:line.rindex('"')]
+        assert body == expected(raw), (raw, body, expected(raw))
+
+
+def main():
+    tests = [(k, v) for k, v in globals().items() if k.startswith("test_") and callable(v)]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print("ok   " + name)
+        except Exception:
+            failed += 1
+            print("FAIL " + name)
+            traceback.print_exc()
+    print("%d tests, %d failed" % (len(tests), failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

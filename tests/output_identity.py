@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""output_identity.py - the command's output is byte-identical to that of the
+commit before the fast output path (issue 17).
+
+    output_identity.py URISAN_EXE SRCDIR WORKDIR
+
+Builds `urisan` of the reference commit (REF_COMMIT, from this repository's
+own history via `git archive`; cached in WORKDIR) and runs both binaries,
+with the same arguments and standard input, over every shared URL file and
+every fuzz corpus (each corpus directory as one input, its files joined by
+LF), in every output mode of check, normalize, resolve, extract and
+squid-acl. It requires for each run the same exit status and the same bytes:
+
+  - text modes and squid-acl: equal output;
+  - JSON Lines: each new line equals the old one, or (keys are append only,
+    SPEC section 7) starts with the old line minus its closing brace and
+    continues with ',' - the old keys, values and order are byte-identical
+    and later issues' keys follow;
+  - `check --fields` with the old key list: equal output.
+
+Exits 77 (skip) when git history, meson or the shared data are missing.
+
+When an issue changes the output on purpose (a text format, a key in the
+middle of a line), move REF_COMMIT to the commit that did it.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+# The last commit whose output path is the old one (json_w, stdio per line):
+# main just before the fast output path landed (its hostview shortcut).
+REF_COMMIT = "fa27127e971139199ae060b0fb750ba4f7afa799"
+
+BASE = "http://a/b/c/d;p?q"
+def skip(msg):
+    print("SKIP: " + msg)
+    sys.exit(77)
+
+
+def build_ref(srcdir, workdir):
+    """The reference binary, built once per commit into workdir."""
+    exe = os.path.join(workdir, "ref-" + REF_COMMIT[:12], "build", "src", "cli", "urisan")
+    if os.access(exe, os.X_OK):
+        return exe
+    if shutil.which("git") is None or shutil.which("meson") is None:
+        skip("git or meson missing: cannot build the reference binary")
+    full = subprocess.run(["git", "-C", srcdir, "rev-parse", "--verify", "-q",
+                           REF_COMMIT + "^{commit}"], capture_output=True, text=True)
+    if full.returncode != 0:
+        skip("reference commit %s is not in this clone's history" % REF_COMMIT[:12])
+    top = os.path.join(workdir, "ref-" + REF_COMMIT[:12])
+    shutil.rmtree(top, ignore_errors=True)
+    src = os.path.join(top, "src")
+    os.makedirs(src)
+    arch = subprocess.run(["git", "-C", srcdir, "archive", "--format=tar", REF_COMMIT],
+                          capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", src], input=arch, check=True)
+    bdir = os.path.join(top, "build")
+    # A release build with the default options, so the optional parts of
+    # `urisan` (mail, hostview) are there exactly when they are in the
+    # binary under test; tests, bench and oracles are not needed.
+    subprocess.run(["meson", "setup", bdir, src, "--buildtype=release",
+                    "-Dtests=disabled", "-Dbench=disabled", "-Doracles=disabled",
+                    ], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["meson", "compile", "-C", bdir, "src/cli/urisan"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return exe
+
+
+def inputs(srcdir):
+    data = os.environ.get("URISAN_DATA", os.path.join(srcdir, "..", "shared", "data"))
+    urls = os.path.join(data, "urls")
+    out = []
+    for name in ["kasztp", "userbait", "node_files", "isaacs_files"]:
+        path = os.path.join(urls, name + ".txt")
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                out.append((name, f.read()))
+    corpus = os.path.join(srcdir, "corpus")
+    for d in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
+        parts = []
+        for fn in sorted(os.listdir(os.path.join(corpus, d))):
+            with open(os.path.join(corpus, d, fn), "rb") as f:
+                parts.append(f.read())
+        out.append(("corpus/" + d, b"\n".join(parts)))
+    return out
+
+
+def mail_inputs(srcdir):
+    """Each message of tests/mail and tests/mail/hostile, for extract --mail."""
+    out = []
+    for sub in ["mail", os.path.join("mail", "hostile")]:
+        d = os.path.join(srcdir, "tests", sub)
+        for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            path = os.path.join(d, fn)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    out.append((os.path.join(sub, fn), f.read()))
+    return out
+
+
+def run(exe, args, data):
+    p = subprocess.run([exe] + args, input=data, capture_output=True, timeout=600)
+    return p.returncode, p.stdout
+
+
+def same_json(old, new):
+    """None when each new line is the old one, maybe with keys appended;
+    else a description of the first difference."""
+    ol, nl = old.split(b"\n"), new.split(b"\n")
+    if len(ol) != len(nl):
+        return "%d lines, reference %d" % (len(nl), len(ol))
+    for i, (a, b) in enumerate(zip(ol, nl)):
+        if a == b:
+            continue
+        if a.endswith(b"}") and b.startswith(a[:-1]) and b[len(a) - 1:len(a)] == b",":
+            continue
+        return "line %d:\n  ref %r\n  new %r" % (i + 1, a[:400], b[:400])
+    return None
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    new_exe, srcdir, workdir = sys.argv[1:]
+    ins = inputs(srcdir)
+    if not ins:
+        skip("no shared URL files and no corpora")
+    os.makedirs(workdir, exist_ok=True)
+    ref_exe = build_ref(srcdir, workdir)
+
+    modes = [
+        (["check"], False), (["check", "--json"], True),
+        (["check", "--profile", "ssrf"], False), (["check", "--json", "--profile", "proxy"], True),
+        (["check", "--base", BASE], False), (["check", "--json", "--base", BASE], True),
+        (["normalize"], False), (["normalize", "--json"], True),
+        (["resolve", BASE], False), (["resolve", "--json", BASE], True),
+        (["resolve", "--json", "--non-strict", "--above-root=keep", BASE], True),
+        (["extract", "-"], False), (["extract", "--json", "-"], True),
+        (["squid-acl"], False),
+    ]
+    fails = 0
+    runs = 0
+    for name, data in ins:
+        for args, json_mode in modes:
+            ro, old = run(ref_exe, args, data)
+            rn, new = run(new_exe, args, data)
+            runs += 1
+            what = "%s < %s" % (" ".join(args), name)
+            if ro != rn:
+                print("FAIL %s: exit %d, reference %d" % (what, rn, ro))
+                fails += 1
+                continue
+            diff = same_json(old, new) if json_mode else (
+                None if old == new else "text differs (%d vs %d bytes)" % (len(new), len(old)))
+            if diff is not None:
+                print("FAIL %s: %s" % (what, diff))
+                fails += 1
+        # The old keys exactly (those of the reference's first line),
+        # through --fields.
+        for args in (["check", "--json"], ["check", "--json", "--base", BASE]):
+            ro, old = run(ref_exe, args, data)
+            if not old:
+                continue
+            first = json.loads(old.split(b"\n")[0], object_pairs_hook=lambda kv: kv)
+            keys = ",".join(k for k, _ in first)
+            rn, new = run(new_exe, args + ["--fields", keys], data)
+            runs += 1
+            if ro != rn or old != new:
+                print("FAIL %s --fields <old keys> < %s: output differs" % (" ".join(args), name))
+                fails += 1
+    # extract --mail, message by message (when the binary has --mail).
+    for name, data in mail_inputs(srcdir):
+        for args, json_mode in ((["extract", "--mail", "-"], False),
+                                (["extract", "--mail", "--json", "-"], True)):
+            ro, old = run(ref_exe, args, data)
+            rn, new = run(new_exe, args, data)
+            runs += 1
+            diff = ("exit %d, reference %d" % (rn, ro)) if ro != rn else (
+                same_json(old, new) if json_mode else
+                (None if old == new else "text differs"))
+            if diff is not None:
+                print("FAIL %s < %s: %s" % (" ".join(args), name, diff))
+                fails += 1
+    print("%d runs over %d inputs (%d bytes), %d differ" %
+          (runs, len(ins), sum(len(d) for _, d in ins), fails))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
