@@ -252,7 +252,7 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
     get(o, "host_ip", json_type_string, 1, lineno);
     json_object *flags = get(o, "flags", json_type_array, 0, lineno);
     size_t k = 0, nf = json_object_array_length(flags);
-    /* homograph and invisible_char come from the command's hostview.c
+    /* homograph, invisible_char and host_uts46 come from the command's hostview.c
        (ICU): only for an IDN host, and judged by the policy like the
        library's own flags. */
     urisan_flags extra = 0;
@@ -262,6 +262,8 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
             extra |= (urisan_flags)1 << URISAN_FLAG_HOMOGRAPH;
         if (fn != NULL && strcmp(fn, "invisible_char") == 0)
             extra |= (urisan_flags)1 << URISAN_FLAG_INVISIBLE_CHAR;
+        if (fn != NULL && strcmp(fn, "host_uts46") == 0)
+            extra |= (urisan_flags)1 << URISAN_FLAG_HOST_UTS46;
     }
     if (extra != 0) {
         FUZZ_ASSERT(r.flags & ((urisan_flags)1 << URISAN_FLAG_IDN),

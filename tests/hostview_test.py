@@ -111,6 +111,73 @@ def test_extract_mail_rows_carry_the_host_view():
     assert c["registrable_domain"] == "example.co.uk" and c["flags"] == [], c
 
 
+def with_policy(text, fn):
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        return fn(path)
+    finally:
+        os.unlink(path)
+
+
+def test_issue18_reproducer_2_host_rules_match_the_uts46_form():
+    """corpus/mail/issue18-entities-full-table.eml: entities decoded, then
+    UTS #46 (zero-width space and word joiner ignored, mathematical e
+    mapped): deny-host evil.com matches what the browser resolves."""
+    import os
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus", "mail",
+                          "issue18-entities-full-table.eml")
+    with open(corpus, "rb") as f:
+        msg = f.read()
+
+    def run(path):
+        return extract_mail(msg, extra=("--policy", path))
+    rows, _ = with_policy("deny-host evil.com .evil.com fjord.com\n", run)
+    by = {r["uri"]: r for r in rows}
+    for uri in ("https://ev\u200bil.com/d", "https://ev\u2060il.com/c",
+                "https://\U0001d556vil.com/b"):
+        r = by[uri]
+        assert "host_uts46" in r["flags"], r
+        assert r["verdict"] == "deny" and "host_denied" in r["deny_reasons"], r
+        assert r["host_unicode"] == "evil.com", r
+    r = by["https://fjord.com/e"]          # &fjlig; is "fj": plain ASCII
+    assert "host_denied" in r["deny_reasons"] and "host_uts46" not in r["flags"], r
+
+
+def test_uts46_flag_only_for_ignored_or_mapped_code_points():
+    cases = {
+        "https://ev%E2%80%8Bil.com/": True,        # zero-width space, escaped
+        "https://\uff45vil.com/": True,            # fullwidth e
+        "https://pay\u00adpal.com/": True,         # soft hyphen
+        "https://a\ufe0fb.com/": True,             # variation selector 16
+        "https://a\u202eb.com/": True,             # bidi override
+        "https://\ufb01le.com/": True,             # fi ligature
+        "https://b\u00fccher.de/": False,          # an ordinary IDN
+        "https://B\u00dcCHER.de/": False,          # only case differs
+        "https://stra\u00dfe.de/": False,          # sharp s: kept (non-transitional)
+        "https://xn--bcher-kva.de/": False,
+        "https://example.com/": False,
+    }
+    out = check(*cases)
+    for o, (uri, want) in zip(out, cases.items()):
+        assert ("host_uts46" in o["flags"]) == want, (uri, o["flags"])
+
+
+def test_check_host_rules_match_the_uts46_form_too():
+    def run(path):
+        r = subprocess.run([URISAN, "check", "--policy", path,
+                            "https://\uff45vil.com/", "https://evil.com/", "https://good.com/"],
+                           capture_output=True)
+        return r.stdout.decode().splitlines()
+    lines = with_policy("deny-host evil.com\n", run)
+    assert "host_denied" in lines[0] and "host_uts46" in lines[0], lines
+    assert lines[1].startswith("deny denied:host_denied"), lines
+    assert lines[2].startswith("allow"), lines
+
+
 def main():
     r = subprocess.run([URISAN, "check", "--json", "http://a.example/"], capture_output=True)
     if b"host_unicode" not in r.stdout:

@@ -28,8 +28,11 @@
 
 #include <idn2.h>
 #include <libpsl.h>
+#include <unicode/uchar.h>
+#include <unicode/unorm2.h>
 #include <unicode/uscript.h>
 #include <unicode/uspoof.h>
+#include <unicode/ustring.h>
 #include <unicode/utf8.h>
 
 static USpoofChecker *spoof;
@@ -114,6 +117,56 @@ void hostview_shutdown(void)
     spoof = NULL;
     psl_loaded = NULL;
     psl_list = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* UTS #46 (issue 18): the host a browser resolves                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Does the host as written hold a code point that UTS #46 processing
+ * removes or replaces by more than its case folding? Those are the
+ * ignored code points (zero-width joiners and spaces, soft hyphen,
+ * variation selectors: NFKC_Casefold maps them to nothing), the
+ * compatibility mappings (mathematical alphanumerics, fullwidth forms,
+ * ligatures, circled letters: a compatibility decomposition; code points
+ * NFKC_Casefold maps otherwise than the case folding), and format controls (bidi embeddings and marks, U+2060-2064,
+ * U+FEFF: general category Cf), which UTS #46 ignores or refuses. The UTS
+ * #46 mapping is NFKC_Casefold with a few deviations (ß, ς, ZWJ, ZWNJ
+ * kept non-transitionally); a letter that only changes case is not
+ * counted.
+ */
+static bool uts46_maps(const char *raw, size_t n)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    const UNormalizer2 *nkcf = unorm2_getNFKCCasefoldInstance(&st);
+    if (U_FAILURE(st) || nkcf == NULL)
+        return false;
+    for (int32_t i = 0; (size_t)i < n;) {
+        UChar32 c;
+        U8_NEXT(raw, i, (int32_t)n, c);
+        if (c < 0x80)
+            continue;
+        if (u_charType(c) == U_FORMAT_CHAR)
+            return true;
+        int32_t dt = u_getIntPropertyValue(c, UCHAR_DECOMPOSITION_TYPE);
+        if (dt != U_DT_NONE && dt != U_DT_CANONICAL)
+            return true; /* a compatibility mapping: <font>, <wide>, <compat> ... */
+        UChar in[2], mapped[32], folded[32];
+        int32_t il = 0;
+        U16_APPEND_UNSAFE(in, il, c);
+        st = U_ZERO_ERROR;
+        int32_t ml = unorm2_normalize(nkcf, in, il, mapped, 32, &st);
+        if (U_FAILURE(st))
+            continue;
+        st = U_ZERO_ERROR;
+        int32_t fl = u_strFoldCase(folded, 32, in, il, U_FOLD_CASE_DEFAULT, &st);
+        if (U_FAILURE(st))
+            continue;
+        if (ml != fl || u_memcmp(mapped, folded, ml) != 0)
+            return true;
+    }
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -452,6 +505,7 @@ static void view_idn(hostview *hv, const char *raw)
     idn2_free(ace);
     idn2_free(uni);
     hv->idn = has_high(raw, strlen(raw)) || strstr(hv->ascii, "xn--") != NULL;
+    hv->uts46 = hv->idn && uts46_maps(raw, strlen(raw));
     if (hostview_has_invisible(hv->unicode, strlen(hv->unicode)))
         hv->invisible = true;
 
@@ -469,7 +523,7 @@ static void view_idn(hostview *hv, const char *raw)
 static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
 {
     hostview_init();
-    hv->is_name = hv->idn = hv->invisible = false;
+    hv->is_name = hv->idn = hv->invisible = hv->uts46 = false;
     hv->why = 0;
     hv->flags = 0;
     hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
@@ -495,6 +549,8 @@ static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
         hv->flags |= URISAN_F(HOMOGRAPH);
     if (hv->invisible)
         hv->flags |= URISAN_F(INVISIBLE_CHAR);
+    if (hv->uts46)
+        hv->flags |= URISAN_F(HOST_UTS46);
     return true;
 }
 
@@ -584,6 +640,46 @@ void hostview_json(json_w *w, const hostview *hv)
         json_knull(w, "registrable_domain");
 }
 
+/* Host rules of the policy on the host a browser resolves: the URI with
+   its host replaced by the UTS #46 form (A-labels: ignored code points
+   gone, compatibility mappings applied). A host rule that denies that
+   form denies the link too (the raw form's decision stands otherwise:
+   both must pass). */
+static void decide_mapped_host(const char *uri, size_t len, const urisan_policy *pol,
+                               urisan_decision *dec)
+{
+    urisan_uri u;
+    urisan_parse(uri, len, NULL, &u, NULL);
+    if (!urisan_span_present(u.host) || u.host.len == 0 || uri[u.host.off] == '[')
+        return;
+    hostview *hv = malloc(sizeof *hv);
+    if (hv == NULL)
+        return;
+    size_t alen;
+    if (hostview_host(uri + u.host.off, u.host.len, hv) && hv->uts46 &&
+        (alen = strlen(hv->ascii)) > 0 && len - u.host.len < SIZE_MAX - alen) {
+        size_t end = u.host.off + u.host.len, ml = len - u.host.len + alen;
+        char *m = malloc(ml);
+        if (m != NULL) {
+            memcpy(m, uri, u.host.off);
+            memcpy(m + u.host.off, hv->ascii, alen);
+            memcpy(m + u.host.off + alen, uri + end, len - end);
+            urisan_uri mu;
+            urisan_report mrep;
+            urisan_decision md;
+            urisan_check(m, ml, pol, &mu, &mrep, &md);
+            unsigned host_rules = (1u << URISAN_REASON_HOST_DENIED) |
+                                  (1u << URISAN_REASON_HOST_NOT_ALLOWED);
+            if (md.rules & host_rules) {
+                dec->rules |= md.rules & host_rules;
+                dec->verdict = URISAN_DENY;
+            }
+            free(m);
+        }
+    }
+    free(hv);
+}
+
 void hostview_redecide(const char *uri, size_t len, urisan_flags f,
                        const urisan_policy *pol, urisan_report *rep,
                        urisan_decision *dec)
@@ -596,6 +692,8 @@ void hostview_redecide(const char *uri, size_t len, urisan_flags f,
     urisan_check(uri, len, pol, &u, &tmp, &tdec);
     rep->flags |= f;
     urisan_decide(uri, len, &u, rep, pol, dec);
+    if (f & URISAN_F(HOST_UTS46))
+        decide_mapped_host(uri, len, pol, dec);
 }
 
 void hostview_judge_link(const urisan_policy *pol, const char *uri, size_t len,

@@ -45,6 +45,8 @@ typedef struct {
                                           the ASCII label it looks like */
     unsigned why;                  /* HOSTVIEW_* */
     bool invisible;                /* zero-width or bidi control in it */
+    bool uts46;                    /* UTS #46 removes or maps a code point
+                                      of it beyond case (host_uts46) */
     urisan_flags flags;            /* homograph, invisible_char */
 } hostview;
 
@@ -87,7 +89,9 @@ urisan_flags hostview_link_flags(const char *uri, size_t len,
 void hostview_json(json_w *w, const hostview *hv);
 
 /* A link's extra flags, judged by the policy like any flag: adds f to
-   rep and decides again (urisan_decide) when f adds anything. */
+   rep and decides again (urisan_decide) when f adds anything. With
+   host_uts46 in f, the policy's host rules also judge the host's UTS #46
+   form (issue 18): a deny-host or allow-host that denies it denies. */
 void hostview_redecide(const char *uri, size_t len, urisan_flags f,
                        const urisan_policy *pol, urisan_report *rep,
                        urisan_decision *dec);
