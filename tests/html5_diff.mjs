@@ -3,7 +3,11 @@
 // the WHATWG HTML standard (issue 18).
 //
 // usage: node html5_diff.mjs URISAN [--generated N] [--seed S] [--dump DIR]
-//                                   [--max-differ K] [FILE.html ...]
+//                                   [--max-differ K] [--emit DIR]
+//                                   [FILE.html|DIR ...]
+// A DIR operand gives every file in it (the fuzz corpus, corpus/html5/).
+// --emit DIR writes the documents (adversarial, given, generated) to DIR
+// as files and compares nothing (how corpus/html5/ was seeded).
 //
 // For every document: the set of (attribute, value) pairs of href, src,
 // action and formaction attributes of the elements parse5 builds
@@ -38,7 +42,7 @@ import { createRequire } from 'node:module';
 
 const argv = process.argv.slice(2);
 const urisan = argv.shift();
-let generated = 0, seed = 1, dump = null, maxDiffer = 0;
+let generated = 0, seed = 1, dump = null, maxDiffer = 0, emit = null;
 const files = [];
 while (argv.length) {
   const a = argv.shift();
@@ -46,6 +50,7 @@ while (argv.length) {
   else if (a === '--seed') seed = Number(argv.shift());
   else if (a === '--dump') dump = argv.shift();
   else if (a === '--max-differ') maxDiffer = Number(argv.shift());
+  else if (a === '--emit') emit = argv.shift();
   else files.push(a);
 }
 
@@ -273,9 +278,21 @@ function genDoc() {
 }
 
 const docs = [...adversarial];
-for (const f of files) docs.push(fs.readFileSync(f, 'utf8'));
+for (const f of files) {
+  if (fs.statSync(f).isDirectory()) {
+    for (const g of fs.readdirSync(f).sort()) docs.push(fs.readFileSync(path.join(f, g), 'utf8'));
+  } else {
+    docs.push(fs.readFileSync(f, 'utf8'));
+  }
+}
 const nFixed = docs.length;
 for (let i = 0; i < generated; i++) docs.push(genDoc());
+if (emit) {
+  fs.mkdirSync(emit, { recursive: true });
+  docs.forEach((d, k) => fs.writeFileSync(path.join(emit, `seed-${String(k).padStart(4, '0')}.html`), d));
+  console.log(`${docs.length} documents written to ${emit}`);
+  process.exit(0);
+}
 
 let missed = 0, extra = 0, bad = 0, badFixed = 0;
 const BATCH = 200;
