@@ -87,6 +87,19 @@ START_TEST(printable_ascii_passes_through)
 }
 END_TEST
 
+/* Regression (CI stop 20, UBSan): an empty string on a buffer that has
+   never held anything must not do pointer arithmetic on its null data. */
+START_TEST(empty_string_on_fresh_buffer)
+{
+    cli_buf b;
+    cli_buf_init(&b, 1 << 20);
+    ck_assert(json_escape(&b, "", 0));
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert(!b.failed);
+    cli_buf_free(&b);
+}
+END_TEST
+
 START_TEST(quote_and_backslash_are_escaped)
 {
     EXPECT("a\"b\\c", "a\\\"b\\\\c");
@@ -359,6 +372,7 @@ static Suite *json_suite(void)
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("escape");
     tcase_add_test(tc, printable_ascii_passes_through);
+    tcase_add_test(tc, empty_string_on_fresh_buffer);
     tcase_add_test(tc, quote_and_backslash_are_escaped);
     tcase_add_test(tc, control_bytes_use_u_escapes_only);
     tcase_add_test(tc, nul_in_the_middle_is_kept_as_u0000);

@@ -225,7 +225,7 @@ bool json_escape(cli_buf *b, const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     /* Fast path: room for the worst case (6 output bytes per input byte)
        reserved once, then no bound checks per byte. */
-    if (b->failed || n > (b->max - b->len) / 6)
+    if (b->failed || n == 0 || n > (b->max - b->len) / 6)
         return escape_exact(b, s, n);
     if (!cli_buf_room(b, 6 * n) && !cli_buf_reserve(b, 6 * n))
         return false;
