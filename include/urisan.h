@@ -245,6 +245,11 @@ URISAN_API urisan_status urisan_policy_profile(urisan_policy *p,
 URISAN_API const char *urisan_profile_name(size_t i);
 URISAN_API const char *urisan_profile_text(const char *name, size_t len);
 
+/* A policy holds at most this many `deny-ip` ranges and as many
+   `allow-ip` ranges (doc/policy.md "Address rules"); one more is a parse
+   error ("too many deny-ip entries"), never a silent truncation. */
+#define URISAN_POLICY_MAX_IP_RANGES 1024
+
 /* The policy *p in the policy language: every directive that differs
    from an empty file, one per line; urisan_policy_parse of the text on a
    fresh policy gives the same verdicts. *needed always set. */
@@ -288,7 +293,9 @@ typedef enum {
     X(HOST_DENIED,        host_denied,        2) \
     X(HOST_NOT_ALLOWED,   host_not_allowed,   3) \
     X(NOT_ABSOLUTE,       not_absolute,       4) \
-    X(NO_AUTHORITY,       no_authority,       5)
+    X(NO_AUTHORITY,       no_authority,       5) \
+    X(IP_DENIED,          ip_denied,          6) \
+    X(IP_NOT_ALLOWED,     ip_not_allowed,     7)
 
 typedef enum {
 #define URISAN_X_(U, l, b) URISAN_REASON_##U = b,

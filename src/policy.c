@@ -224,6 +224,8 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
         if (p->n_allow_host > 0 && !host_in(p, p->allow_host, p->n_allow_host, h, n, ip, ipn))
             rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
     }
+    if (p->n_deny_ip > 0 || p->n_allow_ip > 0)
+        rules |= urisan_pol_ip_reasons(p, rep); /* deny-ip / allow-ip */
     return rules;
 }
 

@@ -68,6 +68,17 @@ static void str_line(fmt_out *o, const urisan_policy *p, const char *word, const
     }
 }
 
+static void ip_line(fmt_out *o, const char *word, const pol_cidr *arr, size_t cnt)
+{
+    for (size_t i = 0; i < cnt; i++) {
+        char t[64];
+        puts_(o, word);
+        put(o, " ", 1);
+        put(o, t, urisan_pol_cidr_text(&arr[i], t));
+        put(o, "\n", 1);
+    }
+}
+
 URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf, size_t cap,
                                               size_t *needed)
 {
@@ -105,6 +116,8 @@ URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf,
     }
     str_line(&o, p, "deny-host", p->deny_host, p->n_deny_host);
     str_line(&o, p, "allow-host", p->allow_host, p->n_allow_host);
+    ip_line(&o, "deny-ip", p->deny_ip, p->n_deny_ip);
+    ip_line(&o, "allow-ip", p->allow_ip, p->n_allow_ip);
 #define POL_LIMIT_ENTRY_(n, field) {n, offsetof(urisan_limits, field)},
     static const struct {
         const char *name;

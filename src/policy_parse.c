@@ -250,6 +250,21 @@ static bool host_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *
     return true;
 }
 
+/* deny-ip / allow-ip: address ranges (policy_ip.c parses each word) */
+static bool ip_list(pctx *c, const token *t, size_t nt, pol_cidr *arr, size_t *cnt,
+                    const char *full)
+{
+    for (size_t i = 1; i < nt; i++) {
+        if (*cnt == POL_MAX_IPS)
+            return fail_at(c, t[i], full);
+        const char *why = urisan_pol_cidr_parse(t[i].s, t[i].n, &arr[*cnt]);
+        if (why != NULL)
+            return fail_at(c, t[i], why);
+        (*cnt)++;
+    }
+    return true;
+}
+
 static bool limit_line(pctx *c, const token *t, size_t nt)
 {
     urisan_limits *l = &c->p->limits;
@@ -333,7 +348,8 @@ static bool directive(pctx *c, const token *t, size_t nt)
     bool known = tok_is(t[0], "deny") || tok_is(t[0], "flag") || tok_is(t[0], "allow") ||
                  tok_is(t[0], "allow-scheme") || tok_is(t[0], "allow-port") ||
                  tok_is(t[0], "deny-host") || tok_is(t[0], "allow-host") ||
-                 tok_is(t[0], "dangerous-scheme");
+                 tok_is(t[0], "dangerous-scheme") || tok_is(t[0], "deny-ip") ||
+                 tok_is(t[0], "allow-ip");
     if (!known)
         return fail_at(c, t[0], "unknown directive");
     if (nt < 2)
@@ -352,6 +368,10 @@ static bool directive(pctx *c, const token *t, size_t nt)
                            "too many dangerous-scheme entries");
     if (tok_is(t[0], "allow-port"))
         return port_list(c, t, nt);
+    if (tok_is(t[0], "deny-ip"))
+        return ip_list(c, t, nt, p->deny_ip, &p->n_deny_ip, "too many deny-ip entries");
+    if (tok_is(t[0], "allow-ip"))
+        return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, "too many allow-ip entries");
     if (tok_is(t[0], "deny-host"))
         return host_list(c, t, nt, p->deny_host, &p->n_deny_host, "too many deny-host entries");
     return host_list(c, t, nt, p->allow_host, &p->n_allow_host, "too many allow-host entries");

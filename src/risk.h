@@ -16,6 +16,7 @@
 #define POL_MAX_DEFPORTS  64    /* default-port entries */
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
 #define POL_POOL          65536 /* bytes for every name above */
+#define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
 
 typedef struct {
     uint32_t off, len; /* into urisan_policy.pool */
@@ -29,6 +30,13 @@ typedef struct {
 typedef struct {
     uint16_t lo, hi;
 } pol_range;
+
+/* deny-ip / allow-ip: an address range (policy_ip.c) */
+typedef struct {
+    uint8_t a[16];  /* IPv4: a[0..3]; host bits are zero */
+    uint8_t plen;   /* 0..32 or 0..128 */
+    uint8_t family; /* 4 or 6 */
+} pol_cidr;
 
 struct urisan_policy {
     uint32_t magic;          /* POL_MAGIC once initialised */
@@ -46,6 +54,9 @@ struct urisan_policy {
     char pool[POL_POOL];
     bool require_absolute;   /* require-absolute: a scheme (not_absolute) */
     bool require_authority;  /* require-authority: scheme + non-empty host */
+    size_t n_deny_ip, n_allow_ip;
+    pol_cidr deny_ip[POL_MAX_IPS];   /* deny-ip */
+    pol_cidr allow_ip[POL_MAX_IPS];  /* allow-ip */
 };
 
 #define POL_MAGIC 0x75727370u /* "ursp" */
@@ -115,6 +126,16 @@ urisan_flags urisan_addr_class_v6(const uint8_t a[16]);
 /* The IPv4 addresses an IPv6 address carries: mapped, compatible, NAT64
    (both prefixes), 6to4 (one), Teredo (server, then client: two). */
 size_t urisan_addr_embedded(const uint8_t a[16], uint8_t out[2][4]);
+
+/* ---- policy_ip.c ---- */
+/* One deny-ip / allow-ip word s[0..n) ("A.B.C.D", "A.B.C.D/N", "V6",
+   "V6/N", "[V6]", "[V6]/N") into *r; NULL, or the error message. */
+const char *urisan_pol_cidr_parse(const char *s, size_t n, pol_cidr *r);
+/* The rules deny-ip / allow-ip break (URISAN_REASON_IP_* bits) for the
+   report's host address and the IPv4 addresses it carries. */
+unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep);
+/* "A.B.C.D/N" or "V6/N" into buf[0..64); the length. */
+size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64]);
 
 /* ---- names.c ---- */
 /* internal_name / single_label of a reg-name host h[0..n) as written

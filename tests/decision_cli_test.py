@@ -173,6 +173,62 @@ def test_squid_proxy_profile_refuses_non_absolute_values():
         assert line.startswith(b"ERR message="), (v, line)
 
 
+def test_deny_ip_allow_ip_from_the_command():
+    path = tmp_policy(b"deny-ip 10.0.0.0/8 fd00::/8\nallow-ip 192.168.1.0/24 [2001:db8::]/32\n")
+    try:
+        uris = [b"http://0xa.1/", b"http://[2002:a00:1::]/", b"http://192.168.1.9/",
+                b"http://192.168.2.9/", b"http://example.com/"]
+        rows, r = check_json(uris, "--policy", path)
+        assert [x["verdict"] for x in rows] == ["deny", "deny", "flag", "deny", "allow"], rows
+        assert rows[0]["deny_reasons"] == ["ip_obfuscated", "ip_denied", "ip_not_allowed"], rows[0]
+        assert rows[1]["deny_reasons"] == ["ip_denied", "ip_not_allowed"], rows[1]
+        assert rows[3]["deny_reasons"] == ["ip_not_allowed"], rows[3]
+        assert rows[3]["reasons"] == ["ip_not_allowed", "ip_literal", "ip_private"], rows[3]
+        r = run(["check", "--policy", path, "http://10.9.9.9/"])
+        assert r.stdout == b'deny denied:ip_denied,ip_not_allowed;flagged:ip_literal,ip_private ' \
+                           b'"http://10.9.9.9/"\n', r.stdout
+        r = run(["squid-acl", "--policy", path], b"http://10.0.0.1/\n")
+        assert r.stdout.startswith(b"ERR ") and b"ip_denied" in r.stdout, r.stdout
+        r = run(["policy", "check", path])
+        assert r.returncode == 0, r.stderr
+        assert (b"deny-ip 10.0.0.0/8\ndeny-ip fd00::/8\nallow-ip 192.168.1.0/24\n"
+                b"allow-ip 2001:db8::/32\n") in r.stdout, r.stdout
+        again = tmp_policy(r.stdout)
+        try:
+            r2 = run(["policy", "check", again])
+            assert r2.returncode == 0 and r2.stdout == r.stdout, r2.stderr
+        finally:
+            os.unlink(again)
+    finally:
+        os.unlink(path)
+
+
+def test_address_range_mistakes_name_line_column_and_word():
+    cases = [
+        (b"deny-ip 10.0.0.0/8\n\ndeny-ip 10.0.0.0/33\n",
+         "3:9: invalid address range (IPv4 prefix length is 0-32) '10.0.0.0/33'"),
+        (b"deny-ip 10.0.0.1/8\n",
+         "1:9: invalid address range (host bits set: write the range's first address) "
+         "'10.0.0.1/8'"),
+        (b"allow-ip fe80::1%eth0\n",
+         "1:10: invalid address range (a zone id is no part of an address: drop '%...') "
+         "'fe80::1%eth0'"),
+        (b"deny-ip evil.com\n",
+         "1:9: invalid address range (a name is no address: use deny-host / allow-host) "
+         "'evil.com'"),
+        (b"deny-host 10.0.0.0/8\n",
+         "1:11: an address range is no host (use deny-ip / allow-ip) '10.0.0.0/8'"),
+    ]
+    for text, want in cases:
+        path = tmp_policy(text)
+        try:
+            r = run(["policy", "check", path])
+            assert r.returncode == 1 and r.stdout == b"", (text, r)
+            assert r.stderr.decode() == f"{path}:{want}\n", r.stderr
+        finally:
+            os.unlink(path)
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("test_") and callable(f)]

@@ -12,41 +12,11 @@
 #include <string.h>
 
 #include "guard.h"
+#include "policy_util.h"
 #include "risk.h"
 #include "urisan.h"
 
 #define F(n) URISAN_F(n)
-
-static urisan_policy *new_policy(void)
-{
-    urisan_policy *p = malloc(urisan_policy_size());
-    ck_assert_ptr_nonnull(p);
-    urisan_policy_init(p);
-    return p;
-}
-
-static urisan_policy *policy_of(const char *text)
-{
-    urisan_policy *p = new_policy();
-    urisan_policy_error e;
-    urisan_status st = urisan_policy_parse_ex(p, text, strlen(text), &e);
-    ck_assert_msg(st == URISAN_OK, "policy %s: %zu:%zu: %s", text, e.line, e.column,
-                  e.msg ? e.msg : "");
-    return p;
-}
-
-static urisan_decision check(const urisan_policy *p, const char *in)
-{
-    urisan_uri u;
-    urisan_report r;
-    urisan_decision d;
-    guard_buf g = {0};
-    size_t len = strlen(in);
-    const char *s = guard_place(&g, in, len);
-    urisan_check(s, len, p, &u, &r, &d);
-    guard_free(&g);
-    return d;
-}
 
 static char *format(const urisan_decision *d)
 {
@@ -101,13 +71,6 @@ END_TEST
 /* Mistakes: line, column, word                                            */
 /* ---------------------------------------------------------------------- */
 
-typedef struct {
-    const char *text;
-    size_t line, column;
-    const char *word;     /* NULL: no word */
-    const char *msg_part;
-} mistake;
-
 static const mistake mistakes[] = {
     {"deny invalid\n\ndeny password pasword\n", 3, 15, "pasword", "unknown flag"},
     {"  frobnicate x\n", 1, 3, "frobnicate", "unknown directive"},
@@ -136,25 +99,7 @@ static const mistake mistakes[] = {
 
 START_TEST(every_mistake_names_line_column_and_word)
 {
-    const mistake *m = &mistakes[_i];
-    urisan_policy *p = new_policy();
-    size_t len = strlen(m->text);
-    guard_buf g = {0};
-    const char *s = guard_place(&g, m->text, len);
-    urisan_policy_error e;
-    ck_assert_msg(urisan_policy_parse_ex(p, s, len, &e) == URISAN_E_BAD_POLICY, "%s: accepted",
-                  m->text);
-    ck_assert_msg(e.line == m->line && e.column == m->column, "%s: %zu:%zu, want %zu:%zu",
-                  m->text, e.line, e.column, m->line, m->column);
-    ck_assert_ptr_nonnull(e.msg);
-    ck_assert_msg(strstr(e.msg, m->msg_part) != NULL, "%s: '%s' lacks '%s'", m->text, e.msg,
-                  m->msg_part);
-    if (m->word != NULL) {
-        ck_assert_uint_eq(e.word_len, strlen(m->word));
-        ck_assert_msg(memcmp(m->text + e.word_off, m->word, e.word_len) == 0, "%s: word", m->text);
-    }
-    guard_free(&g);
-    free(p);
+    check_mistake(&mistakes[_i]);
 }
 END_TEST
 

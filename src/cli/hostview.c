@@ -640,11 +640,11 @@ void hostview_json(json_w *w, const hostview *hv)
         json_knull(w, "registrable_domain");
 }
 
-/* Host rules of the policy on the host a browser resolves: the URI with
-   its host replaced by the UTS #46 form (A-labels: ignored code points
-   gone, compatibility mappings applied). A host rule that denies that
-   form denies the link too (the raw form's decision stands otherwise:
-   both must pass). */
+/* Host and address rules of the policy on the host a browser resolves:
+   the URI with its host replaced by the UTS #46 form (A-labels: ignored
+   code points gone, compatibility mappings applied). A host or address
+   rule that denies that form denies the link too (the raw form's
+   decision stands otherwise: both must pass). */
 static void decide_mapped_host(const char *uri, size_t len, const urisan_policy *pol,
                                urisan_decision *dec)
 {
@@ -669,7 +669,9 @@ static void decide_mapped_host(const char *uri, size_t len, const urisan_policy 
             urisan_decision md;
             urisan_check(m, ml, pol, &mu, &mrep, &md);
             unsigned host_rules = (1u << URISAN_REASON_HOST_DENIED) |
-                                  (1u << URISAN_REASON_HOST_NOT_ALLOWED);
+                                  (1u << URISAN_REASON_HOST_NOT_ALLOWED) |
+                                  (1u << URISAN_REASON_IP_DENIED) |
+                                  (1u << URISAN_REASON_IP_NOT_ALLOWED);
             if (md.rules & host_rules) {
                 dec->rules |= md.rules & host_rules;
                 dec->verdict = URISAN_DENY;
