@@ -224,6 +224,31 @@ def policy_seeds():
     for i in range(40):
         k = rnd.randint(2, 6)
         out.append(b'\n'.join(rnd.choice(lines) for _ in range(k)) + (b'\n' if i % 2 else b''))
+    # issue 13: the rest of the grammar - address rules, *.suffix and
+    # .suffix hosts, profile lines, require-*, and their mistakes (after
+    # the older seeds, which stay as they were)
+    grammar = [
+        b'deny-ip 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16', b'deny-ip fd00::/8 fe80::/10',
+        b'deny-ip 169.254.169.254 [::1] [fe80::]/10 ::ffff:10.0.0.0/104',
+        b'allow-ip 192.168.1.0/24 2001:db8::/32', b'allow-ip 0.0.0.0/0 ::/0',
+        b'deny-ip 10.0.0.0/33', b'deny-ip 10.0.0.1/8', b'deny-ip fd00::/129',
+        b'deny-ip fe80::1%eth0', b'deny-ip 0x7f.1', b'deny-ip 2130706433', b'deny-ip evil.com',
+        b'deny-ip [10.0.0.0]/8', b'deny-ip 10.0.0.0/08', b'deny-ip 10.0.0.0/', b'deny-ip /8',
+        b'deny-ip', b'allow-ip ' + b' '.join(b'10.%d.%d.0/24' % (i >> 8, i & 255) for i in range(200)),
+        b'deny-host *.evil.com .evil.org evil.net', b'allow-host *.corp.example', b'deny-host *.',
+        b'deny-host *evil.com', b'deny-host a.*.com', b'deny-host evil.com:8080',
+        b'deny-host evil.com/x', b'deny-host u@h', b'deny-host a..b', b'deny-host 10.0.0.0/8',
+        b'deny-host [::g]', b'require-authority', b'require-absolute', b'require-authority yes',
+        b'profile ssrf', b'profile proxy', b'profile mail', b'profile default', b'profile sssrf',
+        b'profile', b'profile ssrf mail', b'deny pasword', b'deny-host \xef\xbd\x85vil.com',
+    ]
+    out += grammar
+    rnd = random.Random(13)
+    for i in range(30):
+        body = [rnd.choice(grammar + lines) for _ in range(rnd.randint(2, 6))]
+        if i % 3 == 0:
+            body.insert(0, b'profile ' + rnd.choice([b'proxy', b'ssrf', b'mail', b'default']))
+        out.append(b'\n'.join(body) + (b'\n' if i % 2 else b''))
     return uniq(out)
 
 

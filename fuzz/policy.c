@@ -14,9 +14,17 @@
  *     set of probe URIs the decision is consistent (deny_flags and
  *     flag_flags disjoint subsets of the flags; the verdict is deny when
  *     deny_flags or rules is non-empty, else flag when flag_flags is,
- *     else allow) and urisan_check equals parse + analyze + decide.
+ *     else allow) and urisan_check equals parse + analyze + decide;
+ *  5. an error names its word (urisan_policy_parse_ex): non-empty, on the
+ *     error's line, at the error's column;
+ *  6. a good policy holds no rule that matches nothing: every host,
+ *     address range, scheme, port, default-port and dangerous-scheme
+ *     entry judges a witness URI built from it (policy_witness.h);
+ *  7. written back (urisan_policy_format) it parses again, to a policy
+ *     that writes the same text and decides every probe the same.
  */
 #include "fuzz_util.h"
+#include "policy_witness.h"
 
 static const char *const probes[] = {
     "http://example.com/",
@@ -34,6 +42,18 @@ static const char *const probes[] = {
     "http://xn--nxasmq6b.example/%c0%ae",
     "mailto:a@b",
     "",
+    "-",
+    "api.github.com:443",
+    "http://www.evil.com/",
+    "http://10.0.0.1/",
+    "http://167772161/",
+    "http://[fd00::1]/",
+    "http://[::ffff:192.168.1.1]/",
+    "http://[2002:a00:1::]/",
+    "http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/",
+    "http://[fe80::1%25eth0]/",
+    "http://[v1.x]/",
+    "http://127.0.0.1.nip.io/",
 };
 
 static urisan_policy *new_policy(void)
@@ -97,6 +117,35 @@ static void check_decisions(const urisan_policy *p, const urisan_policy *q)
     }
 }
 
+static char *format_of(const urisan_policy *p, size_t *n)
+{
+    FUZZ_ASSERT(urisan_policy_format(p, NULL, 0, n) == URISAN_E_NOSPACE && *n > 0,
+                "urisan_policy_format sizing");
+    char *buf = (char *)malloc(*n);
+    if (buf == NULL)
+        abort();
+    FUZZ_ASSERT(urisan_policy_format(p, buf, *n, n) == URISAN_OK, "urisan_policy_format");
+    return buf;
+}
+
+/* Invariant 7: the policy written back parses to one that writes the same
+   text and decides every probe the same. */
+static void check_written_back(const urisan_policy *p)
+{
+    size_t n1 = 0, n2 = 0;
+    char *f1 = format_of(p, &n1);
+    urisan_policy *r = new_policy();
+    urisan_policy_error e;
+    FUZZ_ASSERT(urisan_policy_parse_ex(r, f1, n1, &e) == URISAN_OK,
+                "the policy written back fails on line %zu: %s", e.line, e.msg);
+    char *f2 = format_of(r, &n2);
+    FUZZ_ASSERT(n1 == n2 && memcmp(f1, f2, n1) == 0, "written back twice, two texts");
+    check_decisions(p, r);
+    free(f1);
+    free(f2);
+    free(r);
+}
+
 /* Offset where line `line` (1-based) starts, or len. */
 static size_t line_start(const char *s, size_t len, size_t line)
 {
@@ -109,6 +158,24 @@ static size_t line_start(const char *s, size_t len, size_t line)
         l++;
     }
     return i;
+}
+
+/* Invariant 5: the error of urisan_policy_parse_ex names a word on its
+   line, at its column. */
+static void check_error_word(const char *in, size_t size, size_t line)
+{
+    urisan_policy *p = new_policy();
+    urisan_policy_error e;
+    FUZZ_ASSERT(urisan_policy_parse_ex(p, in, size, &e) == URISAN_E_BAD_POLICY && e.line == line,
+                "urisan_policy_parse_ex and urisan_policy_parse disagree");
+    size_t ls = line_start(in, size, line);
+    const char *nl = (const char *)memchr(in + ls, '\n', size - ls);
+    size_t le = nl ? (size_t)(nl - in) : size;
+    FUZZ_ASSERT(e.word_len > 0 && e.word_off >= ls && e.word_off + e.word_len <= le &&
+                    e.column == e.word_off - ls + 1,
+                "error %zu:%zu (%s) names word [%zu,+%zu), not on the line [%zu,%zu)", e.line,
+                e.column, e.msg, e.word_off, e.word_len, ls, le);
+    free(p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -130,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(line >= 1 && line <= lines, "error on line %zu of a %zu-line text", line, lines);
         FUZZ_ASSERT(msg != NULL && msg[0] != '\0', "error without a message");
         FUZZ_ASSERT(line2 == line && strcmp(msg, msg2) == 0, "two parses report different errors");
+        check_error_word(in, size, line);
         /* the first mistake: what precedes the line is good ... */
         size_t ls = line_start(in, size, line);
         urisan_policy *pp;
@@ -149,6 +217,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(pp);
     } else {
         check_decisions(p, q);
+        char why[1024];
+        const char *dead = policy_witness(p, why, sizeof why);
+        FUZZ_ASSERT(dead == NULL, "%s", dead);
+        check_written_back(p);
     }
     free(p);
     free(q);
