@@ -95,11 +95,77 @@ static const mistake mistakes[] = {
     {"profile sssrf\n", 1, 9, "sssrf", "unknown profile"},
     {"# x\n\nprofile proxy\nprofile ssrf\n", 4, 1, "profile", "first"},
     {"deny invalid\tpass\x01word\n", 1, 18, "\x01", "control"},
+    /* every other message of the grammar (issue 13 audit) */
+    {"flag idnn\n", 1, 6, "idnn", "unknown flag"},
+    {"allow ip_privat\n", 1, 7, "ip_privat", "unknown flag"},
+    {"allow-host\n", 1, 1, "allow-host", "missing argument"},
+    {"limit uri\n", 1, 1, "limit", "missing argument"},
+    {"limit uri 5 6\n", 1, 13, "6", "too many arguments"},
+    {"limit uri x5\n", 1, 11, "x5", "invalid number"},
+    {"limit uri 0\n", 1, 11, "0", "at least 1"},
+    {"default-port foo\n", 1, 1, "default-port", "missing argument"},
+    {"default-port foo 1 2\n", 1, 20, "2", "too many arguments"},
+    {"default-port foo 70000\n", 1, 18, "70000", "invalid port"},
+    {"default-port 1foo 7\n", 1, 14, "1foo", "invalid scheme"},
+    {"allow-scheme aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 1, 14,
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "too long"},
+    {"allow-scheme h_t\n", 1, 14, "h_t", "invalid scheme"},
+    {"dangerous-scheme java:\n", 1, 18, "java:", "without ':'"},
+    {"allow-port 90-80\n", 1, 12, "90-80", "start above end"},
+    {"allow-port 65536\n", 1, 12, "65536", "invalid port"},
+    {"deny-host aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com\n", 1, 11,
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com", "longer than 63"},
+    {"deny-host .\n", 1, 11, ".", "empty host"},
+    {"deny-host ex ample.com:80\n", 1, 14, "ample.com:80", "port"},
+    {"deny-host a.b?x\n", 1, 11, "a.b?x", "path, query"},
+    {"allow-host [fe80::1%25eth0]\n", 1, 12, "[fe80::1%25eth0]", "IPv6"},
 };
 
 START_TEST(every_mistake_names_line_column_and_word)
 {
     check_mistake(&mistakes[_i]);
+}
+END_TEST
+
+/* The mistakes too long for the table: their column and word too. */
+START_TEST(size_mistakes_name_column_and_word)
+{
+    static char text[300000];
+    mistake m = {text, 1, 11, NULL, "host too long"};
+    /* a 260-byte host of short labels */
+    size_t o = (size_t)snprintf(text, sizeof text, "deny-host ");
+    for (int i = 0; i < 52; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "abcd.");
+    snprintf(text + o, sizeof text - o, "com\n");
+    check_mistake(&m);
+    /* word 257 of a line */
+    o = (size_t)snprintf(text, sizeof text, "deny");
+    for (int i = 0; i < 300; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, " idn");
+    m = (mistake){text, 1, 5 + 4 * 255 + 1, "idn", "too many words"};
+    check_mistake(&m);
+    /* allow-port entry 129 on line 2 */
+    o = (size_t)snprintf(text, sizeof text, "# ports\nallow-port");
+    for (int i = 0; i < 129; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, " %d", 1000 + i);
+    m = (mistake){text, 2, 11 + 5 * 128 + 1, "1128", "too many allow-port"};
+    check_mistake(&m);
+    /* the name pool: 2048 host names of 42 bytes (86 KiB) do not fit its
+       64 KiB, though each list holds 1024: the first name that does not
+       fit is the error */
+    o = 0;
+    int line = 0;
+    for (int i = 0; i < 2048 && o + 64 < sizeof text; i++, line++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "%s h%05d.aaaaaaaaaaaaaaaaaaaaaaaaaaa.example\n",
+                              i < 1024 ? "deny-host" : "allow-host", i);
+    urisan_policy *p = new_policy();
+    urisan_policy_error e;
+    ck_assert_int_eq(urisan_policy_parse_ex(p, text, o, &e), URISAN_E_BAD_POLICY);
+    ck_assert_msg(strstr(e.msg, "name storage is full") != NULL, "%s", e.msg);
+    ck_assert_uint_gt(e.line, 1024);
+    ck_assert_uint_eq(e.word_len, 42);
+    ck_assert_uint_eq(e.column, strlen("allow-host ") + 1);
+    free(p);
 }
 END_TEST
 
@@ -281,6 +347,7 @@ static Suite *suite(void)
     t = tcase_create("grammar");
     tcase_add_loop_test(t, every_mistake_names_line_column_and_word, 0,
                         sizeof mistakes / sizeof mistakes[0]);
+    tcase_add_test(t, size_mistakes_name_column_and_word);
     tcase_add_test(t, host_rules_exact_dot_suffix_and_star_suffix);
     tcase_add_test(t, require_absolute_and_require_authority);
     tcase_add_test(t, format_parses_back_to_the_same_policy);
