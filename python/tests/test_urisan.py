@@ -133,6 +133,16 @@ def test_policy_text_and_errors():
     assert isinstance(ei.value, urisan.Error) and isinstance(ei.value, ValueError)
     with pytest.raises(FileNotFoundError):
         urisan.Policy.from_file("/nonexistent/urisan.policy")
+    # address rules (doc/policy.md "Address rules")
+    pol = urisan.Policy("deny-ip 10.0.0.0/8\nallow-ip 192.168.1.0/24 10.0.0.0/8\n")
+    got = urisan.check("http://[::ffff:a00:1]/", policy=pol)
+    assert got["deny_reasons"] == ["ip_denied", "ip_not_allowed"], got
+    assert urisan.check("http://0xc0.0xa8.1.1/", policy=pol)["deny_reasons"] == ["ip_obfuscated"]
+    assert urisan.check("http://example.com/", policy=pol)["verdict"] == "allow"
+    with pytest.raises(urisan.PolicyError) as ei:
+        urisan.Policy("deny-ip 10.0.0.0/8\ndeny-ip 10.0.0.0/33\n")
+    assert ei.value.line == 2 and ei.value.column == 9 and ei.value.word == "10.0.0.0/33"
+    assert "invalid address range" in str(ei.value)
     with pytest.raises(TypeError):
         urisan.check("http://x/", policy="allow-scheme https")
 
