@@ -224,8 +224,11 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
         if (p->n_allow_host > 0 && !host_in(p, p->allow_host, p->n_allow_host, h, n, ip, ipn))
             rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
     }
-    if (p->n_deny_ip > 0 || p->n_allow_ip > 0)
-        rules |= urisan_pol_ip_reasons(p, rep); /* deny-ip / allow-ip */
+    /* deny-ip / allow-ip: only a host that is an IP literal has an
+       address (ip_family is set only with ip_literal) */
+    if ((p->n_deny_ip > 0 || p->n_allow_ip > 0) && rep != NULL &&
+        (rep->flags & URISAN_F(IP_LITERAL)) != 0)
+        rules |= urisan_pol_ip_reasons(p, rep);
     return rules;
 }
 

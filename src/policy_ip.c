@@ -8,7 +8,9 @@
  * extraction addrclass.c uses for the address classes too).
  *
  * Only urisan_decide calls the matcher, and only when the policy has
- * address rules: a policy without them costs nothing.
+ * address rules and the host is an IP literal: a policy without them,
+ * and every host name, costs nothing. Ranges are compared in turn
+ * (bounded: URISAN_POLICY_MAX_IP_RANGES of each list).
  */
 #include "risk.h"
 
