@@ -32,6 +32,14 @@ static void same_view(const char *host, size_t len)
         ck_assert_str_eq(fast.skeleton, full.skeleton);
         ck_assert_str_eq(fast.registrable, full.registrable);
         ck_assert_str_eq(fast.imitates, full.imitates);
+        /* json_plain promises each form is its own JSON text */
+        if (fast.json_plain) {
+            const char *forms[] = { fast.unicode, fast.skeleton, fast.imitates, fast.registrable };
+            for (size_t k = 0; k < 4; k++)
+                ck_assert_msg(json_plain_len(forms[k], strlen(forms[k])) == strlen(forms[k]),
+                              "json_plain but '%s' needs escaping (host '%.*s')", forms[k],
+                              (int)len, host);
+        }
     }
 }
 
@@ -67,7 +75,8 @@ START_TEST(hand_picked_hosts_give_the_full_answer)
         "foo.bar.kawasaki.jp", "city.kawasaki.jp", "www.ck", "a.b.ck",
         "github.io", "user.github.io", "0x7f.1", "1.2.3.4", "a.123", "a.0x1f",
         "rn.m.l1I0O.com", "%2e%2e.com", "a%2fb.com", "a%00b.com", "mil", "gov.uk",
-        "%", "%%", "%4", "a%ZZb.com",
+        "%", "%%", "%4", "a%ZZb.com", "a%22b.com", "a\\b.com", "a%5cb.com", "a%7fb.com",
+        "a\"b.com", "a%60b.com", "a%27%27b.com",
     };
     for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++)
         same_views(hosts[i]);

@@ -349,6 +349,62 @@ START_TEST(escape_past_max_fails_without_overflow)
 }
 END_TEST
 
+/* The fast escape (8-byte words, the tail as one word) against the exact
+   path (byte by byte; taken when the buffer's max leaves less than the
+   worst case): every length up to 40, a special byte or sequence at every
+   position, after 0 to 7 bytes already in the buffer. json_plain_len and
+   json_quote_plain agree with a byte loop. */
+START_TEST(word_escape_equals_byte_escape_at_every_position_and_length)
+{
+    static const char *specials[] = { "\"", "\\", "\x01", "\x7f", "\x80", "\xff",
+                                      "\xc3\xa9", "\xe2\x80\xa8", "\xc2\x85", "\xf0\x9f\x98\x80",
+                                      "\xe2\x82", "" };
+    char in[64], pre[8] = "PREFIX!";
+    for (size_t sp = 0; sp < sizeof specials / sizeof specials[0]; sp++) {
+        size_t sl = strlen(specials[sp]);
+        for (size_t n = 0; n <= 40; n++) {
+            for (size_t pos = 0; pos + sl <= n || (sl == 0 && pos == 0); pos++) {
+                for (size_t i = 0; i < n; i++)
+                    in[i] = (char)('a' + (i * 7 + n) % 26);
+                memcpy(in + pos, specials[sp], sl);
+                size_t plain = 0;
+                while (plain < n && (unsigned char)in[plain] >= 0x20 &&
+                       (unsigned char)in[plain] < 0x7f && in[plain] != '"' && in[plain] != '\\')
+                    plain++;
+                ck_assert_uint_eq(json_plain_len(in, n), plain);
+                for (size_t k = 0; k < 8; k++) {
+                    cli_buf fast, exact;
+                    cli_buf_init(&fast, 1 << 20);
+                    cli_buf_init(&exact, k + 6 * n + 7);   /* no room for the fast path */
+                    cli_buf_add(&fast, pre, k);
+                    cli_buf_add(&exact, pre, k);
+                    ck_assert(json_escape(&fast, in, n));
+                    ck_assert(json_escape(&exact, in, n));
+                    ck_assert_msg(fast.len == exact.len &&
+                                  (fast.len == 0 || memcmp(fast.p, exact.p, fast.len) == 0),
+                                  "n %zu pos %zu special %zu prefix %zu: '%.*s' vs '%.*s'", n, pos,
+                                  sp, k, (int)fast.len, fast.p, (int)exact.len, exact.p);
+                    if (plain == n) {
+                        cli_buf q, qp;
+                        cli_buf_init(&q, 1 << 20);
+                        cli_buf_init(&qp, 1 << 20);
+                        ck_assert(json_quote(&q, in, n));
+                        ck_assert(json_quote_plain(&qp, in, n));
+                        ck_assert(q.len == qp.len && memcmp(q.p, qp.p, q.len) == 0);
+                        cli_buf_free(&q);
+                        cli_buf_free(&qp);
+                    }
+                    cli_buf_free(&fast);
+                    cli_buf_free(&exact);
+                }
+                if (sl == 0)
+                    break;
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(addu_writes_decimal)
 {
     cli_buf b;
@@ -393,6 +449,7 @@ static Suite *json_suite(void)
     tcase_add_test(tc, escape_that_fits_exactly_at_max_succeeds);
     tcase_add_test(tc, escape_past_max_fails_without_overflow);
     tcase_add_test(tc, addu_writes_decimal);
+    tcase_add_test(tc, word_escape_equals_byte_escape_at_every_position_and_length);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -179,9 +179,13 @@ void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
 /* A string (NULL: null) and a boolean. */
 void cli_jv_cstr(cli_buf *b, const char *s);
 void cli_jv_bool(cli_buf *b, bool v);
+/* The names of a verdict and of a host type (null for an unknown value). */
+void cli_jv_verdict(cli_buf *b, urisan_verdict v);
+void cli_jv_host_type(cli_buf *b, urisan_host_type t);
 /* {scheme, userinfo, host, host_type, port, path, query, fragment} of
-   SPEC section 7. */
-void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u);
+   SPEC section 7. plain: json_plain_len() found all of in plain (the
+   spans are then copied as they are). */
+void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain);
 /* "error: CODE OFFSET MESSAGE" (SPEC section 7) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);

@@ -36,6 +36,7 @@ typedef struct {
     const char *in;
     size_t len, full_len;
     bool truncated;
+    bool plain;                /* json_plain_len: in is its own JSON text */
     urisan_uri uri;            /* the input as written */
     urisan_report rep;         /* flags: the union over input, resolved, merge */
     urisan_decision dec;
@@ -115,14 +116,21 @@ typedef struct {
 
 #define ROW(v) const check_row *row = (v); const check_result *r = row->r
 
-static void put_uri(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->in, r->len); }
+static void put_uri(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->plain)
+        json_quote_plain(b, r->in, r->len);
+    else
+        json_quote(b, r->in, r->len);
+}
 static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->uri.valid != 0); }
 static void put_error(cli_buf *b, const void *v)
 {
     ROW(v);
     cli_jv_error(b, r->uri.valid ? NULL : &r->uri.error);
 }
-static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri); }
+static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri, r->plain); }
 static void put_host_ip(cli_buf *b, const void *v)
 {
     ROW(v);
@@ -135,7 +143,7 @@ static void put_host_ip(cli_buf *b, const void *v)
         cli_buf_lit(b, "null");
 }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
-static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, urisan_verdict_name(r->dec.verdict)); }
+static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
 static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
 static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
 static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
@@ -169,10 +177,17 @@ static void put_lineno(cli_buf *b, const void *v)
 #ifdef URISAN_HAVE_HOSTVIEW
 /* hostview.c's keys: the host's Unicode form, TR39 skeleton, what it
    imitates, registrable domain; null when not a reg-name or unknown. */
+static void put_hv_str(cli_buf *b, const check_result *r, const char *s)
+{
+    if (r->hv.json_plain)
+        json_quote_plain(b, s, strlen(s));
+    else
+        cli_jv_cstr(b, s);
+}
 static void put_hv(cli_buf *b, const check_result *r, const char *s)
 {
     if (r->hv.is_name && s[0] != '\0')
-        cli_jv_cstr(b, s);
+        put_hv_str(b, r, s);
     else
         cli_buf_lit(b, "null");
 }
@@ -180,7 +195,7 @@ static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
     if (r->hv.is_name)
-        cli_jv_cstr(b, r->hv.unicode);
+        put_hv_str(b, r, r->hv.unicode);
     else
         cli_buf_lit(b, "null");
 }
@@ -194,7 +209,7 @@ static void put_registrable(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r-
 COMPONENT(scheme, cli_jv_span(b, r->in, r->uri.scheme))
 COMPONENT(userinfo, cli_jv_span(b, r->in, r->uri.userinfo))
 COMPONENT(host, cli_jv_span(b, r->in, r->uri.host))
-COMPONENT(host_type, cli_jv_cstr(b, urisan_host_type_name(r->uri.host_type)))
+COMPONENT(host_type, cli_jv_host_type(b, r->uri.host_type))
 COMPONENT(port, cli_jv_span(b, r->in, r->uri.port))
 COMPONENT(path, cli_jv_span(b, r->in, r->uri.path))
 COMPONENT(query, cli_jv_span(b, r->in, r->uri.query))
@@ -298,6 +313,7 @@ static bool check_one(void *ctx, const char *in, size_t len,
     }
     if (!c->json)
         return write_text(c, &r);
+    r.plain = json_plain_len(in, len) == len;
     check_row row = { c, &r };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
 }

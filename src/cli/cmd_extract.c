@@ -105,7 +105,7 @@ static void put_form(cli_buf *b, const void *v)
     cli_buf_addc(b, ']');
 }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->flags); }
-static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, urisan_verdict_name(r->dec.verdict)); }
+static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
 static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
 static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
 static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }

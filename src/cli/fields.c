@@ -102,7 +102,17 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
         const cli_field *f = fs->f[i];
         if (fallback ? f->fb == CLI_FB_OMIT : f->present != NULL && !f->present(row))
             continue;
-        if (fs->klen[i] != 0) {
+        if (fs->klen[i] != 0 && cli_buf_room(b, CLI_FIELD_KEY_MAX)) {
+            /* A fixed-size copy (no call), then the length that counts;
+               the first key drops its comma. */
+            char *o = b->p + b->len;
+            memcpy(o, fs->key[i], CLI_FIELD_KEY_MAX);
+            size_t kl = fs->klen[i];
+            if (first) {
+                memmove(o, o + 1, --kl);
+            }
+            b->len += kl;
+        } else if (fs->klen[i] != 0) {
             size_t skip = first ? 1 : 0;
             cli_buf_add(b, fs->key[i] + skip, fs->klen[i] - skip);
         } else {

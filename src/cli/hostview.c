@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -47,20 +48,59 @@ static bool has_high(const char *s, size_t n);
    of its bytes' skeletons (NFD leaves ASCII alone), with no ICU call. */
 static char ascii_skel[128][8];
 static unsigned char ascii_skel_len[128];   /* 0: none */
+static bool ascii_skel_jbad[128];   /* the skeleton holds '"', '\\' or DEL */
 
-/* Registrable domains by host, one direct-mapped cache per thread: libpsl
-   costs ~9,000 instructions a host; hosts repeat in logs. The answer is a
+/* Registrable domains by host, one cache per thread: libpsl costs
+   ~9,000 instructions a host; hosts repeat in logs. The answer is a
    suffix of the host (psl_registrable_domain points into it), so an entry
-   holds the host and the offset of that suffix. */
+   holds the host and the offset of that suffix. 8-way set associative
+   (a set is one host's 8 candidate slots, newest first, 4 MiB in all):
+   in a direct-mapped table of the same size the 30,169 distinct hosts of
+   the shared URL lists evicted each other on every pass (133,223 libpsl
+   calls for the 1,090,610 lines of the x10 file; 61,531 with 4 ways). */
 #define PSL_CACHE_SLOTS (1u << 16)
-#define PSL_CACHE_KEY 62
+#define PSL_CACHE_WAYS 8
+#define PSL_CACHE_KEY 58
 typedef struct {
+    uint32_t hash;             /* of the host, compared first */
     unsigned char len;         /* 0: empty slot */
     signed char reg;           /* offset of the registrable domain, -1: none */
     char host[PSL_CACHE_KEY];
 } psl_slot;
 static pthread_key_t psl_key;
 static bool psl_key_ok;
+static _Thread_local psl_slot *psl_cache;   /* this thread's, also under psl_key */
+
+/* What decode_host does with a byte beyond copying it (0: only that). */
+enum {
+    HB_REFUSE = 1,   /* no host name has it: < 0x21, '/', '@', ':', '[' */
+    HB_UPPER = 2,    /* 'A'-'Z': lower-cased */
+    HB_JBAD = 4,     /* '"', '\\', DEL: JSON escapes it */
+    HB_HIGH = 8,     /* >= 0x80 */
+    HB_PCT = 16,     /* '%': an escape may start */
+    HB_DASH = 32,    /* '-': may end "xn--" */
+};
+static unsigned char host_cls[256];
+
+static void init_host_cls(void)
+{
+    for (unsigned c = 0; c < 256; c++) {
+        unsigned k = 0;
+        if (c < 0x21 || c == '/' || c == '@' || c == ':' || c == '[')
+            k |= HB_REFUSE;
+        if (c >= 'A' && c <= 'Z')
+            k |= HB_UPPER;
+        if (c == '"' || c == '\\' || c == 0x7f)
+            k |= HB_JBAD;
+        if (c >= 0x80)
+            k |= HB_HIGH;
+        if (c == '%')
+            k |= HB_PCT;
+        if (c == '-')
+            k |= HB_DASH;
+        host_cls[c] = (unsigned char)k;
+    }
+}
 
 static void init_ascii_skel(void)
 {
@@ -73,6 +113,9 @@ static void init_ascii_skel(void)
             continue;
         memcpy(ascii_skel[c], out, (size_t)n);
         ascii_skel_len[c] = (unsigned char)n;
+        for (int32_t k = 0; k < n; k++)
+            if (out[k] == '"' || out[k] == '\\' || out[k] == 0x7f || (unsigned char)out[k] < 0x20)
+                ascii_skel_jbad[c] = true;
     }
 }
 
@@ -94,6 +137,7 @@ static void init_once(void)
     psl_list = psl_loaded ? psl_loaded : psl_builtin();
     if (spoof != NULL)
         init_ascii_skel();
+    init_host_cls();
     psl_key_ok = pthread_key_create(&psl_key, free) == 0;
 }
 
@@ -113,6 +157,7 @@ void hostview_shutdown(void)
     if (psl_key_ok) {
         free(pthread_getspecific(psl_key));
         pthread_setspecific(psl_key, NULL);
+        psl_cache = NULL;
     }
     spoof = NULL;
     psl_loaded = NULL;
@@ -217,46 +262,66 @@ static int hexv(unsigned char c)
     return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
 }
 
-/* %XX decoded, ASCII lower-cased, the root dot dropped; false when it
-   does not fit or holds a byte no host name has. */
-static bool decode_host(const char *s, size_t n, char *out, size_t cap)
+/* %XX decoded, ASCII lower-cased, the root dot dropped: the length
+   written to out (NUL-terminated), 0 when it does not fit or holds a byte
+   no host name has. What it saw: *high, a byte >= 0x80; *xn, "xn--";
+   *jplain, no byte JSON escapes. One class-table look-up a byte. */
+static size_t decode_host(const char *s, size_t n, char *out, size_t cap, bool *high,
+                          bool *xn, bool *jplain)
 {
     size_t o = 0;
+    unsigned seen = 0;
+    bool xn_seen = false;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '%' && i + 2 < n && hexv((unsigned char)s[i + 1]) >= 0 &&
-            hexv((unsigned char)s[i + 2]) >= 0) {
-            c = (unsigned char)(hexv((unsigned char)s[i + 1]) * 16 +
-                                hexv((unsigned char)s[i + 2]));
-            i += 2;
+        unsigned k = host_cls[c];
+        if (k != 0) {
+            if ((k & HB_PCT) && i + 2 < n && hexv((unsigned char)s[i + 1]) >= 0 &&
+                hexv((unsigned char)s[i + 2]) >= 0) {
+                c = (unsigned char)(hexv((unsigned char)s[i + 1]) * 16 +
+                                    hexv((unsigned char)s[i + 2]));
+                i += 2;
+                k = host_cls[c];
+            }
+            if (k & HB_REFUSE)
+                return 0;
+            if (k & HB_UPPER)
+                c = (unsigned char)(c | 0x20);
+            if ((k & HB_DASH) && o >= 3 && out[o - 1] == '-' && out[o - 2] == 'n' &&
+                out[o - 3] == 'x')
+                xn_seen = true;
+            seen |= k;
         }
-        if (c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c | 0x20);
-        if (c < 0x21 || c == '/' || c == '@' || c == ':' || c == '[' || o + 1 >= cap)
-            return false;
+        if (o + 1 >= cap)
+            return 0;
         out[o++] = (char)c;
     }
     while (o > 0 && out[o - 1] == '.')
         o--;
     out[o] = '\0';
-    return o > 0;
+    *high = (seen & HB_HIGH) != 0;
+    *xn = xn_seen;
+    *jplain = (seen & (HB_HIGH | HB_JBAD)) == 0;
+    return o;
 }
 
 /* WHATWG reads a host whose last label is a number as IPv4 (0x7f.1,
-   2130706433): an address, not a name. */
-static bool ends_in_number(const char *h)
+   2130706433): an address, not a name. h[0..n) has no NUL. */
+static bool ends_in_number(const char *h, size_t n)
 {
-    const char *last = strrchr(h, '.');
-    last = last ? last + 1 : h;
+    size_t i = n;
+    while (i > 0 && h[i - 1] != '.')
+        i--;
+    const char *last = h + i, *end = h + n;
     if (last[0] == '0' && (last[1] == 'x' || last[1] == 'X')) {
-        for (const char *p = last + 2; *p; p++)
+        for (const char *p = last + 2; p < end; p++)
             if (hexv((unsigned char)*p) < 0)
                 return false;
         return true;
     }
-    if (*last == '\0')
+    if (last == end)
         return false;
-    for (const char *p = last; *p; p++)
+    for (const char *p = last; p < end; p++)
         if (*p < '0' || *p > '9')
             return false;
     return true;
@@ -401,25 +466,28 @@ static void judge_labels(hostview *hv)
         hv->imitates[0] = '\0';
 }
 
-/* A host name every byte of which is ASCII, with no A-label: UTS #46
-   maps it to itself (the bytes are lower-cased already) and it has no
-   U-label, so its ASCII and Unicode forms are the host as decoded. */
-static bool ascii_name(const char *h, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)h[i] >= 0x80)
-            return false;
-    for (size_t i = 0; i + 4 <= n; i++)
-        if (h[i] == 'x' && h[i + 1] == 'n' && h[i + 2] == '-' && h[i + 3] == '-')
-            return false;
-    return true;
-}
-
 /* The skeleton of an ASCII host from ascii_skel (as ICU writes it, ""
    when it does not fit); false when a byte has no entry there. */
-static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap)
+static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
 {
     size_t o = 0;
+    bool jbad = false;
+    if (n < cap / 8) {
+        /* at most 7 bytes a byte: no bound to check, one fixed-size copy
+           a byte (its pad overwritten by what follows or the NUL) */
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)h[i] & 0x7f;
+            size_t kl = ascii_skel_len[c];
+            if (kl == 0)
+                return false;
+            jbad |= ascii_skel_jbad[c];
+            memcpy(out + o, ascii_skel[c], 8);
+            o += kl;
+        }
+        out[o] = '\0';
+        *jplain = !jbad;
+        return true;
+    }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)h[i] & 0x7f;
         size_t kl = ascii_skel_len[c];
@@ -429,61 +497,83 @@ static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap)
             out[0] = '\0';
             return true;
         }
-        if (kl == 1)
-            out[o] = ascii_skel[c][0];
-        else
-            memcpy(out + o, ascii_skel[c], kl);
+        jbad |= ascii_skel_jbad[c];
+        memcpy(out + o, ascii_skel[c], kl);
         o += kl;
     }
     out[o] = '\0';
+    *jplain = !jbad;
     return true;
 }
 
 /* psl_registrable_domain(psl_list, ascii) through this thread's cache. */
-static const char *registrable(const char *ascii)
+static const char *registrable(const char *ascii, size_t n)
 {
-    size_t n = strlen(ascii);
     psl_slot *cache = NULL;
     if (psl_key_ok && n > 0 && n <= PSL_CACHE_KEY) {
-        cache = pthread_getspecific(psl_key);
+        cache = psl_cache;
         if (cache == NULL) {
             cache = calloc(PSL_CACHE_SLOTS, sizeof *cache);
             if (cache != NULL && pthread_setspecific(psl_key, cache) != 0) {
                 free(cache);
                 cache = NULL;
             }
+            psl_cache = cache;
         }
     }
     if (cache == NULL)
         return psl_registrable_domain(psl_list, ascii);
-    uint32_t h = 2166136261u;                     /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)ascii[i]) * 16777619u;
-    psl_slot *s = &cache[(h ^ (h >> 16)) & (PSL_CACHE_SLOTS - 1)];
-    if (s->len == n && memcmp(s->host, ascii, n) == 0)
-        return s->reg < 0 ? NULL : ascii + s->reg;
+    /* 8 bytes a step (a multiply-xor mix), the tail zero-padded */
+    uint64_t x = n;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, ascii + i, 8);
+        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        x ^= x >> 29;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, ascii + i, n - i);
+        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        x ^= x >> 29;
+    }
+    uint32_t h = (uint32_t)(x >> 32);
+    psl_slot *set = &cache[(h ^ (h >> 16)) & (PSL_CACHE_SLOTS - PSL_CACHE_WAYS)];
+    for (unsigned w = 0; w < PSL_CACHE_WAYS; w++) {
+        const psl_slot *s = &set[w];
+        if (s->hash == h && s->len == n && memcmp(s->host, ascii, n) == 0)
+            return s->reg < 0 ? NULL : ascii + s->reg;
+    }
     const char *reg = psl_registrable_domain(psl_list, ascii);
     if (reg == NULL || (reg >= ascii && reg <= ascii + n)) {
-        s->len = (unsigned char)n;
-        s->reg = (signed char)(reg == NULL ? -1 : reg - ascii);
-        memcpy(s->host, ascii, n);
+        /* the oldest entry of the set goes */
+        memmove(&set[1], &set[0], (PSL_CACHE_WAYS - 1) * sizeof *set);
+        set[0].hash = h;
+        set[0].len = (unsigned char)n;
+        set[0].reg = (signed char)(reg == NULL ? -1 : reg - ascii);
+        memcpy(set[0].host, ascii, n);
     }
     return reg;
 }
 
-/* The slow path's forms for a host ascii_name() accepts. */
-static void view_ascii(hostview *hv, const char *raw)
+/* The forms of a host whose bytes are all ASCII, with no A-label. */
+static void view_ascii(hostview *hv, const char *raw, size_t n, bool jplain)
 {
-    size_t n = strlen(raw);
-    copy_str(hv->ascii, sizeof hv->ascii, raw);
-    copy_str(hv->unicode, sizeof hv->unicode, raw);
-    if (spoof != NULL && !skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton)) {
+    /* raw is shorter than either (HOSTVIEW_HOST_MAX) */
+    memcpy(hv->ascii, raw, n + 1);
+    memcpy(hv->unicode, raw, n + 1);
+    bool skel_plain = true;   /* "" when ICU is not there */
+    if (spoof != NULL && !skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain)) {
+        skel_plain = false;
         UErrorCode st = U_ZERO_ERROR;
         int32_t k = uspoof_getSkeletonUTF8(spoof, 0, raw, -1, hv->skeleton,
                                            (int32_t)sizeof hv->skeleton, &st);
         if (U_FAILURE(st) || k < 0 || (size_t)k >= sizeof hv->skeleton)
             hv->skeleton[0] = '\0';
     }
+    /* the registrable domain is a suffix of raw; imitates stays "" */
+    hv->json_plain = jplain && skel_plain;
 }
 
 /* Any host: its A-labels and U-labels through libidn2, its skeleton
@@ -523,25 +613,33 @@ static void view_idn(hostview *hv, const char *raw)
 static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
 {
     hostview_init();
-    hv->is_name = hv->idn = hv->invisible = hv->uts46 = false;
+    hv->is_name = hv->idn = hv->invisible = hv->uts46 = hv->json_plain = false;
     hv->why = 0;
     hv->flags = 0;
     hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
     hv->registrable[0] = hv->imitates[0] = '\0';
     char raw[HOSTVIEW_HOST_MAX];
-    if (len == 0 || len >= 3 * HOSTVIEW_HOST_MAX || !decode_host(host, len, raw, sizeof raw))
+    bool high = false, xn = false, jplain = false;
+    size_t rn = 0;
+    if (len == 0 || len >= 3 * HOSTVIEW_HOST_MAX ||
+        (rn = decode_host(host, len, raw, sizeof raw, &high, &xn, &jplain)) == 0)
         return false;
-    if (ends_in_number(raw))
+    if (ends_in_number(raw, rn))
         return false;
     hv->is_name = true;
-    if (shortcut && ascii_name(raw, strlen(raw)))
-        view_ascii(hv, raw);
+    /* Every byte ASCII and no A-label: UTS #46 maps the host to itself
+       (the bytes are lower-cased already) and it has no U-label, so its
+       ASCII and Unicode forms are the host as decoded. */
+    bool plain = shortcut && !high && !xn;
+    if (plain)
+        view_ascii(hv, raw, rn, jplain);
     else
         view_idn(hv, raw);
 
     if (psl_list != NULL) {
-        const char *reg = shortcut ? registrable(hv->ascii)
-                                   : psl_registrable_domain(psl_list, hv->ascii);
+        const char *reg = !shortcut ? psl_registrable_domain(psl_list, hv->ascii)
+                          : plain   ? registrable(hv->ascii, rn)
+                                    : registrable(hv->ascii, strlen(hv->ascii));
         if (reg != NULL)
             copy_str(hv->registrable, sizeof hv->registrable, reg);
     }

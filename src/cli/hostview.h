@@ -48,6 +48,11 @@ typedef struct {
     bool uts46;                    /* UTS #46 removes or maps a code point
                                       of it beyond case (host_uts46) */
     urisan_flags flags;            /* homograph, invisible_char */
+    bool json_plain;               /* unicode, skeleton, imitates and
+                                      registrable are printable ASCII
+                                      without '"' or '\\': each is its
+                                      own JSON text (json_quote_plain).
+                                      false: not known to be */
 } hostview;
 
 /* Load ICU's spoof data and the Public Suffix List once. false: ICU

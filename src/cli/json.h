@@ -86,6 +86,12 @@ bool cli_buf_addu(cli_buf *b, uint64_t v);
 bool json_escape(cli_buf *b, const char *s, size_t n);
 /* The same between double quotes: a JSON string value. */
 bool json_quote(cli_buf *b, const char *s, size_t n);
+/* How many bytes at the start of s[0..n) the escape copies as they are
+   (printable ASCII other than '"' and '\\'). When that is all n, every
+   part of s is its own escaped form: json_quote_plain() writes it. */
+size_t json_plain_len(const char *s, size_t n);
+/* json_quote of s[0..n) that json_plain_len() found plain: a copy. */
+bool json_quote_plain(cli_buf *b, const char *s, size_t n);
 
 #define JSON_MAX_DEPTH 16
 

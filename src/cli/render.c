@@ -6,7 +6,66 @@
  */
 #include "cli.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/*
+ * The JSON text of a value that repeats (a flag set, a decision's reasons,
+ * a verdict): logs hold a few dozen distinct sets, and writing one name by
+ * name costs more than the line's own text. Each writer below renders a
+ * value the ordinary way the first time, keeps the bytes it wrote in a
+ * small direct-mapped table keyed by the value, and copies them on the
+ * next call with the same key: the same bytes by construction. Per thread
+ * (serve and milter write from several), no lock, no allocation.
+ */
+#define MEMO_SLOTS 64
+#define MEMO_TEXT 232
+typedef struct {
+    uint64_t key[3];
+    uint16_t len;                 /* 0: empty (no value renders as "") */
+    char text[MEMO_TEXT];
+} memo_slot;
+typedef memo_slot memo_table[MEMO_SLOTS];
+
+static size_t memo_index(const uint64_t key[3])
+{
+    uint64_t h = key[0] * UINT64_C(0x9E3779B97F4A7C15) ^ key[1] * UINT64_C(0xC2B2AE3D27D4EB4F) ^
+                 key[2] * UINT64_C(0x165667B19E3779F9);
+    return (size_t)(h >> 58) & (MEMO_SLOTS - 1);
+}
+
+/* Copies the kept text of key into b: true on a hit. */
+static bool memo_hit(memo_table t, const uint64_t key[3], cli_buf *b)
+{
+    const memo_slot *m = &t[memo_index(key)];
+    if (m->len == 0 || m->key[0] != key[0] || m->key[1] != key[1] || m->key[2] != key[2])
+        return false;
+    cli_buf_add(b, m->text, m->len);
+    return true;
+}
+
+/* Keeps what was written to b since start as the text of key. */
+static void memo_keep(memo_table t, const uint64_t key[3], const cli_buf *b, size_t start)
+{
+    size_t n = b->len - start;
+    if (b->failed || n == 0 || n > MEMO_TEXT)
+        return;
+    memo_slot *m = &t[memo_index(key)];
+    memcpy(m->key, key, sizeof m->key);
+    memcpy(m->text, b->p + start, n);
+    m->len = (uint16_t)n;
+}
+
+/* render(b, arg) through memo t under key. */
+static void memoized(cli_buf *b, memo_table t, const uint64_t key[3],
+                     void (*render)(cli_buf *b, const void *arg), const void *arg)
+{
+    if (memo_hit(t, key, b))
+        return;
+    size_t start = b->len;
+    render(b, arg);
+    memo_keep(t, key, b, start);
+}
 
 void cli_jv_cstr(cli_buf *b, const char *s)
 {
@@ -14,6 +73,31 @@ void cli_jv_cstr(cli_buf *b, const char *s)
         cli_buf_lit(b, "null");
     else
         json_quote(b, s, strlen(s));
+}
+
+/* The name of value v (a verdict, a host type) as a JSON string, through
+   the memo of its kind. */
+static void render_cstr(cli_buf *b, const void *name)
+{
+    cli_jv_cstr(b, name);
+}
+
+static void jv_name(cli_buf *b, memo_table memo, uint64_t v, const char *name)
+{
+    const uint64_t key[3] = { v, 0, 0 };
+    memoized(b, memo, key, render_cstr, name);
+}
+
+void cli_jv_verdict(cli_buf *b, urisan_verdict v)
+{
+    static _Thread_local memo_table memo;
+    jv_name(b, memo, (uint64_t)v, urisan_verdict_name(v));
+}
+
+void cli_jv_host_type(cli_buf *b, urisan_host_type t)
+{
+    static _Thread_local memo_table memo;
+    jv_name(b, memo, (uint64_t)t, urisan_host_type_name(t));
 }
 
 void cli_jv_bool(cli_buf *b, bool v)
@@ -60,11 +144,18 @@ static size_t flag_names(cli_buf *b, urisan_flags f, bool json)
     return n;
 }
 
-void cli_jv_flags(cli_buf *b, urisan_flags f)
+static void render_flags(cli_buf *b, const void *arg)
 {
     cli_buf_addc(b, '[');
-    flag_names(b, f, true);
+    flag_names(b, *(const urisan_flags *)arg, true);
     cli_buf_addc(b, ']');
+}
+
+void cli_jv_flags(cli_buf *b, urisan_flags f)
+{
+    static _Thread_local memo_table memo;
+    const uint64_t key[3] = { (uint64_t)f, 0, 0 };
+    memoized(b, memo, key, render_flags, &f);
 }
 
 void cli_text_flags(cli_buf *b, urisan_flags f)
@@ -81,8 +172,58 @@ void cli_jv_span(cli_buf *b, const char *in, urisan_span s)
         json_quote(b, in + s.off, s.len);
 }
 
-void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u)
+/* One component "KEY":value at o, for cli_jv_components' plain path. */
+static char *plain_span(char *o, const char *key, size_t klen, const char *in, urisan_span sp)
 {
+    memcpy(o, key, klen);
+    o += klen;
+    if (!urisan_span_present(sp)) {
+        memcpy(o, "null", 4);
+        return o + 4;
+    }
+    *o++ = '"';
+    memcpy(o, in + sp.off, sp.len);
+    o += sp.len;
+    *o++ = '"';
+    return o;
+}
+
+#define PLAIN_SPAN(o, lit, in, sp) plain_span((o), "" lit, sizeof(lit) - 1, (in), (sp))
+
+/* The spans' lengths together, at most the input's (they do not overlap). */
+static size_t spans_len(const urisan_uri *u)
+{
+    return u->scheme.len + u->userinfo.len + u->host.len + u->port.len + u->path.len +
+           u->query.len + u->fragment.len;
+}
+
+void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
+{
+    /* Plain input (json_plain_len): each span is its own JSON text, so the
+       object is written with one reservation and copies. 160 covers the
+       keys, quotes, "null"s and the host type. */
+    size_t need = spans_len(u) + 160;
+    if (plain && (cli_buf_room(b, need) || cli_buf_reserve(b, need))) {
+        char *o = b->p + b->len;
+        o = PLAIN_SPAN(o, "{\"scheme\":", in, u->scheme);
+        o = PLAIN_SPAN(o, ",\"userinfo\":", in, u->userinfo);
+        o = PLAIN_SPAN(o, ",\"host\":", in, u->host);
+        memcpy(o, ",\"host_type\":", 13);
+        b->len = (size_t)(o + 13 - b->p);
+        cli_jv_host_type(b, u->host_type);
+        if (!cli_buf_room(b, need)) {
+            b->failed = true;
+            return;
+        }
+        o = b->p + b->len;
+        o = PLAIN_SPAN(o, ",\"port\":", in, u->port);
+        o = PLAIN_SPAN(o, ",\"path\":", in, u->path);
+        o = PLAIN_SPAN(o, ",\"query\":", in, u->query);
+        o = PLAIN_SPAN(o, ",\"fragment\":", in, u->fragment);
+        *o++ = '}';
+        b->len = (size_t)(o - b->p);
+        return;
+    }
     cli_buf_lit(b, "{\"scheme\":");
     cli_jv_span(b, in, u->scheme);
     cli_buf_lit(b, ",\"userinfo\":");
@@ -90,7 +231,7 @@ void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u)
     cli_buf_lit(b, ",\"host\":");
     cli_jv_span(b, in, u->host);
     cli_buf_lit(b, ",\"host_type\":");
-    cli_jv_cstr(b, urisan_host_type_name(u->host_type));
+    cli_jv_host_type(b, u->host_type);
     cli_buf_lit(b, ",\"port\":");
     cli_jv_span(b, in, u->port);
     cli_buf_lit(b, ",\"path\":");
@@ -145,8 +286,17 @@ static size_t reason_names(const urisan_decision *d, const char *names[CLI_REASO
     return n;
 }
 
-void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
+/* What a decision's reason lists depend on (reason_names). */
+static void decision_key(const urisan_decision *d, uint64_t key[3])
 {
+    key[0] = (uint64_t)d->deny_flags;
+    key[1] = (uint64_t)d->flag_flags;
+    key[2] = (uint64_t)d->rules << 32 | (uint32_t)d->verdict;
+}
+
+static void render_reasons(cli_buf *b, const void *arg)
+{
+    const urisan_decision *d = arg;
     const char *names[CLI_REASONS_MAX];
     size_t n = reason_names(d, names);
     cli_buf_addc(b, '[');
@@ -158,8 +308,17 @@ void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
     cli_buf_addc(b, ']');
 }
 
-void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
+void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
 {
+    static _Thread_local memo_table memo;
+    uint64_t key[3];
+    decision_key(d, key);
+    memoized(b, memo, key, render_reasons, d);
+}
+
+static void render_deny_reasons(cli_buf *b, const void *arg)
+{
+    const urisan_decision *d = arg;
     cli_buf_addc(b, '[');
     if (d->verdict == URISAN_DENY) {
         size_t n = flag_names(b, d->deny_flags, true);
@@ -175,6 +334,14 @@ void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
         }
     }
     cli_buf_addc(b, ']');
+}
+
+void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
+{
+    static _Thread_local memo_table memo;
+    uint64_t key[3];
+    decision_key(d, key);
+    memoized(b, memo, key, render_deny_reasons, d);
 }
 
 void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
