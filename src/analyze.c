@@ -323,6 +323,22 @@ static urisan_flags host_idn(const char *s, size_t n)
 /* Scheme                                                               */
 /* ------------------------------------------------------------------ */
 
+/* One of the policy's own dangerous-scheme entries (lower-case name). */
+static bool scheme_dangerous_overlay(const urisan_policy *pol, const char *name, size_t n)
+{
+    scheme_overlay ov = policy_overlay(pol);
+    return urisan_scheme_overlay_dangerous(&ov, name, n);
+}
+
+/* A lower-case scheme name: marked dangerous in the scheme table, or one of
+   the policy's own entries (pol valid or NULL). */
+static bool name_dangerous(const urisan_policy *pol, const char *name, size_t n)
+{
+    const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
+    return (row != NULL && (row->bits & SCHEME_DANGEROUS)) ||
+           (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n));
+}
+
 /*
  * dangerous_scheme: the scheme as a browser reads it. WHATWG URL parsing
  * first strips leading C0 controls and spaces and removes every TAB, LF
@@ -340,7 +356,7 @@ static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *po
         if (cc_is(c, CC_TABNL))
             continue;
         if (c == ':')
-            return n > 0 && urisan_policy_dangerous(pol, name, n);
+            return n > 0 && name_dangerous(pol, name, n);
         if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
             return false;
         if (n == sizeof name)
@@ -362,34 +378,20 @@ static bool scheme_dangerous_plain(const char *in, size_t n, const urisan_policy
             return false;
         name[i] = (char)lower_ascii(c);
     }
-    return urisan_policy_dangerous(pol, name, n);
+    return name_dangerous(pol, name, n);
 }
+
 
 /* ------------------------------------------------------------------ */
 /* ambiguous_authority (SPEC 3)                                         */
 /* ------------------------------------------------------------------ */
 
-enum { SCH_NONE, SCH_SPECIAL, SCH_FILE, SCH_OTHER };
-
+/* The WHATWG kind of the parsed scheme (schemes.h). */
 static int scheme_kind(const char *in, urisan_span sch)
 {
     if (sch.off == URISAN_ABSENT)
         return SCH_NONE;
-    const char *s = in + sch.off;
-    size_t n = sch.len;
-    char b[5];
-    if (n < 2 || n > 5)
-        return SCH_OTHER;
-    for (size_t i = 0; i < n; i++)
-        b[i] = (char)lower_ascii((unsigned char)s[i]);
-    /* WHATWG "special schemes" other than file; one compare per length */
-    switch (n) {
-    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
-    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
-    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
-                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
-    default: return memcmp(b, "https", 5) == 0 ? SCH_SPECIAL : SCH_OTHER;
-    }
+    return urisan_scheme_kind(in + sch.off, sch.len);
 }
 
 /*
@@ -517,8 +519,10 @@ static urisan_flags port_flags(const char *in, const urisan_uri *uri, const uris
             v = v * 10 + (uint32_t)(c - '0'); /* saturates well above 65535 */
     }
     int def = -1;
-    if (uri->scheme.off != URISAN_ABSENT)
-        def = urisan_policy_default_port(pol, in + uri->scheme.off, uri->scheme.len);
+    if (uri->scheme.off != URISAN_ABSENT) {
+        scheme_overlay ov = policy_overlay(pol);
+        def = urisan_scheme_port(&ov, in + uri->scheme.off, uri->scheme.len);
+    }
     /* numeric compare: ":080" is 80 for http */
     if (def >= 0 && v == (uint32_t)def)
         return 0;
@@ -566,19 +570,6 @@ static urisan_flags implications(urisan_flags f)
  *
  * simd_plain_summary (simd.h) proves the input plain and finds the pairs.
  */
-
-/* The kind of a lower-case scheme name[0..n) (as scheme_kind). */
-static int scheme_kind_lower(const char *b, size_t n)
-{
-    switch (n) {
-    case 2: return memcmp(b, "ws", 2) == 0 ? SCH_SPECIAL : SCH_OTHER;
-    case 3: return (memcmp(b, "wss", 3) == 0 || memcmp(b, "ftp", 3) == 0) ? SCH_SPECIAL : SCH_OTHER;
-    case 4: return memcmp(b, "http", 4) == 0 ? SCH_SPECIAL
-                   : memcmp(b, "file", 4) == 0 ? SCH_FILE : SCH_OTHER;
-    case 5: return memcmp(b, "http", 4) == 0 && b[4] == 's' ? SCH_SPECIAL : SCH_OTHER;
-    default: return SCH_OTHER;
-    }
-}
 
 /* What the parse fast path saw of this very in/len is taken from uri
    (SCAN_SUM_*); else one pass finds it. */
@@ -673,11 +664,14 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
                 for (size_t i = 0; i < n; i++)
                     name[i] = (char)(in[i] | 0x20);
             }
-            kind = scheme_kind_lower(name, n);
-            /* http, https, ws, wss, ftp are on no built-in list (test_policy
-               checks), so only a policy's own entries can name them */
-            if ((kind != SCH_SPECIAL || (pol != NULL && pol->n_dangerous > 0)) &&
-                urisan_policy_dangerous_len(pol, n) && urisan_policy_dangerous(pol, name, n))
+            /* the table's mark, or one of the policy's own entries */
+            const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
+            if (row != NULL) {
+                kind = row->kind;
+                if (row->bits & SCHEME_DANGEROUS)
+                    f |= F(DANGEROUS_SCHEME);
+            }
+            if (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n))
                 f |= F(DANGEROUS_SCHEME);
         }
         r = n + 1;

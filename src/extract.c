@@ -19,6 +19,7 @@
  * the work is O(len). No allocation, no recursion.
  */
 #include "internal.h"
+#include "schemes.h"
 
 typedef struct {
     const char *t;
@@ -65,31 +66,14 @@ static bool prefix_ieq(const ex_ctx *x, size_t p, const char *lit, size_t n)
     return n <= x->len - p && urisan_ieq(x->t + p, n, lit);
 }
 
-/* Schemes recognised without "//" in running text: the opaque ones mail
-   carries, and the dangerous ones (reported so a scanner sees them). */
-static const char *const opaque_schemes[] = {
-    "mailto", "news", "urn", "tel", "sip", "sips", "data", "javascript",
-    "vbscript", "file", "xmpp", "magnet", "sms", "callto", "cid", "mid",
-};
-
-/* Special schemes (WHATWG): "http:evil" still opens a host. */
-static const char *const special_schemes[] = {
-    "http", "https", "ftp", "ws", "wss",
-};
-
-static bool in_list(const char *s, size_t n, const char *const *list, size_t cnt)
-{
-    for (size_t i = 0; i < cnt; i++)
-        if (urisan_ieq(s, n, list[i]))
-            return true;
-    return false;
-}
-
 /*
  * Does "scheme:" at p (scheme length sl) start a URI in running text?
  * A bare word followed by ':' usually is not one ("Note:", "Re:"), and a
  * single letter is a drive ("C:\dir"), so: "//" or "\\" after the colon
- * (a '/' or '\' for the special schemes), or a scheme from the lists.
+ * (a '/' or '\' for the special schemes), or a special scheme (WHATWG:
+ * "http:evil" still opens a host) or one the scheme table marks
+ * SCHEME_IN_TEXT (the opaque ones mail carries, and the dangerous ones,
+ * reported so a scanner sees them).
  */
 static bool bare_scheme_ok(const ex_ctx *x, size_t p, size_t sl)
 {
@@ -101,11 +85,8 @@ static bool bare_scheme_ok(const ex_ctx *x, size_t p, size_t sl)
     if (slash && c + 1 < x->len &&
         (x->t[c + 1] == '/' || x->t[c + 1] == '\\'))
         return true;
-    if (in_list(x->t + p, sl, special_schemes,
-                sizeof special_schemes / sizeof special_schemes[0]))
-        return true;
-    return in_list(x->t + p, sl, opaque_schemes,
-                   sizeof opaque_schemes / sizeof opaque_schemes[0]);
+    const scheme_row *row = urisan_scheme_find(x->t + p, sl);
+    return row != NULL && (row->kind == SCH_SPECIAL || (row->bits & SCHEME_IN_TEXT));
 }
 
 /* "www." + a letter or digit at p: an abbreviated URI (Appendix F). */

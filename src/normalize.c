@@ -24,6 +24,7 @@
  * here (see doc/resolve.md for the "/." and "./" guards).
  */
 #include "internal.h"
+#include "schemes.h"
 
 #include <string.h>
 
@@ -136,8 +137,8 @@ static bool empty_path_is_slash(const char *in, const urisan_uri *u)
 {
     const char *s = in + u->scheme.off;
     size_t n = u->scheme.len;
-    return urisan_ieq(s, n, "http") || urisan_ieq(s, n, "https") ||
-           urisan_ieq(s, n, "ws") || urisan_ieq(s, n, "wss");
+    const scheme_row *row = urisan_scheme_find(s, n);
+    return row != NULL && (row->bits & SCHEME_SLASH_PATH);
 }
 
 /* Write (w != NULL, wcap bytes known to be enough) or count the normal

@@ -10,15 +10,6 @@
 
 #include <string.h>
 
-/* SPEC 3 dangerous_scheme: the built-in list (risk.h), with the lengths
-   computed by the compiler, never per call. */
-#define POL_ENTRY_(s) {s, sizeof s - 1},
-static const struct {
-    const char *name;
-    size_t len;
-} builtin_dangerous[] = {POL_BUILTIN_DANGEROUS(POL_ENTRY_)};
-#undef POL_ENTRY_
-
 URISAN_API size_t urisan_policy_size(void)
 {
     return sizeof(struct urisan_policy);
@@ -48,28 +39,6 @@ static const char *pool_str(const urisan_policy *p, pol_str s)
     return p->pool + s.off;
 }
 
-/* Exact compare of n bytes with a pool string (both already lower-case). */
-static bool str_eq(const urisan_policy *p, pol_str s, const char *t, size_t n)
-{
-    return s.len == n && memcmp(pool_str(p, s), t, n) == 0;
-}
-
-bool urisan_policy_dangerous(const urisan_policy *pol, const char *name, size_t n)
-{
-    /* Most schemes (http: 4, https: 5) match no entry's first byte or
-       length: one test each before any compare. */
-    if (n < 64 && (POL_BUILTIN_DANGEROUS_LENS >> n & 1))
-        for (size_t i = 0; i < sizeof builtin_dangerous / sizeof builtin_dangerous[0]; i++)
-            if (builtin_dangerous[i].len == n && builtin_dangerous[i].name[0] == name[0] &&
-                memcmp(builtin_dangerous[i].name, name, n) == 0)
-                return true;
-    if (pol != NULL && pol->magic == POL_MAGIC)
-        for (size_t i = 0; i < pol->n_dangerous; i++)
-            if (str_eq(pol, pol->dangerous[i], name, n))
-                return true;
-    return false;
-}
-
 /* Case-insensitive compare of in[0..n) with a lower-case pool string. */
 static bool str_ieq(const urisan_policy *p, pol_str s, const char *t, size_t n)
 {
@@ -80,15 +49,6 @@ static bool str_ieq(const urisan_policy *p, pol_str s, const char *t, size_t n)
         if (lower_ascii((unsigned char)t[i]) != (unsigned char)a[i])
             return false;
     return true;
-}
-
-int urisan_policy_default_port(const urisan_policy *pol, const char *s, size_t n)
-{
-    if (pol != NULL && pol->magic == POL_MAGIC)
-        for (size_t i = 0; i < pol->n_defport; i++)
-            if (str_ieq(pol, pol->defport[i].name, s, n))
-                return pol->defport[i].port;
-    return urisan_default_port(s, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -194,7 +154,8 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
             }
             port = v;
         } else if (has_scheme) {
-            port = urisan_policy_default_port(p, in + uri->scheme.off, uri->scheme.len);
+            scheme_overlay ov = policy_overlay(p);
+            port = urisan_scheme_port(&ov, in + uri->scheme.off, uri->scheme.len);
         }
         bool ok = false;
         for (size_t i = 0; port >= 0 && i < p->n_port && !ok; i++)

@@ -1,11 +1,12 @@
 /*
  * risk.h - internals shared by the risk analysis and the policy
- * (flags.c ports.c ipv4.c analyze.c policy.c). Never installed.
+ * (flags.c schemes.c ipv4.c analyze.c policy.c). Never installed.
  */
 #ifndef URISAN_RISK_H
 #define URISAN_RISK_H
 
 #include "internal.h"
+#include "schemes.h"
 
 /* ---- fixed capacities of a policy (SPEC 4: caller memory, no malloc) ---- */
 #define POL_MAX_NAME      64    /* a scheme name, bytes (the default max_scheme) */
@@ -17,15 +18,6 @@
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
-
-typedef struct {
-    uint32_t off, len; /* into urisan_policy.pool */
-} pol_str;
-
-typedef struct {
-    pol_str name;
-    uint16_t port;
-} pol_defport;
 
 typedef struct {
     uint16_t lo, hi;
@@ -90,30 +82,20 @@ static const urisan_flags urisan_all_flags_ =
 #define URISAN_DEFAULT_IGNORE (URISAN_F(INTERNAL_NAME) | URISAN_F(SINGLE_LABEL))
 #define URISAN_DEFAULT_FLAG (URISAN_ALL_FLAGS & ~URISAN_DEFAULT_DENY & ~URISAN_DEFAULT_IGNORE)
 
-/* ---- ports.c / policy.c ---- */
-/* Default port of a scheme: the policy's default-port entries first, then
-   the built-in table. pol may be NULL. -1 when unknown. */
-int urisan_policy_default_port(const urisan_policy *pol, const char *s, size_t n);
-
-/* ---- policy.c ---- */
-/* SPEC 3 dangerous_scheme: the built-in list, lower-case. */
-#define POL_BUILTIN_DANGEROUS(X)                                          \
-    X("javascript") X("vbscript") X("data") X("file") X("gopher")         \
-    X("dict") X("ldap") X("tftp") X("jar") X("netdoc")
-/* Bit n set when some built-in entry is n bytes long (every one is < 64). */
-#define POL_LEN_BIT_(s) | ((uint64_t)1 << (sizeof s - 1))
-#define POL_BUILTIN_DANGEROUS_LENS (0 POL_BUILTIN_DANGEROUS(POL_LEN_BIT_))
-
-/* 1 when lower-case name[0..n) is a dangerous scheme under pol (NULL: the
-   built-in list of SPEC 3 only). */
-bool urisan_policy_dangerous(const urisan_policy *pol, const char *name, size_t n);
-
-/* 0 when no scheme of n bytes can be dangerous under pol (pol valid or
-   NULL): no built-in entry and no policy entry has that length. */
-static inline bool urisan_policy_dangerous_len(const urisan_policy *pol, size_t n)
+/* The policy's default-port and dangerous-scheme entries as an overlay on
+   the scheme table (schemes.h); pol NULL or not initialised: none. The
+   analysis reads a policy through this, never through policy.c. */
+static inline scheme_overlay policy_overlay(const urisan_policy *pol)
 {
-    return (n < 64 && (POL_BUILTIN_DANGEROUS_LENS >> n & 1)) ||
-           (pol != NULL && pol->n_dangerous > 0);
+    scheme_overlay ov = {NULL, NULL, 0, NULL, 0};
+    if (pol != NULL && pol->magic == POL_MAGIC) {
+        ov.pool = pol->pool;
+        ov.dangerous = pol->dangerous;
+        ov.n_dangerous = pol->n_dangerous;
+        ov.defport = pol->defport;
+        ov.n_defport = pol->n_defport;
+    }
+    return ov;
 }
 
 /* ---- addrclass.c ---- */

@@ -330,6 +330,60 @@ START_TEST(dangerous_scheme_line_adds_to_the_list)
 }
 END_TEST
 
+/* The one scheme table (src/schemes.h) holds what SPEC 3 and the former
+   lists said, row for row; the inline lookup's shortcut rows come first;
+   lookups fold case. */
+START_TEST(scheme_table_rows_match_the_spec_lists)
+{
+    static const char *const dangerous[] = {"javascript", "vbscript", "data", "file", "gopher",
+                                            "dict", "ldap", "tftp", "jar", "netdoc"};
+    static const char *const special[] = {"http", "https", "ws", "wss", "ftp"};
+    static const char *const in_text[] = {"mailto", "news", "urn", "tel", "sip", "sips",
+                                          "data", "javascript", "vbscript", "file", "xmpp",
+                                          "magnet", "sms", "callto", "cid", "mid"};
+    static const char *const slash[] = {"http", "https", "ws", "wss"};
+    ck_assert_str_eq(urisan_scheme_table[0].name, "http");
+    ck_assert_str_eq(urisan_scheme_table[1].name, "https");
+    ck_assert_str_eq(urisan_scheme_table[2].name, "file");
+    size_t nd = 0, ns = 0, nt = 0, nl = 0;
+    for (size_t i = 0; i < URISAN_SCHEME_ROWS; i++) {
+        const scheme_row *r = &urisan_scheme_table[i];
+        ck_assert_uint_eq(r->len, strlen(r->name));
+        ck_assert_uint_le(r->len, SCHEME_MAX_LEN);
+        /* the header's table is static: rows compare by content */
+        const scheme_row *f = urisan_scheme_find(r->name, r->len);
+        ck_assert(f != NULL && strcmp(f->name, r->name) == 0 && f->port == r->port);
+        char up[16];
+        for (size_t k = 0; k < r->len; k++)
+            up[k] = (char)(r->name[k] & ~0x20);
+        f = urisan_scheme_find(up, r->len);
+        ck_assert(f != NULL && strcmp(f->name, r->name) == 0 && f->bits == r->bits);
+        nd += (r->bits & SCHEME_DANGEROUS) != 0;
+        ns += r->kind == SCH_SPECIAL;
+        nt += (r->bits & SCHEME_IN_TEXT) != 0;
+        nl += (r->bits & SCHEME_SLASH_PATH) != 0;
+    }
+    ck_assert_uint_eq(nd, sizeof dangerous / sizeof dangerous[0]);
+    ck_assert_uint_eq(ns, sizeof special / sizeof special[0]);
+    ck_assert_uint_eq(nt, sizeof in_text / sizeof in_text[0]);
+    ck_assert_uint_eq(nl, sizeof slash / sizeof slash[0]);
+    for (size_t i = 0; i < sizeof dangerous / sizeof dangerous[0]; i++)
+        ck_assert(urisan_scheme_dangerous(NULL, dangerous[i], strlen(dangerous[i])));
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        ck_assert_int_eq(urisan_scheme_kind(special[i], strlen(special[i])), SCH_SPECIAL);
+    for (size_t i = 0; i < sizeof in_text / sizeof in_text[0]; i++)
+        ck_assert(urisan_scheme_find(in_text[i], strlen(in_text[i]))->bits & SCHEME_IN_TEXT);
+    for (size_t i = 0; i < sizeof slash / sizeof slash[0]; i++)
+        ck_assert(urisan_scheme_find(slash[i], strlen(slash[i]))->bits & SCHEME_SLASH_PATH);
+    ck_assert_int_eq(urisan_scheme_kind("FiLe", 4), SCH_FILE);
+    ck_assert_int_eq(urisan_scheme_kind("httpx", 5), SCH_OTHER);
+    ck_assert_ptr_null(urisan_scheme_find("htt", 3));
+    ck_assert_int_eq(urisan_default_port("HTTPS", 5), 443);
+    ck_assert_int_eq(urisan_default_port("coaps", 5), 5684);
+    ck_assert_int_eq(urisan_default_port("file", 4), -1);
+}
+END_TEST
+
 /* The analysis skips the list for http, https, ws, wss and ftp unless a
    policy has entries of its own: none of them is on the built-in list,
    and a policy that names them is obeyed. */
@@ -337,7 +391,7 @@ START_TEST(special_schemes_are_dangerous_only_by_policy)
 {
     static const char *const special[] = {"http", "https", "ws", "wss", "ftp"};
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-        ck_assert(!urisan_policy_dangerous(NULL, special[i], strlen(special[i])));
+        ck_assert(!urisan_scheme_dangerous(NULL, special[i], strlen(special[i])));
     urisan_policy *p = policy_of("dangerous-scheme http https ws wss ftp\n");
     static const char *const uris[] = {"HTTP://h/", "https://h/a", "ws://h/", "WsS://h/",
                                        "ftp://h/f"};
@@ -632,6 +686,7 @@ static Suite *suite(void)
     tcase_add_test(t, limit_lines_change_the_bounds_of_check);
     tcase_add_test(t, dangerous_scheme_line_adds_to_the_list);
     tcase_add_test(t, special_schemes_are_dangerous_only_by_policy);
+    tcase_add_test(t, scheme_table_rows_match_the_spec_lists);
     tcase_add_test(t, default_port_line_extends_the_table);
     tcase_add_test(t, comments_blank_lines_crlf_and_spacing);
     suite_add_tcase(s, t);
