@@ -74,56 +74,115 @@ static bool overlong_feed(overlong_state *o, unsigned char b)
     return false;
 }
 
-/*
- * One pass over every byte: raw bytes (ctl_raw, whitespace, non_ascii,
- * backslash), escapes (escaped_*, invalid_escape, overlong_utf8) and the
- * once-decoded stream (double_encoding: a "%" HEX HEX that appears only
- * after decoding, as in %252e, %2500, %%32%65).
- */
-static urisan_flags scan_bytes(const char *in, size_t len)
+/* Does in[lo..hi) hold an odd byte (simd.h)? */
+static bool odd_in(const char *in, size_t len, size_t lo, size_t hi)
 {
-    urisan_flags f = 0;
-    overlong_state ol = {0, 0, false};
-    /* last two bytes of the decoded stream: d2 before d1; 0x100 = none */
-    unsigned d2 = 0x100, d1 = 0x100;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)in[i];
-        unsigned out;
-        if (c == '%' && is_escape_at(in, len, i)) {
-            unsigned char b = esc_byte(in, i);
-            if (b == 0x0D || b == 0x0A)
-                f |= F(ESCAPED_CRLF);
-            if (b == 0x00)
-                f |= F(ESCAPED_NUL);
-            if (cc_is(b, CC_CTL))
-                f |= F(ESCAPED_CTL);
-            if (overlong_feed(&ol, b))
-                f |= F(OVERLONG_UTF8);
-            out = b;
-            i += 2;
-        } else {
-            ol.need = 0; /* escapes must be consecutive; raw bytes do not count */
-            if (c == '%')
-                f |= F(INVALID_ESCAPE);
-            if (cc_is(c, CC_CTL))
-                f |= F(CTL_RAW);
-            if (cc_is(c, CC_WS))
-                f |= F(WHITESPACE);
-            if (cc_is(c, CC_HIGH))
-                f |= F(NON_ASCII);
-            if (c == '\\')
-                f |= F(BACKSLASH);
-            out = c;
-        }
-        /* A raw "%" HEX HEX is itself decoded, so any escape seen in the
-           decoded stream was made by the decoding: double encoding. */
-        if (d2 == '%' && d1 < 0x100 && cc_is((unsigned char)d1, CC_HEX) &&
-            cc_is((unsigned char)out, CC_HEX))
-            f |= F(DOUBLE_ENCODING);
-        d2 = d1;
-        d1 = out;
+    for (size_t b = lo & ~(size_t)63; b < hi; b += 64) {
+        uint64_t m = simd_odd_mask(in, len, b) & (~(uint64_t)0 << (lo > b ? lo - b : 0));
+        if (hi - b < 64)
+            m &= ((uint64_t)1 << (hi - b)) - 1;
+        if (m != 0)
+            return true;
     }
-    return f;
+    return false;
+}
+
+/* What scan_bytes carries from byte to byte. */
+typedef struct {
+    urisan_flags f;
+    unsigned cls;      /* SCAN_PCT, SCAN_ODD: the kinds of odd byte seen */
+    overlong_state ol;
+    /* last two bytes of the decoded stream: d2 before d1; 0x100 = none */
+    unsigned d2, d1;
+} byte_state;
+
+/* The next byte of the once-decoded stream. A raw "%" HEX HEX is itself
+   decoded, so any escape seen in the decoded stream was made by the
+   decoding: double encoding (%252e, %2500, %%32%65). */
+static inline void decoded(byte_state *s, unsigned out)
+{
+    if (s->d2 == '%' && s->d1 < 0x100 && cc_is((unsigned char)s->d1, CC_HEX) &&
+        cc_is((unsigned char)out, CC_HEX))
+        s->f |= F(DOUBLE_ENCODING);
+    s->d2 = s->d1;
+    s->d1 = out;
+}
+
+/* in[from..to): bytes that are not odd (simd.h): none is flagged; each
+   breaks an escape run and is a decoded byte. Past the first two, a
+   plain byte cannot follow a decoded "%" - only the last two matter. */
+static inline void feed_plain(byte_state *s, const char *in, size_t from, size_t to)
+{
+    if (from == to)
+        return;
+    s->ol.need = 0; /* escapes must be consecutive; raw bytes do not count */
+    decoded(s, (unsigned char)in[from]);
+    if (to - from >= 2)
+        decoded(s, (unsigned char)in[from + 1]);
+    if (to - from > 2) {
+        s->d2 = (unsigned char)in[to - 2];
+        s->d1 = (unsigned char)in[to - 1];
+    }
+}
+
+/* The odd byte at in[i]: an escape (3 bytes) or a raw byte. Returns the
+   offset after it. */
+static inline size_t feed_odd(byte_state *s, const char *in, size_t len, size_t i)
+{
+    unsigned char c = (unsigned char)in[i];
+    s->cls |= c == '%' ? SCAN_PCT : SCAN_ODD;
+    if (c == '%' && is_escape_at(in, len, i)) {
+        unsigned char b = esc_byte(in, i);
+        if (b == 0x0D || b == 0x0A)
+            s->f |= F(ESCAPED_CRLF);
+        if (b == 0x00)
+            s->f |= F(ESCAPED_NUL);
+        if (cc_is(b, CC_CTL))
+            s->f |= F(ESCAPED_CTL);
+        if (overlong_feed(&s->ol, b))
+            s->f |= F(OVERLONG_UTF8);
+        decoded(s, b);
+        return i + 3;
+    }
+    s->ol.need = 0;
+    if (c == '%')
+        s->f |= F(INVALID_ESCAPE);
+    if (cc_is(c, CC_CTL))
+        s->f |= F(CTL_RAW);
+    if (cc_is(c, CC_WS))
+        s->f |= F(WHITESPACE);
+    if (cc_is(c, CC_HIGH))
+        s->f |= F(NON_ASCII);
+    if (c == '\\')
+        s->f |= F(BACKSLASH);
+    decoded(s, c);
+    return i + 1;
+}
+
+/*
+ * Every byte check of SPEC 3 in one pass: raw bytes (ctl_raw, whitespace,
+ * non_ascii, backslash), escapes (escaped_*, invalid_escape,
+ * overlong_utf8) and the once-decoded stream (double_encoding). Only the
+ * odd bytes (simd_odd_mask: 64 at a time) are looked at one by one; the
+ * runs between them cost two steps each.
+ */
+static urisan_flags scan_bytes(const char *in, size_t len, unsigned *cls)
+{
+    byte_state s = {0, 0, {0, 0, false}, 0x100, 0x100};
+    size_t next = 0; /* in[0..next) is fed */
+    for (size_t b = 0; b < len; b += 64) {
+        for (uint64_t m = simd_odd_mask(in, len, b); m != 0; m &= m - 1) {
+            size_t i = b + scan_ctz64(m);
+            if (i < next)
+                continue; /* inside an escape already fed */
+            feed_plain(&s, in, next, i);
+            next = feed_odd(&s, in, len, i);
+        }
+    }
+    if (next < len)
+        feed_plain(&s, in, next, len);
+    *cls = s.cls;
+    return s.f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -679,8 +738,11 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
 
     /* ambiguous_authority: the rules a valid plain input can break */
     size_t nslash = 0;
-    while (r + nslash < len && in[r + nslash] == '/')
-        nslash++;
+    if (r + 3 <= len && in[r] == '/' && in[r + 1] == '/' && in[r + 2] != '/')
+        nslash = 2; /* the usual "//" before an authority */
+    else
+        while (r + nslash < len && in[r + nslash] == '/')
+            nslash++;
     bool amb;
     switch (kind) {
     case SCH_SPECIAL: amb = nslash != 2; break;
@@ -752,24 +814,12 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     urisan_flags f = 0;
     if (!uri->valid)
         f |= F(INVALID);
-    /* Every flag scan_bytes sets needs a "%" or an odd byte (a control,
-       space, DEL, non-ASCII or "\\"); most inputs have neither. Both are
-       special bytes (scan.h): walk those only. */
+    /* The byte checks, and which kinds of odd byte the input holds (the
+       checks below skip what needs a "%" or another odd byte). */
+    unsigned cls;
+    f |= scan_bytes(in, len, &cls);
     scan_iter base;
     scan_init(&base, in, len);
-    unsigned cls = 0;
-    {
-        scan_iter it = base;
-        for (size_t j; cls != (SCAN_PCT | SCAN_ODD) && (j = scan_pop(&it)) < len;) {
-            unsigned char c = (unsigned char)in[j];
-            if (c == '%')
-                cls |= SCAN_PCT;
-            else if (c <= 0x20 || c >= 0x7F || c == '\\')
-                cls |= SCAN_ODD;
-        }
-    }
-    if (cls != 0)
-        f |= scan_bytes(in, len);
 
     urisan_uri u = *uri; /* spans checked against len */
     urisan_span none = {URISAN_ABSENT, 0};
@@ -780,19 +830,9 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     if (!span_ok(u.path, len)) u.path = none;
 
     if (u.path.off != URISAN_ABSENT) {
-        /* Without "%", a dot segment starts with a raw "." at the start of
-           the path or right after a "/": no such place, no dot flag. */
-        bool maybe = true;
-        if (!(cls & SCAN_PCT)) {
-            size_t ps = u.path.off, pe = ps + u.path.len;
-            maybe = u.path.len > 0 && in[ps] == '.';
-            scan_iter it;
-            scan_from(&it, &base, ps);
-            for (size_t j; !maybe && (j = scan_pop(&it)) < pe;)
-                if (in[j] == '/' && j + 1 < pe && in[j + 1] == '.')
-                    maybe = true;
-        }
-        if (maybe)
+        /* A dot segment starts with "." or "%2e" at the start of the
+           path or right after a "/": no such place, no dot flag. */
+        if (simd_dot_candidates(in + u.path.off, u.path.len, true))
             f |= scan_path(in, u.path);
     }
 
@@ -821,9 +861,10 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
             size_t e = part == 0 ? ae : u.path.off + u.path.len;
             if (s == URISAN_ABSENT)
                 continue;
-            for (size_t i = s; i + 2 < e; i++) {
-                if (in[i] == '%' && (((in[i + 1] == '2') && (in[i + 2] | 0x20) == 'f') ||
-                                     ((in[i + 1] == '5') && (in[i + 2] | 0x20) == 'c')))
+            for (const char *p = in + s; e - (size_t)(p - in) > 2 &&
+                                         (p = memchr(p, '%', e - 2 - (size_t)(p - in))) != NULL;
+                 p++) {
+                if ((p[1] == '2' && (p[2] | 0x20) == 'f') || (p[1] == '5' && (p[2] | 0x20) == 'c'))
                     f |= F(ENCODED_SLASH);
             }
         }
@@ -835,8 +876,9 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
             f |= (cls & SCAN_PCT) ? urisan_name_flags(in + u.host.off, u.host.len)
                                   : urisan_name_flags_nopct(in, u.host.off,
                                                             u.host.off + u.host.len);
-        /* idn needs an escape, a byte >= 0x80 or a "-" ("xn--") */
-        if (cls != 0 || memchr(in + u.host.off, '-', u.host.len) != NULL)
+        /* idn needs an escape, a byte >= 0x80 or a "--" ("xn--") */
+        size_t he = u.host.off + u.host.len;
+        if (odd_in(in, len, u.host.off, he) || simd_pair_in(in, len, u.host.off, he, '-', '-'))
             f |= host_idn(in + u.host.off, u.host.len);
     }
 

@@ -11,6 +11,7 @@
  * Every read stays inside the range the caller gives.
  *
  *   special-byte mask     simd_special_mask     (scan.h walks it)
+ *   odd-byte mask         simd_odd_mask         (analyze.c's byte checks)
  *   plain summary         simd_plain_summary    (analyze.c's fast path)
  *   pair search           simd_pair_in          ("--" in a host)
  *   dot/slash candidates  simd_dot_candidates   (dots.c's pre-check)
@@ -112,34 +113,88 @@ static inline unsigned simd_special16(__m128i x)
 }
 #endif
 
-/* Special-byte mask of in[b .. min(b + 64, len)), b < len: bit i for
-   in[b + i]. The twin is simd_special_scalar(in + b, that length). */
-static inline uint64_t simd_special_mask(const char *in, size_t len, size_t b)
+#ifdef URISAN_SIMD_SSE2
+/* The 64-bit mask of in[b .. min(b + 64, len)), b < len, from a 16-byte
+   classifier: whole loads, then the tail from the load that ends at len
+   (or a zero-padded copy of a short input). Shared by every mask below;
+   cls is a constant at each call, so the compiler inlines it. */
+static inline uint64_t simd_mask64(const char *in, size_t len, size_t b, unsigned (*cls)(__m128i))
 {
     size_t n = len - b;
     if (n > 64)
         n = 64;
-#ifdef URISAN_SIMD_SSE2
     uint64_t m = 0;
     size_t k = 0;
     for (; k + 16 <= n; k += 16)
-        m |= (uint64_t)simd_special16(simd_load16(in + b + k)) << k;
+        m |= (uint64_t)cls(simd_load16(in + b + k)) << k;
     if (k < n) {
         size_t r = n - k; /* 1..15 bytes left, and b + n == len */
         unsigned t;
         if (len >= 16) {
             /* The 16 bytes that end at len; keep the last r. */
-            t = simd_special16(simd_load16(in + len - 16)) >> (16 - r);
+            t = cls(simd_load16(in + len - 16)) >> (16 - r);
         } else {
             unsigned char tmp[16] = {0};
             memcpy(tmp, in + b + k, r);
-            t = simd_special16(simd_load16((const char *)tmp)) & ((1u << r) - 1);
+            t = cls(simd_load16((const char *)tmp)) & ((1u << r) - 1);
         }
         m |= (uint64_t)t << k;
     }
     return m;
+}
+#endif
+
+/* Special-byte mask of in[b .. min(b + 64, len)), b < len: bit i for
+   in[b + i]. The twin is simd_special_scalar(in + b, that length). */
+static inline uint64_t simd_special_mask(const char *in, size_t len, size_t b)
+{
+#ifdef URISAN_SIMD_SSE2
+    return simd_mask64(in, len, b, simd_special16);
 #else
-    return simd_special_scalar(in + b, n);
+    size_t n = len - b;
+    return simd_special_scalar(in + b, n > 64 ? 64 : n);
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Odd-byte mask                                                        */
+/* ------------------------------------------------------------------ */
+/* The bytes the full analysis' byte checks act on (analyze.c scan_bytes:
+   controls, whitespace, non-ASCII, backslash, escapes): "%", "\\",
+   <= 0x20, DEL and >= 0x80. Every other byte only ends an escape run. */
+
+/* Bit i set when p[i] is odd, for i < n <= 64; higher bits zero. */
+static inline uint64_t simd_odd_scalar(const char *p, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '%' || c == '\\' || c <= 0x20 || c >= 0x7F)
+            m |= (uint64_t)1 << i;
+    }
+    return m;
+}
+
+#ifdef URISAN_SIMD_SSE2
+static inline unsigned simd_odd16(__m128i x)
+{
+    __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x20)), x);        /* <= 0x20 */
+    __m128i high = _mm_cmpeq_epi8(_mm_max_epu8(x, _mm_set1_epi8(0x7F)), x);       /* >= 0x7F */
+    __m128i pct = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('%')),
+                               _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(low, high), pct));
+}
+#endif
+
+/* Odd-byte mask of in[b .. min(b + 64, len)), b < len: bit i for
+   in[b + i]. The twin is simd_odd_scalar(in + b, that length). */
+static inline uint64_t simd_odd_mask(const char *in, size_t len, size_t b)
+{
+#ifdef URISAN_SIMD_SSE2
+    return simd_mask64(in, len, b, simd_odd16);
+#else
+    size_t n = len - b;
+    return simd_odd_scalar(in + b, n > 64 ? 64 : n);
 #endif
 }
 

@@ -2,7 +2,7 @@
  * test_scan.c - the fast paths give exactly the slow paths' answers.
  *
  * 1. Every predicate of src/simd.h equals its scalar twin: the special-byte
- *    mask for every byte value at every position of lengths 1-80 and
+ *    and odd-byte masks for every byte value at every position of lengths 1-80 and
  *    127-130; the plain summary, the pair search (every sub-range that
  *    matters) and the dot/slash candidates for every byte value at every
  *    position of lengths 0-40 and 60-70 on backgrounds made of the bytes they look
@@ -37,6 +37,11 @@ static void check_all_blocks(const char *buf, size_t len)
         uint64_t slow = simd_special_scalar(buf + b, n);
         if (fast != slow)
             ck_abort_msg("len %zu block %zu: %016llx != %016llx", len, b,
+                         (unsigned long long)fast, (unsigned long long)slow);
+        fast = simd_odd_mask(buf, len, b);
+        slow = simd_odd_scalar(buf + b, n);
+        if (fast != slow)
+            ck_abort_msg("odd: len %zu block %zu: %016llx != %016llx", len, b,
                          (unsigned long long)fast, (unsigned long long)slow);
     }
 }
