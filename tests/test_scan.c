@@ -3,7 +3,7 @@
  *
  * 1. Every predicate of src/simd.h equals its scalar twin: the special-byte
  *    and odd-byte masks for every byte value at every position of lengths 1-80 and
- *    127-130; the plain summary, the pair search (every sub-range that
+ *    127-130 (the odd mask, which shares the block logic: 1-40, 60-70, 127-130); the plain summary, the pair search (every sub-range that
  *    matters) and the dot/slash candidates for every byte value at every
  *    position of lengths 0-40 and 60-70 on backgrounds made of the bytes they look
  *    for; all of them on random buffers. Buffers are exact-size heap
@@ -38,6 +38,10 @@ static void check_all_blocks(const char *buf, size_t len)
         if (fast != slow)
             ck_abort_msg("len %zu block %zu: %016llx != %016llx", len, b,
                          (unsigned long long)fast, (unsigned long long)slow);
+        /* the odd mask shares simd_mask64's block and tail logic: every
+           length up to 40, then around the block edges */
+        if (len > 40 && (len < 60 || len > 70) && len < 127)
+            continue;
         fast = simd_odd_mask(buf, len, b);
         slow = simd_odd_scalar(buf + b, n);
         if (fast != slow)
