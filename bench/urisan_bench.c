@@ -16,6 +16,13 @@
  *   curl              curl_url_set(CURLUPART_URL) on one reused handle
  *   glib-split        g_uri_split, all components requested, then g_free
  *   glib-parse        g_uri_parse + g_uri_unref
+ *   byte-table        every byte through a 256-entry table: the cheapest
+ *                     pass over the bytes there is, a lower bound
+ *
+ * --commands adds the `urisan` command end to end (check --json, check,
+ * extract --json, squid-acl) beside Node's URL and Python's urlsplit on
+ * a large file (bench/command_bench.c); the linearity part adds the
+ * command paths when the command is linked in (BENCH_HAVE_CLI).
  *
  * Every timed loop folds its results into a checksum that is written to a
  * volatile sink, so the compiler cannot drop the work. A round times each
@@ -43,6 +50,7 @@
  *         urisan's spans) | G_URI_FLAGS_PARSE_RELAXED (accept more).
  */
 #include "urisan.h"
+#include "command_bench.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -364,6 +372,24 @@ static NOINLINE uint64_t loop_glib_parse(const line_t *l, size_t n, size_t *acce
 }
 #endif
 
+/* The lower bound of any per-byte work: each byte through a 256-entry
+   table (filled at run time so the compiler cannot fold it), summed. */
+static unsigned char byte_tab[256];
+
+static NOINLINE uint64_t loop_byte_table(const line_t *l, size_t n, size_t *accepted)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *s = (const unsigned char *)l[i].s;
+        unsigned acc = 0;
+        for (size_t k = 0; k < l[i].len; k++)
+            acc += byte_tab[s[k]];
+        sum += acc;
+    }
+    *accepted = n;
+    return sum;
+}
+
 typedef struct {
     const char *name;
     loop_fn fn;
@@ -388,6 +414,7 @@ static const entry_t entries[] = {
     {"glib-split", loop_glib_split, 1},
     {"glib-parse", loop_glib_parse, 1},
 #endif
+    {"byte-table", loop_byte_table, 0},
 };
 #define N_ENTRIES (sizeof entries / sizeof entries[0])
 
@@ -769,7 +796,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: urisan-bench [--rounds N] [--only E1,E2] [--no-linear | --linear-only]\n"
-            "                    [--smoke] [--callgrind --only ENTRY] FILE...\n"
+            "                    [--smoke] [--callgrind --only ENTRY]\n"
+            "                    [--commands | --commands-only] --cmd URISAN [--cmd-ref URISAN]\n"
+            "                     [--node PATH]"
+" [--python PATH] [--repeat N] [--cmd-lines N]\n"
+            "                     [--cmd-rounds N] FILE...\n"
             "entries:");
     for (size_t e = 0; e < N_ENTRIES; e++)
         fprintf(f, " %s", entries[e].name);
@@ -783,7 +814,8 @@ int main(int argc, char **argv)
 {
     unsigned rounds = 11;
     const char *only = NULL;
-    int callgrind = 0, linear = 1, datasets = 1, smoke = 0;
+    int callgrind = 0, linear = 1, datasets = 1, smoke = 0, commands = 0;
+    cmdbench_opts cmdo = { NULL, NULL, "/usr/bin/node", "python3", NULL, 0, 10, 0, 3, 0 };
     int nfiles = 0;
     char **files = xmalloc((size_t)argc * sizeof *files);
 
@@ -806,6 +838,36 @@ int main(int argc, char **argv)
             datasets = 0;
         } else if (strcmp(a, "--smoke") == 0) {
             smoke = 1;
+        } else if (strcmp(a, "--commands") == 0) {
+            commands = 1;
+        } else if (strcmp(a, "--commands-only") == 0) {
+            commands = 1;
+            datasets = 0;
+            linear = 0;
+        } else if (strcmp(a, "--cmd") == 0 && i + 1 < argc) {
+            cmdo.cmd = argv[++i];
+        } else if (strcmp(a, "--cmd-ref") == 0 && i + 1 < argc) {
+            cmdo.ref_cmd = argv[++i];
+        } else if (strcmp(a, "--node") == 0 && i + 1 < argc) {
+            cmdo.node = argv[++i];
+        } else if (strcmp(a, "--python") == 0 && i + 1 < argc) {
+            cmdo.python = argv[++i];
+        } else if ((strcmp(a, "--repeat") == 0 || strcmp(a, "--cmd-lines") == 0 ||
+                    strcmp(a, "--cmd-rounds") == 0) && i + 1 < argc) {
+            char *end = NULL;
+            long v = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || v < 0 || v > 100000000 ||
+                (v == 0 && strcmp(a, "--cmd-lines") != 0) ||
+                (v > 100 && strcmp(a, "--cmd-lines") != 0)) {
+                usage(stderr);
+                return 2;
+            }
+            if (strcmp(a, "--repeat") == 0)
+                cmdo.repeat = (unsigned)v;
+            else if (strcmp(a, "--cmd-rounds") == 0)
+                cmdo.rounds = (unsigned)v;
+            else
+                cmdo.max_lines = (size_t)v;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -818,6 +880,8 @@ int main(int argc, char **argv)
     }
     if (smoke)
         rounds = 2;
+    for (unsigned k = 0; k < 256; k++)
+        byte_tab[k] = (unsigned char)((k * 167u + (unsigned)argc) & 0x7f);
 
     outbuf = xmalloc(OUTCAP);
 #ifdef BENCH_HAVE_PEERS
@@ -875,8 +939,19 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < nds; k++)
             bench_dataset(&ds[k], rounds, only, ratios, sizeof ratios);
     }
-    if (linear)
+    if (linear) {
         bench_linearity(smoke, NULL);
+#ifdef BENCH_HAVE_CLI
+        cmdbench_linear(smoke, files, (size_t)nfiles);
+#endif
+    }
+    if (commands) {
+        cmdo.files = files;
+        cmdo.nfiles = (size_t)nfiles;
+        cmdo.smoke = smoke;
+        if (cmdbench_end_to_end(&cmdo) != 0)
+            status = 1;
+    }
     if (ratios[0]) {
         printf("\n");
         fputs(ratios, stdout);
