@@ -643,7 +643,8 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
     if (sch.off != URISAN_ABSENT && (sch.off != 0 || sch.len >= len || in[sch.len] != ':'))
         return false;
     bool auth = host.off != URISAN_ABSENT;
-    if (auth && (!span_ok(host, len) || host.off + host.len > path.off))
+    /* the host inside in[0..path.off) (path.off <= len is checked) */
+    if (auth && (host.off > path.off || host.len > path.off - host.off))
         return false;
 
     /* One pass: the input is plain; where a dot segment or "xn--" could
