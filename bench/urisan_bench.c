@@ -575,6 +575,10 @@ static const adversary_t adversaries[] = {
     {"@ (path)", "http://h/", "@"},
     {"%c0%ae/", "http://h/", "%c0%ae/"},
     {"a. (host)", "http://", "a."},
+    /* URLs nested in parameters (src/nested.c), decoded once and twice */
+    {"?a=http://", "http://h/", "?a=http://"},
+    {"?a=http%253A", "http://h/", "?a=http%253A%252F%252F"},
+    {"&a=//h", "http://h/?x", "&a=//h"},
 };
 #define N_ADV (sizeof adversaries / sizeof adversaries[0])
 
@@ -639,6 +643,9 @@ static uint64_t lin_normalize(const char *in, size_t len, const urisan_limits *l
 /* Extraction takes its limits from a policy: one with every limit raised
    to the ceiling, parsed once. */
 static urisan_policy *lin_policy;
+static urisan_policy *lin_nested_policy;
+static char *lin_nested_scratch;
+#define LIN_NESTED_SCRATCH (3u << 20)
 static char *lin_scratch;
 static size_t lin_scratch_cap;
 
@@ -658,6 +665,28 @@ static void lin_extract_setup(void)
     }
     lin_scratch_cap = urisan_extract_scratch_size(lin_policy);
     lin_scratch = xmalloc(lin_scratch_cap);
+    static const char depth[] = "nested-depth 3\n";
+    lin_nested_policy = xmalloc(urisan_policy_size());
+    memcpy(lin_nested_policy, lin_policy, urisan_policy_size());
+    if (urisan_policy_parse(lin_nested_policy, depth, sizeof depth - 1, &line, &msg) != URISAN_OK)
+        fprintf(stderr, "urisan-bench: nested-depth: %s\n", msg ? msg : "?");
+    lin_nested_scratch = xmalloc(LIN_NESTED_SCRATCH);
+}
+
+/* parse + analyse + every nested URL three levels deep (urisan_nested,
+   as check --json lists them) under the raised-limits policy. */
+
+static uint64_t lin_nested(const char *in, size_t len, const urisan_limits *lim)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_nested_report nr;
+    (void)lim;
+    urisan_status st = urisan_parse(in, len, urisan_policy_limits(lin_nested_policy), &u, NULL);
+    urisan_analyze(in, len, &u, lin_nested_policy, &r);
+    urisan_nested(in, len, &u, lin_nested_policy, lin_nested_scratch, LIN_NESTED_SCRATCH, NULL,
+                  NULL, &nr);
+    return (uint64_t)st + r.flags + nr.flags + nr.count;
 }
 
 /* urisan_check under the raised-limits policy: parse, analyse, verdict. */
@@ -715,6 +744,7 @@ static const lin_entry_t lin_entries[] = {
 #endif
 #ifdef BENCH_HAVE_EXTRACT
     {"check", lin_check},
+    {"nested", lin_nested},
     {"equivalent", lin_equivalent},
     {"extract", lin_extract},
 #endif
@@ -785,6 +815,8 @@ static void bench_linearity(int smoke, const char *only)
 #ifdef BENCH_HAVE_EXTRACT
     free(lin_scratch);
     free(lin_policy);
+    free(lin_nested_scratch);
+    free(lin_nested_policy);
 #endif
 }
 

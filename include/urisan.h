@@ -275,6 +275,54 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len,
                                         const urisan_policy *pol,
                                         urisan_report *out);
 
+/*
+ * Nested URLs (SPEC 10, doc/policy.md "Nested URLs"): a query or fragment
+ * parameter name=value ("&" or ";" apart) whose value, percent-decoded
+ * once - or twice when only that makes it one - is an absolute URI or a
+ * network-path reference ("//h", "/\h", "\\h"). urisan_analyze sets
+ * nested_url when the URI has one; urisan_nested parses and analyses each
+ * of them, and those nested in them up to the policy's nested-depth (1 by
+ * default, at most URISAN_NESTED_MAX_DEPTH), and gives the union of their
+ * flags (what `deny nested:FLAG` judges; urisan_decide computes it itself
+ * when the policy has such a rule). No allocation, no recursion, linear.
+ */
+#define URISAN_NESTED_MAX_DEPTH 3
+/* The scratch urisan_decide gives urisan_nested (on its stack); a value
+   that must be decoded and does not fit is judged too_long + invalid. */
+#define URISAN_NESTED_SCRATCH 8192
+
+typedef struct {
+    unsigned depth;       /* 1: a parameter of the URI itself; 2: of a depth-1 URL ... */
+    unsigned decodes;     /* percent-decodings applied to the value: 1, or 2 */
+    int incomplete;       /* 1: the decoded value did not fit the scratch: not
+                             analysed, flags too_long + invalid, uri the raw value */
+    const char *name;     /* the parameter name as written */
+    size_t name_len;
+    const char *uri;      /* the nested URL as analysed (decoded) */
+    size_t uri_len;
+    urisan_report report; /* its analysis (flags, address) */
+} urisan_nested_url;
+
+typedef struct {
+    urisan_flags flags;   /* union of the flags of every nested URL */
+    size_t count;         /* nested URLs analysed (every depth) */
+    unsigned depth;       /* deepest level reached (0: none) */
+} urisan_nested_report;
+
+/* Called once per nested URL, parents before children; name and uri point
+   into in or scratch and are valid during the call only. */
+typedef void (*urisan_nested_fn)(void *ctx, const urisan_nested_url *n);
+
+/* uri from urisan_parse of in/len; pol may be NULL (depth 1, default
+   limits); scratch[0..cap) holds decoded values (cap 0: only values
+   without escapes are analysed). fn may be NULL. */
+URISAN_API urisan_status urisan_nested(const char *in, size_t len,
+                                       const urisan_uri *uri,
+                                       const urisan_policy *pol,
+                                       char *scratch, size_t cap,
+                                       urisan_nested_fn fn, void *ctx,
+                                       urisan_nested_report *out);
+
 /* Text of the report's address ("127.0.0.1", "::1"); *needed always set. */
 URISAN_API urisan_status urisan_format_ip(const urisan_report *r,
                                           char *buf, size_t cap,

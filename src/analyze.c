@@ -630,6 +630,35 @@ static urisan_flags implications(urisan_flags f)
  * simd_plain_summary (simd.h) proves the input plain and finds the pairs.
  */
 
+/*
+ * Could a query or fragment parameter hold a nested URL (nested.c)? Its
+ * value starts, after decoding, with a scheme's ":" or two of "/" "\\":
+ * some ":", "%", "\\" or "//" from the query on. A walk over the special
+ * bytes only.
+ */
+static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri,
+                         const scan_iter *base /* NULL: none at hand */)
+{
+    size_t from = len;
+    if (span_ok(uri->query, len))
+        from = uri->query.off;
+    else if (span_ok(uri->fragment, len))
+        from = uri->fragment.off;
+    if (from >= len)
+        return false;
+    scan_iter it;
+    if (base != NULL)
+        scan_from(&it, base, from);
+    else
+        scan_init_at(&it, in, len, from);
+    for (size_t j; (j = scan_pop(&it)) < len;) {
+        char c = in[j];
+        if (c == ':' || c == '%' || c == '\\' || (c == '/' && j + 1 < len && in[j + 1] == '/'))
+            return true;
+    }
+    return false;
+}
+
 /* What the parse fast path saw of this very in/len is taken from uri
    (SCAN_SUM_*); else one pass finds it. */
 static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *uri,
@@ -777,6 +806,13 @@ static inline bool analyze_plain(const char *in, size_t len, const urisan_uri *u
     }
     if (amb)
         f |= F(AMBIGUOUS_AUTHORITY);
+    /* nested_url: a parameter value that is a URL (nested.c). Plain: only
+       a raw ":" or "//" can start one, and the parse saw whether the query
+       or fragment has one. */
+    if ((known ? (uri->scan_bits_ & SCAN_SUM_NEST) != 0
+               : uri->query.off != URISAN_ABSENT || uri->fragment.off != URISAN_ABSENT) &&
+        (known || nested_maybe(in, len, uri, NULL)) && urisan_nested_any(in, len, uri))
+        f |= F(NESTED_URL);
     out->flags = f ? implications(f) : 0;
     return true;
 }
@@ -894,6 +930,8 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     }
     if (ambiguous(in, len, &u, u.host, cls, &base))
         f |= F(AMBIGUOUS_AUTHORITY);
+    if (nested_maybe(in, len, uri, &base) && urisan_nested_any(in, len, uri))
+        f |= F(NESTED_URL);
 
     out->flags = implications(f);
     return URISAN_OK;

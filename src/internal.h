@@ -69,6 +69,8 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out);
 #define SCAN_SUM_PLAIN     1u /* the fast path parsed the input */
 #define SCAN_SUM_PCT       2u /* some "%" */
 #define SCAN_SUM_SLASH_DOT 4u /* some "/" of the path is followed by "." */
+#define SCAN_SUM_NEST      8u /* the query or fragment holds a ":" or a "//",
+                                 where a nested URL may start (nested.c) */
 
 /* ---- hosts (host.c) ---- */
 /* Strict RFC 3986 IPv6address in s[0..n); fills out[16]. On failure

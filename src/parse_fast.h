@@ -55,7 +55,7 @@ static const urisan_limits parse_defaults = {8192, 64, 1024, 255, 63, 1024};
  * full parser decides).
  */
 static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t len,
-                                          bool stop_at_hash, bool *pct, size_t *end)
+                                          bool stop_at_hash, unsigned *sum, size_t *end)
 {
     for (;;) {
         size_t j = scan_pop(it);
@@ -68,8 +68,10 @@ static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t 
         if (c == '%') {
             if (!is_escape_at(in, len, j))
                 return false;
-            *pct = true;
-        } else if (c != ':' && c != '@' && c != '/' && c != '?') {
+            *sum |= SCAN_SUM_PCT;
+        } else if (c == ':' || c == '/') {
+            *sum |= SCAN_SUM_NEST; /* where a nested URL may start (nested.c) */
+        } else if (c != '@' && c != '?') {
             return false;
         }
     }
@@ -189,7 +191,8 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     }
 
     /* path: pchar and "/" */
-    bool pct = false, slash_dot = false; /* for the summary */
+    unsigned sum = SCAN_SUM_PLAIN; /* the summary */
+    bool slash_dot = false;
     size_t ps = i;
     size_t segs = (i < len && in[i] != '/' && !cc_is((unsigned char)in[i], CC_PATHEND)) ? 1 : 0;
     for (;;) {
@@ -207,7 +210,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
         } else if (c == '%') {
             if (!is_escape_at(in, len, j))
                 return false;
-            pct = true;
+            sum |= SCAN_SUM_PCT;
         } else if (c != ':' && c != '@') {
             return false;
         }
@@ -221,14 +224,14 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     /* query and fragment: pchar / "/" / "?" */
     if (i < len && in[i] == '?') {
         size_t qs = i + 1;
-        if (!fast_query_or_fragment(&it, in, len, true, &pct, &j))
+        if (!fast_query_or_fragment(&it, in, len, true, &sum, &j))
             return false;
         u->query = span(qs, j - qs);
         i = j;
     }
     if (i < len) { /* in[i] == '#' */
         size_t fs = i + 1;
-        if (!fast_query_or_fragment(&it, in, len, false, &pct, &j))
+        if (!fast_query_or_fragment(&it, in, len, false, &sum, &j))
             return false;
         u->fragment = span(fs, len - fs);
     }
@@ -236,7 +239,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     /* A "%" anywhere else (scheme, authority) took the full parser. */
     u->scan_in_ = in;
     u->scan_len_ = len;
-    u->scan_bits_ = SCAN_SUM_PLAIN | (pct ? SCAN_SUM_PCT : 0u) | (slash_dot ? SCAN_SUM_SLASH_DOT : 0u);
+    u->scan_bits_ = sum | (slash_dot ? SCAN_SUM_SLASH_DOT : 0u);
     return true;
 }
 

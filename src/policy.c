@@ -23,6 +23,7 @@ URISAN_API void urisan_policy_init(urisan_policy *p)
     p->magic = POL_MAGIC;
     p->deny = URISAN_DEFAULT_DENY;
     p->flag = URISAN_DEFAULT_FLAG;
+    p->nested_depth = 1;
     urisan_limits_default(&p->limits);
 }
 
@@ -193,6 +194,31 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
     return rules;
 }
 
+#if defined(__GNUC__)
+#define POL_NOINLINE __attribute__((noinline))
+#else
+#define POL_NOINLINE
+#endif
+
+/* `deny nested:F` / `flag nested:F`: the union of the nested URLs' flags
+   (nested.c), on a scratch of its own (never on the common path). A
+   nested rule that fires is told as nested_url among the deny or flag
+   flags; check --json lists which nested URL carries what. */
+static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_uri *uri,
+                                      const urisan_policy *p, urisan_decision *out)
+{
+    char scratch[URISAN_NESTED_SCRATCH];
+    urisan_nested_report nr;
+    if (urisan_nested(in, len, uri, p, scratch, sizeof scratch, NULL, NULL, &nr) != URISAN_OK)
+        return;
+    if (nr.flags & p->nested_deny) {
+        out->deny_flags |= URISAN_F(NESTED_URL);
+        out->flag_flags &= ~URISAN_F(NESTED_URL);
+    } else if (nr.flags & p->nested_flag) {
+        out->flag_flags |= URISAN_F(NESTED_URL);
+    }
+}
+
 URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
                               const urisan_report *rep, const urisan_policy *pol,
                               urisan_decision *out)
@@ -211,6 +237,9 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
     out->flag_flags = flags & flag & ~deny;
     if (pol != NULL && (in != NULL || len == 0))
         out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol);
+    if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
+        (pol->nested_deny | pol->nested_flag) != 0)
+        nested_rules(in, len, uri, pol, out);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;
     else if (out->flag_flags != 0)

@@ -36,8 +36,9 @@ static void put_num(fmt_out *o, size_t v)
     put(o, t + k, sizeof t - k);
 }
 
-/* "WORD name name ...\n" for the flags of m; nothing when m is empty. */
-static void flag_line(fmt_out *o, const char *word, urisan_flags m)
+/* "WORD PREFIXname PREFIXname ...\n" for the flags of m; nothing when m
+   is empty. prefix: "" or "nested:". */
+static void flag_line(fmt_out *o, const char *word, const char *prefix, urisan_flags m)
 {
     if (m == 0)
         return;
@@ -46,6 +47,7 @@ static void flag_line(fmt_out *o, const char *word, urisan_flags m)
         const char *name = urisan_flag_name((urisan_flag)b);
         if (((m >> b) & 1u) && name != NULL) {
             put(o, " ", 1);
+            puts_(o, prefix);
             puts_(o, name);
         }
     }
@@ -93,9 +95,16 @@ URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf,
         puts_(&o, "require-absolute\n");
     if (p->require_authority)
         puts_(&o, "require-authority\n");
-    flag_line(&o, "deny", p->deny);
-    flag_line(&o, "flag", p->flag & ~p->deny);
-    flag_line(&o, "allow", URISAN_ALL_FLAGS & ~(p->deny | p->flag));
+    flag_line(&o, "deny", "", p->deny);
+    flag_line(&o, "flag", "", p->flag & ~p->deny);
+    flag_line(&o, "allow", "", URISAN_ALL_FLAGS & ~(p->deny | p->flag));
+    flag_line(&o, "deny", "nested:", p->nested_deny);
+    flag_line(&o, "flag", "nested:", p->nested_flag & ~p->nested_deny);
+    if (p->nested_depth != 1) {
+        puts_(&o, "nested-depth ");
+        put_num(&o, p->nested_depth);
+        put(&o, "\n", 1);
+    }
     str_line(&o, p, "allow-scheme", p->scheme, p->n_scheme);
     str_line(&o, p, "dangerous-scheme", p->dangerous, p->n_dangerous);
     for (size_t i = 0; i < p->n_port; i++) {

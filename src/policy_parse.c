@@ -98,20 +98,30 @@ static bool flag_list(pctx *c, const token *t, size_t nt, int how)
     urisan_policy *p = c->p;
     for (size_t i = 1; i < nt; i++) {
         urisan_flags m;
-        if (tok_is(t[i], "all")) {
+        /* "nested:FLAG": the flags of the URLs nested in parameters */
+        static const char nested[] = "nested:";
+        bool nest = t[i].n >= sizeof nested - 1 && memcmp(t[i].s, nested, sizeof nested - 1) == 0;
+        token w = t[i];
+        if (nest) {
+            w.s += sizeof nested - 1;
+            w.n -= sizeof nested - 1;
+        }
+        if (tok_is(w, "all")) {
             m = URISAN_ALL_FLAGS;
         } else {
-            int b = urisan_flag_from_name(t[i].s, t[i].n);
+            int b = urisan_flag_from_name(w.s, w.n);
             if (b < 0)
-                return fail_at(c, t[i], "unknown flag");
+                return fail_at(c, t[i], nest ? "unknown flag after 'nested:'" : "unknown flag");
             m = (urisan_flags)1 << b;
         }
-        p->deny &= ~m;
-        p->flag &= ~m;
+        urisan_flags *deny = nest ? &p->nested_deny : &p->deny;
+        urisan_flags *flag = nest ? &p->nested_flag : &p->flag;
+        *deny &= ~m;
+        *flag &= ~m;
         if (how == 'd')
-            p->deny |= m;
+            *deny |= m;
         else if (how == 'f')
-            p->flag |= m;
+            *flag |= m;
     }
     return true;
 }
@@ -323,6 +333,20 @@ static bool default_port_line(pctx *c, const token *t, size_t nt)
     return true;
 }
 
+/* nested-depth N: how deep URLs nested in parameters are analysed */
+static bool nested_depth_line(pctx *c, const token *t, size_t nt)
+{
+    if (nt < 2)
+        return fail_at(c, t[0], "missing argument: nested-depth N (1-3), for");
+    if (nt > 2)
+        return fail_at(c, t[2], "too many arguments: nested-depth N, at");
+    size_t v;
+    if (!number(t[1], URISAN_NESTED_MAX_DEPTH, &v) || v == 0)
+        return fail_at(c, t[1], "invalid nested depth (want 1-3)");
+    c->p->nested_depth = (unsigned)v;
+    return true;
+}
+
 /* A directive without arguments ("require-authority"). */
 static bool switch_line(pctx *c, const token *t, size_t nt, bool *field)
 {
@@ -343,6 +367,8 @@ static bool directive(pctx *c, const token *t, size_t nt)
         return switch_line(c, t, nt, &p->require_absolute);
     if (tok_is(t[0], "require-authority"))
         return switch_line(c, t, nt, &p->require_authority);
+    if (tok_is(t[0], "nested-depth"))
+        return nested_depth_line(c, t, nt);
     if (tok_is(t[0], "profile"))
         return fail_at(c, t[0], "a profile line must be the first directive, not");
     bool known = tok_is(t[0], "deny") || tok_is(t[0], "flag") || tok_is(t[0], "allow") ||

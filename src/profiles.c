@@ -36,7 +36,10 @@ static const char profile_proxy[] =
     "# purpose, multicast, broadcast (IANA special-purpose registries)\n"
     "deny ip_loopback ip_link_local ip_reserved ip_multicast ip_broadcast internal_name\n"
     "# intranet hosts a forward proxy may legitimately reach: reported only\n"
-    "flag ip_private single_label\n";
+    "flag ip_private single_label\n"
+    "# URLs nested in parameters: nested_url is reported, their flags judge\n"
+    "# nothing - a redirect to one comes back through the proxy as a request\n"
+    "# of its own and is judged then\n";
 
 /* "ssrf": a server that fetches URLs it was given. */
 static const char profile_ssrf[] =
@@ -68,7 +71,15 @@ static const char profile_ssrf[] =
     "deny internal_name single_label\n"
     "# public wildcard-DNS services: 127.0.0.1.nip.io resolves to 127.0.0.1\n"
     "deny-host .nip.io .sslip.io .xip.io .xip.name .localtest.me .lvh.me\n"
-    "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st\n";
+    "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st\n"
+    "# URLs nested in parameters (?next=, ?url=, #u=, decoded once or\n"
+    "# twice): an open redirect or a second fetch takes the fetcher there,\n"
+    "# so they answer to the same address and name rules, three levels deep\n"
+    "nested-depth 3\n"
+    "deny nested:ip_loopback nested:ip_private nested:ip_link_local nested:ip_obfuscated\n"
+    "deny nested:ip_reserved nested:ip_multicast nested:ip_broadcast nested:ip_embedded\n"
+    "deny nested:internal_name nested:single_label nested:userinfo nested:password\n"
+    "deny nested:dangerous_scheme nested:ambiguous_authority nested:invalid nested:too_long\n";
 
 /* "mail": links in messages (extract --mail, the milter). */
 static const char profile_mail[] =
@@ -82,7 +93,12 @@ static const char profile_mail[] =
     "# a link into the reader's own machine or network (localhost, *.local)\n"
     "deny internal_name ip_loopback ip_link_local\n"
     "# header injection and hidden bytes\n"
-    "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n";
+    "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n"
+    "# redirectors and trackers (?url=, ?u=): the link goes on to the\n"
+    "# nested URL, so it answers to the same rules about where it goes\n"
+    "deny nested:dangerous_scheme nested:userinfo nested:password nested:ip_obfuscated\n"
+    "deny nested:ambiguous_authority nested:internal_name nested:ip_loopback\n"
+    "deny nested:ip_link_local\n";
 
 static const struct {
     const char *name;

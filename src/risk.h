@@ -49,6 +49,10 @@ struct urisan_policy {
     size_t n_deny_ip, n_allow_ip;
     pol_cidr deny_ip[POL_MAX_IPS];   /* deny-ip */
     pol_cidr allow_ip[POL_MAX_IPS];  /* allow-ip */
+    /* nested URLs (nested.c): `deny nested:F` / `flag nested:F` judge the
+       union of their flags; `nested-depth N` (1..3) */
+    urisan_flags nested_deny, nested_flag;
+    unsigned nested_depth;
 };
 
 #define POL_MAGIC 0x75727370u /* "ursp" */
@@ -125,6 +129,11 @@ size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64]);
 urisan_flags urisan_name_flags(const char *h, size_t n);
 /* The same for a host without "%" (names.h's first look calls it). */
 urisan_flags urisan_name_flags_raw(const char *h, size_t n);
+
+/* ---- nested.c ---- */
+/* nested_url: does a query or fragment parameter of in (u's spans, checked
+   against len) hold a nested URL? A bounded look at each value. */
+bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u);
 
 /* ---- ipv4.c ---- */
 /*

@@ -355,6 +355,14 @@ static const fcase fcases[] = {
     Y(INTERNAL_NAME, "http://x.local.%2e/"), Y(INTERNAL_NAME, "http://localhost%2e%2e/"),
     Y(SINGLE_LABEL, "http://localhost%2e/"), N(SINGLE_LABEL, "http://a%2eb/"),
     N(INTERNAL_NAME, "http://x.lan.de/"), N(INTERNAL_NAME, "http://x.cn/"),
+    /* nested_url: a query or fragment parameter whose value, decoded once
+       or twice, is an absolute URI or a network-path reference */
+    Y(NESTED_URL, "http://a/?next=http://127.0.0.1/"), Y(NESTED_URL, "http://a/?x=1&url=//h/"),
+    Y(NESTED_URL, "http://a/#u=http%3A%2F%2Fb%2F"), Y(NESTED_URL, "/p?u=%252F%252Fh"),
+    Y(NESTED_URL, "http://a/?u=/%5Ch/"), Y(NESTED_URL, "http://a/?r=javascript:alert(1)"),
+    N(NESTED_URL, "http://a/?t=10:30"), N(NESTED_URL, "http://a/?q=/path"),
+    N(NESTED_URL, "http://a/http://b/"), N(NESTED_URL, "http://a/?http://b/"),
+    N(NESTED_URL, "http://a/?a=b=http://c/"), N(NESTED_URL, "http://a/?u=%2Fp"),
 };
 
 START_TEST(each_flag_case_sets_or_clears_its_flag)

@@ -1,0 +1,527 @@
+/*
+ * test_nested.c - URLs nested in query and fragment parameters (issue 13
+ * item 3; src/nested.c): which parameters are looked at ("&" and ";"
+ * apart, query and fragment), percent-decoding once and twice, every
+ * network-path form, the depth bound (policy nested-depth 1..3), the
+ * scratch bound, the union of flags, and the policy's `deny nested:FLAG`,
+ * `flag nested:FLAG`, `nested-depth N` with their mistakes.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "risk.h"
+#include "urisan.h"
+
+#define F(n) URISAN_F(n)
+
+static urisan_policy *policy_of(const char *text)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    urisan_policy_init(p);
+    urisan_policy_error e;
+    urisan_status st = urisan_policy_parse_ex(p, text, strlen(text), &e);
+    ck_assert_msg(st == URISAN_OK, "policy %s: %zu:%zu: %s", text, e.line, e.column,
+                  e.msg ? e.msg : "");
+    return p;
+}
+
+/* What the callback saw, in order. */
+typedef struct {
+    size_t n;
+    struct {
+        char name[64];
+        char uri[256];
+        unsigned depth, decodes;
+        int incomplete;
+        urisan_flags flags;
+        int ip_family;
+    } e[16];
+} seen;
+
+static void collect(void *ctx, const urisan_nested_url *n)
+{
+    seen *s = ctx;
+    if (s->n == 16)
+        return;
+    ck_assert(n->name_len < sizeof s->e[0].name && n->uri_len < sizeof s->e[0].uri);
+    memcpy(s->e[s->n].name, n->name, n->name_len);
+    s->e[s->n].name[n->name_len] = '\0';
+    memcpy(s->e[s->n].uri, n->uri, n->uri_len);
+    s->e[s->n].uri[n->uri_len] = '\0';
+    s->e[s->n].depth = n->depth;
+    s->e[s->n].decodes = n->decodes;
+    s->e[s->n].incomplete = n->incomplete;
+    s->e[s->n].flags = n->report.flags;
+    s->e[s->n].ip_family = n->report.ip_family;
+    s->n++;
+}
+
+/* urisan_nested of in under pol (NULL: default), the input flush against
+   a guard page; also checks that nested_url is set exactly when some
+   nested URL was found. */
+static urisan_nested_report nested(const char *in, const urisan_policy *pol, seen *s,
+                                   size_t cap)
+{
+    static char scratch[4096];
+    urisan_uri u;
+    urisan_report r;
+    urisan_nested_report nr;
+    guard_buf g = {0};
+    size_t len = strlen(in);
+    const char *t = guard_place(&g, in, len);
+    urisan_parse(t, len, urisan_policy_limits(pol), &u, NULL);
+    urisan_analyze(t, len, &u, pol, &r);
+    memset(s, 0, sizeof *s);
+    ck_assert_int_eq(urisan_nested(t, len, &u, pol, scratch, cap, collect, s, &nr), URISAN_OK);
+    ck_assert_msg(((r.flags & F(NESTED_URL)) != 0) == (nr.count > 0),
+                  "%s: nested_url %d but %zu nested URLs", in,
+                  (r.flags & F(NESTED_URL)) != 0, nr.count);
+    guard_free(&g);
+    return nr;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Which values are nested URLs                                           */
+/* ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *in;
+    const char *name; /* the first nested URL's parameter; NULL: none */
+    const char *uri;  /* as analysed */
+    unsigned decodes;
+} vcase;
+
+static const vcase vcases[] = {
+    /* parameters: "&" and ";" apart, in the query and the fragment */
+    {"http://a/?next=http://127.0.0.1/", "next", "http://127.0.0.1/", 1},
+    {"http://a/?x=1&url=https://b/", "url", "https://b/", 1},
+    {"http://a/?x=1;url=https://b/", "url", "https://b/", 1},
+    {"http://a/?x=1&url=https://b/&y=2", "url", "https://b/", 1},
+    {"http://a/#u=http://b/", "u", "http://b/", 1},
+    {"http://a/?q=1#/route?next=http://b/", "/route?next", "http://b/", 1},
+    {"http://a/?a=x&=http://c/", "", "http://c/", 1},
+    /* schemes as RFC 3986 3.1 writes them; not numbers, not "=:" */
+    {"http://a/?r=javascript:alert(1)", "r", "javascript:alert(1)", 1},
+    {"http://a/?r=mailto:a@b", "r", "mailto:a@b", 1},
+    {"http://a/?t=10:30", NULL, NULL, 0},
+    {"http://a/?t=:x", NULL, NULL, 0},
+    {"http://a/?t=-a:x", NULL, NULL, 0},
+    {"http://a/?t=http", NULL, NULL, 0},
+    {"http://a/?http://b/", NULL, NULL, 0},
+    {"http://a/http://b/?x=1", NULL, NULL, 0},
+    /* network-path references, and what browsers read as one */
+    {"http://a/?url=//169.254.169.254/", "url", "//169.254.169.254/", 1},
+    {"http://a/?url=/\\169.254.169.254/", "url", "/\\169.254.169.254/", 1},
+    {"http://a/?url=\\\\169.254.169.254/", "url", "\\\\169.254.169.254/", 1},
+    {"http://a/?url=\\/169.254.169.254/", "url", "\\/169.254.169.254/", 1},
+    {"http://a/?url=/path/x", NULL, NULL, 0},
+    /* percent-decoded once ... */
+    {"http://a/?u=http%3A%2F%2F10.0.0.1%2F", "u", "http://10.0.0.1/", 1},
+    {"http://a/?u=%2F%2F10.0.0.1", "u", "//10.0.0.1", 1},
+    {"http://a/?u=%5C%5C10.0.0.1", "u", "\\\\10.0.0.1", 1},
+    {"http://a/?u=%68ttp://b/", "u", "http://b/", 1},
+    /* ... and twice when only the second decoding makes a URL */
+    {"http://a/?u=http%253A%252F%252F127.0.0.1%252F", "u", "http://127.0.0.1/", 2},
+    {"http://a/?u=%252F%252F127.0.0.1", "u", "//127.0.0.1", 2},
+    {"http://a/?u=%2568ttp%253A//b", "u", "http://b", 2},
+    /* a URL once decoded is not decoded again (its own flags say more) */
+    {"http://a/?u=http%3A//b/%2541", "u", "http://b/%41", 1},
+    {"http://a/?u=%25%32%35", NULL, NULL, 0},
+    /* leading blanks (WHATWG strips them); TAB inside a scheme */
+    {"http://a/?u=%20http://b/", "u", " http://b/", 1},
+    {"http://a/?u=java%09script:x", "u", "java\tscript:x", 1},
+};
+
+START_TEST(value_is_a_nested_url_or_not)
+{
+    const vcase *c = &vcases[_i];
+    seen s;
+    urisan_nested_report nr = nested(c->in, NULL, &s, 4096);
+    if (c->name == NULL) {
+        ck_assert_msg(nr.count == 0, "%s: %zu nested URLs", c->in, nr.count);
+        return;
+    }
+    ck_assert_msg(nr.count >= 1, "%s: no nested URL", c->in);
+    if (c->decodes == 0) { /* a different parameter than it looks */
+        ck_assert_msg(strcmp(s.e[0].name, c->name) != 0 || strcmp(s.e[0].uri, c->uri) != 0,
+                      "%s", c->in);
+        return;
+    }
+    ck_assert_msg(strcmp(s.e[0].name, c->name) == 0, "%s: name '%s'", c->in, s.e[0].name);
+    ck_assert_msg(strcmp(s.e[0].uri, c->uri) == 0, "%s: uri '%s'", c->in, s.e[0].uri);
+    ck_assert_msg(s.e[0].decodes == c->decodes, "%s: decodes %u", c->in, s.e[0].decodes);
+    ck_assert_uint_eq(s.e[0].depth, 1);
+}
+END_TEST
+
+/* "a=b=http://c/": the value of a is "b=http://c/" - no URL. */
+START_TEST(equals_in_a_value_is_part_of_it)
+{
+    seen s;
+    ck_assert_uint_eq(nested("http://a/?a=b=http://c/", NULL, &s, 4096).count, 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Flags of the nested URLs                                               */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(network_path_forms_judge_the_host_browsers_go_to)
+{
+    static const char *const forms[] = {
+        "http://a/?u=//169.254.169.254/", "http://a/?u=/\\169.254.169.254/",
+        "http://a/?u=\\\\169.254.169.254/", "http://a/?u=\\/169.254.169.254/",
+        "http://a/?u=%2F%5C169.254.169.254/", "http://a/?u=%5C%5C169.254.169.254",
+        "http://a/#u=%252F%252F169.254.169.254",
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        seen s;
+        urisan_nested_report nr = nested(forms[i], NULL, &s, 4096);
+        ck_assert_msg(nr.count == 1 && (nr.flags & F(IP_LINK_LOCAL)) && s.e[0].ip_family == 4,
+                      "%s: flags %llx", forms[i], (unsigned long long)nr.flags);
+        bool back = strchr(s.e[0].uri, '\\') != NULL;
+        ck_assert_msg(!back || (nr.flags & F(BACKSLASH) && nr.flags & F(AMBIGUOUS_AUTHORITY)),
+                      "%s: the backslash form is not reported", forms[i]);
+    }
+}
+END_TEST
+
+START_TEST(union_holds_every_nested_urls_flags)
+{
+    seen s;
+    urisan_nested_report nr =
+        nested("http://a/?a=http://127.0.0.1/&b=http://u:p@h/&c=javascript:x", NULL, &s, 4096);
+    ck_assert_uint_eq(nr.count, 3);
+    ck_assert(nr.flags & F(IP_LOOPBACK));
+    ck_assert(nr.flags & F(PASSWORD));
+    ck_assert(nr.flags & F(DANGEROUS_SCHEME));
+    ck_assert_uint_eq(nr.flags, s.e[0].flags | s.e[1].flags | s.e[2].flags);
+    ck_assert_uint_eq(nr.depth, 1);
+}
+END_TEST
+
+START_TEST(leading_blanks_are_judged_as_browsers_strip_them)
+{
+    seen s;
+    urisan_nested_report nr = nested("http://a/?u=%20%09http://127.0.0.1/", NULL, &s, 4096);
+    ck_assert_uint_eq(nr.count, 1);
+    ck_assert(nr.flags & F(IP_LOOPBACK));
+    ck_assert(nr.flags & F(WHITESPACE));
+    ck_assert(nr.flags & F(INVALID));
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Depth                                                                  */
+/* ---------------------------------------------------------------------- */
+
+#define CHAIN "http://a/?u=http://b/%3Fv%3Dhttp://c/%253Fw%253Dhttp://127.0.0.1/"
+
+START_TEST(depth_is_bounded_by_the_policy)
+{
+    seen s;
+    /* default depth 1: u only; it holds a nested URL itself */
+    urisan_nested_report nr = nested(CHAIN, NULL, &s, 4096);
+    ck_assert_uint_eq(nr.count, 1);
+    ck_assert_uint_eq(nr.depth, 1);
+    ck_assert(nr.flags & F(NESTED_URL));
+    ck_assert(!(nr.flags & F(IP_LOOPBACK)));
+    ck_assert_str_eq(s.e[0].uri, "http://b/?v=http://c/%3Fw%3Dhttp://127.0.0.1/");
+
+    urisan_policy *p2 = policy_of("nested-depth 2\n");
+    nr = nested(CHAIN, p2, &s, 4096);
+    ck_assert_uint_eq(nr.count, 2);
+    ck_assert_uint_eq(nr.depth, 2);
+    ck_assert_str_eq(s.e[1].name, "v");
+    ck_assert_str_eq(s.e[1].uri, "http://c/?w=http://127.0.0.1/");
+    ck_assert(!(nr.flags & F(IP_LOOPBACK)));
+    free(p2);
+
+    urisan_policy *p3 = policy_of("nested-depth 3\n");
+    nr = nested(CHAIN, p3, &s, 4096);
+    ck_assert_uint_eq(nr.count, 3);
+    ck_assert_uint_eq(nr.depth, 3);
+    ck_assert_uint_eq(s.e[2].depth, 3);
+    ck_assert_str_eq(s.e[2].uri, "http://127.0.0.1/");
+    ck_assert(nr.flags & F(IP_LOOPBACK));
+    free(p3);
+}
+END_TEST
+
+/* Parents come before children, and siblings after a child's subtree. */
+START_TEST(depth_first_order_with_siblings)
+{
+    urisan_policy *p = policy_of("nested-depth 3\n");
+    seen s;
+    urisan_nested_report nr =
+        nested("http://a/?x=http://b/%3Fy%3Dhttp://c/&z=//d/", p, &s, 4096);
+    ck_assert_uint_eq(nr.count, 3);
+    ck_assert_str_eq(s.e[0].name, "x");
+    ck_assert_str_eq(s.e[1].name, "y");
+    ck_assert_uint_eq(s.e[1].depth, 2);
+    ck_assert_str_eq(s.e[2].name, "z");
+    ck_assert_uint_eq(s.e[2].depth, 1);
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Scratch                                                                */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(value_that_does_not_fit_the_scratch_is_too_long)
+{
+    seen s;
+    /* 16 bytes of scratch; the decoded value needs more */
+    urisan_nested_report nr = nested("http://a/?u=http%3A%2F%2F127.0.0.1%2Fxxxxxxxxxx", NULL, &s, 16);
+    ck_assert_uint_eq(nr.count, 1);
+    ck_assert_int_eq(s.e[0].incomplete, 1);
+    ck_assert_uint_eq(s.e[0].flags, F(TOO_LONG) | F(INVALID));
+    /* a value without escapes needs none */
+    nr = nested("http://a/?u=http://127.0.0.1/xxxxxxxxxxxxxxxxxxxxxx", NULL, &s, 0);
+    ck_assert_uint_eq(nr.count, 1);
+    ck_assert_int_eq(s.e[0].incomplete, 0);
+    ck_assert(nr.flags & F(IP_LOOPBACK));
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    urisan_uri u;
+    urisan_nested_report nr;
+    char b[8];
+    urisan_parse("http://a/?u=//b", 15, NULL, &u, NULL);
+    ck_assert_int_eq(urisan_nested("x", 1, &u, NULL, b, 8, NULL, NULL, NULL),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_nested("x", 1, NULL, NULL, b, 8, NULL, NULL, &nr),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_nested(NULL, 1, &u, NULL, b, 8, NULL, NULL, &nr),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_nested("x", 1, &u, NULL, NULL, 8, NULL, NULL, &nr),
+                     URISAN_E_BAD_ARGUMENT);
+    ck_assert_int_eq(urisan_nested(NULL, 0, &u, NULL, NULL, 0, NULL, NULL, &nr), URISAN_OK);
+    ck_assert_uint_eq(nr.count, 0);
+    /* spans that do not fit len are no parameters */
+    ck_assert_int_eq(urisan_nested("http://a/", 9, &u, NULL, b, 8, NULL, NULL, &nr), URISAN_OK);
+    ck_assert_uint_eq(nr.count, 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Policy                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static urisan_decision decide(const urisan_policy *p, const char *in)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_check(in, strlen(in), p, &u, &r, &d);
+    return d;
+}
+
+START_TEST(default_policy_reports_nested_url_only)
+{
+    urisan_decision d = decide(NULL, "http://a.example/?next=http://127.0.0.1/");
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+    ck_assert_uint_eq(d.flag_flags, F(NESTED_URL));
+    /* a dangerous nested scheme does not deny under the default either */
+    d = decide(NULL, "http://a.example/?next=javascript:alert(1)");
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+}
+END_TEST
+
+START_TEST(deny_nested_flag_denies_on_the_union)
+{
+    urisan_policy *p = policy_of("deny nested:ip_link_local\n");
+    urisan_decision d = decide(p, "http://a.example/?url=//169.254.169.254/latest/");
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert(d.deny_flags & F(NESTED_URL));
+    ck_assert(!(d.flag_flags & F(NESTED_URL)));
+    d = decide(p, "http://a.example/?url=//example.com/");
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+    d = decide(p, "http://a.example/?url=/local/path");
+    ck_assert_int_eq(d.verdict, URISAN_ALLOW);
+    free(p);
+}
+END_TEST
+
+START_TEST(flag_nested_flag_reports)
+{
+    urisan_policy *p = policy_of("allow nested_url\nflag nested:ip_loopback\n");
+    urisan_decision d = decide(p, "http://a.example/?u=http://localhost./&v=http://127.1/");
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+    ck_assert_uint_eq(d.flag_flags, F(NESTED_URL));
+    d = decide(p, "http://a.example/?u=http://example.com/");
+    ck_assert_int_eq(d.verdict, URISAN_ALLOW);
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_nested_all_clears_nested_rules)
+{
+    urisan_policy *p = policy_of("deny nested:all\nallow nested:all\n");
+    ck_assert_int_eq(decide(p, "http://a.example/?u=http://127.0.0.1/").verdict, URISAN_FLAGGED);
+    free(p);
+    p = policy_of("deny nested:all\n");
+    ck_assert_int_eq(decide(p, "http://a.example/?u=http://127.0.0.1/").verdict, URISAN_DENY);
+    free(p);
+}
+END_TEST
+
+START_TEST(ssrf_profile_denies_nested_internal_targets)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_int_eq(urisan_policy_profile(p, "ssrf", 4), URISAN_OK);
+    static const char *const deny[] = {
+        "https://a.example/?next=http://127.0.0.1/",
+        "https://a.example/?url=//169.254.169.254/latest/meta-data/",
+        "https://a.example/#u=http%3A%2F%2F10.0.0.1%2F",
+        "https://a.example/?u=http%253A%252F%252Fmetadata.google.internal%252F",
+        "https://a.example/?a=https://b.example/%3Fnext%3Dhttp://[::1]/",
+    };
+    for (size_t i = 0; i < sizeof deny / sizeof deny[0]; i++)
+        ck_assert_msg(decide(p, deny[i]).verdict == URISAN_DENY, "%s not denied", deny[i]);
+    ck_assert_int_eq(decide(p, "https://a.example/?next=https://b.example/x").verdict,
+                     URISAN_FLAGGED);
+    free(p);
+}
+END_TEST
+
+typedef struct {
+    const char *text;
+    size_t line, column;
+    const char *word;
+} mistake;
+
+static const mistake mistakes[] = {
+    {"deny nested:pasword\n", 1, 6, "nested:pasword"},
+    {"deny nested:\n", 1, 6, "nested:"},
+    {"flag ip_private nested:bogus\n", 1, 17, "nested:bogus"},
+    {"nested-depth 0\n", 1, 14, "0"},
+    {"nested-depth 4\n", 1, 14, "4"},
+    {"nested-depth x\n", 1, 14, "x"},
+    {"# c\nnested-depth\n", 2, 1, "nested-depth"},
+    {"nested-depth 1 2\n", 1, 16, "2"},
+};
+
+START_TEST(policy_mistakes_name_line_column_and_word)
+{
+    const mistake *m = &mistakes[_i];
+    urisan_policy *p = malloc(urisan_policy_size());
+    urisan_policy_init(p);
+    urisan_policy_error e;
+    ck_assert_int_eq(urisan_policy_parse_ex(p, m->text, strlen(m->text), &e),
+                     URISAN_E_BAD_POLICY);
+    ck_assert_uint_eq(e.line, m->line);
+    ck_assert_uint_eq(e.column, m->column);
+    ck_assert_uint_eq(e.word_len, strlen(m->word));
+    ck_assert(memcmp(m->text + e.word_off, m->word, e.word_len) == 0);
+    free(p);
+}
+END_TEST
+
+START_TEST(policy_format_writes_nested_rules_back)
+{
+    urisan_policy *p = policy_of("deny nested:ip_loopback nested:password\n"
+                                 "flag nested:idn\nnested-depth 2\n");
+    char buf[8192];
+    size_t n = 0;
+    ck_assert_int_eq(urisan_policy_format(p, buf, sizeof buf - 1, &n), URISAN_OK);
+    buf[n] = '\0';
+    ck_assert_ptr_nonnull(strstr(buf, "deny nested:password nested:ip_loopback\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "flag nested:idn\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "nested-depth 2\n"));
+    urisan_policy *q = policy_of(buf);
+    ck_assert_uint_eq(q->nested_deny, p->nested_deny);
+    ck_assert_uint_eq(q->nested_flag, p->nested_flag);
+    ck_assert_uint_eq(q->nested_depth, 2);
+    free(q);
+    free(p);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Size: 1 MiB of nested shapes (results only; the bench times them)      */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(one_mib_of_nested_urls_is_bounded)
+{
+    static const char *const units[] = {"?a=http://", "?a=http%253A%252F%252F", "&a=//h"};
+    size_t len = 1u << 20;
+    char *in = malloc(len);
+    char *scratch = malloc(3 * len);
+    urisan_policy *p = policy_of("nested-depth 3\nlimit uri 1048576\nlimit segments 1048576\n");
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+        size_t u = strlen(units[k]);
+        memcpy(in, "http://h/?x", 11);
+        size_t n = 11 + (len - 11) / u * u;
+        for (size_t i = 11; i < n; i++)
+            in[i] = units[k][(i - 11) % u];
+        urisan_uri uri;
+        urisan_report r;
+        urisan_nested_report nr;
+        urisan_parse(in, n, urisan_policy_limits(p), &uri, NULL);
+        urisan_analyze(in, n, &uri, p, &r);
+        ck_assert(r.flags & F(NESTED_URL));
+        ck_assert_int_eq(urisan_nested(in, n, &uri, p, scratch, 3 * len, NULL, NULL, &nr),
+                         URISAN_OK);
+        ck_assert(nr.count >= 1 && nr.depth <= 3);
+        if (k == 2)
+            ck_assert_uint_eq(nr.count, (n - 11) / u); /* every "a=//h" */
+    }
+    free(p);
+    free(scratch);
+    free(in);
+}
+END_TEST
+
+static Suite *nested_suite(void)
+{
+    Suite *s = suite_create("nested");
+    TCase *tc = tcase_create("values");
+    tcase_add_loop_test(tc, value_is_a_nested_url_or_not, 0, sizeof vcases / sizeof vcases[0]);
+    tcase_add_test(tc, equals_in_a_value_is_part_of_it);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("flags");
+    tcase_add_test(tc, network_path_forms_judge_the_host_browsers_go_to);
+    tcase_add_test(tc, union_holds_every_nested_urls_flags);
+    tcase_add_test(tc, leading_blanks_are_judged_as_browsers_strip_them);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("depth");
+    tcase_add_test(tc, depth_is_bounded_by_the_policy);
+    tcase_add_test(tc, depth_first_order_with_siblings);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scratch");
+    tcase_add_test(tc, value_that_does_not_fit_the_scratch_is_too_long);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("policy");
+    tcase_add_test(tc, default_policy_reports_nested_url_only);
+    tcase_add_test(tc, deny_nested_flag_denies_on_the_union);
+    tcase_add_test(tc, flag_nested_flag_reports);
+    tcase_add_test(tc, allow_nested_all_clears_nested_rules);
+    tcase_add_test(tc, ssrf_profile_denies_nested_internal_targets);
+    tcase_add_loop_test(tc, policy_mistakes_name_line_column_and_word, 0,
+                        sizeof mistakes / sizeof mistakes[0]);
+    tcase_add_test(tc, policy_format_writes_nested_rules_back);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("linear");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, one_mib_of_nested_urls_is_bounded);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(nested_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
