@@ -632,10 +632,21 @@ static urisan_flags implications(urisan_flags f)
 
 /*
  * Could a query or fragment parameter hold a nested URL (nested.c)? Its
- * value starts, after decoding, with a scheme's ":" or two of "/" "\\":
- * some ":", "%", "\\" or "//" from the query on. A walk over the special
- * bytes only.
+ * value starts, after decoding once or twice, with a scheme's ":" or two
+ * of "/" "\\": from the query on, some raw ":", "\\" or "//", or an
+ * escape that decodes to ":", "/", "\\" or "%" (%3a %2f %5c %25), or a
+ * "%" that is no escape (the second decoding may make one: "%%32%66").
+ * A walk over the special bytes only.
  */
+static bool nested_escape(const char *in, size_t len, size_t j)
+{
+    if (!is_escape_at(in, len, j))
+        return true;
+    char h = in[j + 1], l = (char)(in[j + 2] | 0x20);
+    return (h == '3' && l == 'a') || (h == '2' && (l == 'f' || l == '5')) ||
+           (h == '5' && l == 'c');
+}
+
 static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri,
                          const scan_iter *base /* NULL: none at hand */)
 {
@@ -653,7 +664,8 @@ static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri,
         scan_init_at(&it, in, len, from);
     for (size_t j; (j = scan_pop(&it)) < len;) {
         char c = in[j];
-        if (c == ':' || c == '%' || c == '\\' || (c == '/' && j + 1 < len && in[j + 1] == '/'))
+        if (c == ':' || c == '\\' || (c == '/' && j + 1 < len && in[j + 1] == '/') ||
+            (c == '%' && nested_escape(in, len, j)))
             return true;
     }
     return false;

@@ -190,6 +190,37 @@ START_TEST(network_path_forms_judge_the_host_browsers_go_to)
 }
 END_TEST
 
+/* The analysis' cheap look (analyze.c nested_maybe) never hides a nested
+   URL that urisan_nested finds: every escaped start, either case, once
+   and twice encoded, and a "%" that is no escape until the first decoding. */
+START_TEST(nested_url_flag_for_every_encoded_start)
+{
+    static const char *const yes[] = {
+        "http://a/?u=http%3a//h/",        "http://a/?u=http%3A%2F%2Fh/",
+        "http://a/?u=%2f%2fh",            "http://a/?u=%5c%5ch",
+        "http://a/?u=/%5Ch",              "http://a/?u=%252f%252fh",
+        "http://a/?u=http%253A%252F%252Fh", "http://a/?u=%%32%66%%32%66h",
+        "http://a/?x=%41&u=%2F%2Fh",      "http://a/#u=%5C%2Fh",
+        "http://a/?u=javascript%3Aalert(1)",
+    };
+    static const char *const no[] = {
+        "http://a/?u=%41%42", "http://a/?u=a%20b", "http://a/?u=%2Fa", "http://a/?u=%2541",
+    };
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0] + sizeof no / sizeof no[0]; i++) {
+        bool want = i < sizeof yes / sizeof yes[0];
+        const char *in = want ? yes[i] : no[i - sizeof yes / sizeof yes[0]];
+        urisan_uri u;
+        urisan_report r;
+        urisan_parse(in, strlen(in), NULL, &u, NULL);
+        ck_assert_int_eq(urisan_analyze(in, strlen(in), &u, NULL, &r), URISAN_OK);
+        ck_assert_msg(((r.flags & F(NESTED_URL)) != 0) == want, "%s: nested_url %s", in,
+                      want ? "missing" : "set");
+        seen s;
+        ck_assert_uint_eq(nested(in, NULL, &s, 4096).count, want ? 1 : 0);
+    }
+}
+END_TEST
+
 START_TEST(union_holds_every_nested_urls_flags)
 {
     seen s;
@@ -489,6 +520,7 @@ static Suite *nested_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("flags");
     tcase_add_test(tc, network_path_forms_judge_the_host_browsers_go_to);
+    tcase_add_test(tc, nested_url_flag_for_every_encoded_start);
     tcase_add_test(tc, union_holds_every_nested_urls_flags);
     tcase_add_test(tc, leading_blanks_are_judged_as_browsers_strip_them);
     suite_add_tcase(s, tc);
