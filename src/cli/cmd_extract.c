@@ -183,6 +183,8 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
         cli_buf_addu(b, c->msg->index);
         cli_buf_addc(b, ' ');
     }
+#else
+    (void)c; /* only a mailbox has a message number */
 #endif
     if (r->part == NULL)
         cli_buf_addc(b, '0');
