@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SSRF payloads from public knowledge under `--profile ssrf`: every one is
-denied. Each case says what a client would connect to. (Nested ?url=
-forms are not judged yet: issue 13 step 4 is open.)
+denied. Each case says what a client would connect to; the nested ones
+(a URL inside a query or fragment parameter: the open-redirect and SSRF
+chain shape) say where the redirect or the second fetch goes.
 
 usage: ssrf_payloads_test.py URISAN
 """
@@ -80,10 +81,22 @@ DENY = [
     ("http:/127.0.0.1/", "one slash: browsers connect to 127.0.0.1"),
     ("http://example.com/%0d%0aHost:%20127.0.0.1", "header injection"),
     ("//127.0.0.1/", "network-path reference"),
+    # nested URLs: where a redirect or a follow-up fetch of the parameter goes
+    ("https://example.com/redirect?url=http://169.254.169.254/latest/meta-data/",
+     "open redirect -> AWS IMDS 169.254.169.254"),
+    ("https://example.com/login?next=http%3A%2F%2F127.0.0.1%2Fadmin", "encoded next= -> 127.0.0.1"),
+    ("https://example.com/?u=http%253A%252F%252F10.0.0.1%252F", "double-encoded u= -> 10.0.0.1"),
+    ("https://example.com/?url=//169.254.169.254/", "network-path url= -> 169.254.169.254"),
+    ("https://example.com/?url=/%5C169.254.169.254/", "'/\\' url=, browsers read //169.254.169.254"),
+    ("https://example.com/#u=http://metadata.google.internal/", "fragment parameter -> GCP metadata"),
+    ("https://example.com/?a=1&target=http://0x7f000001/", "second parameter, hex 127.0.0.1"),
+    ("https://example.com/?url=https://example.org/?next=http://127.0.0.1/",
+     "two levels: example.org redirects on to 127.0.0.1"),
+    ("https://example.com/?cb=javascript:alert(1)", "callback parameter with a script URL"),
 ]
 
 ALLOW = ["https://example.com/", "http://example.org/a?b=c", "https://8.8.8.8/",
-         "https://[2606:4700::1111]/"]
+         "https://[2606:4700::1111]/", "https://example.com/?next=https://example.org/a"]
 
 
 def main():
