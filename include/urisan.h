@@ -343,7 +343,9 @@ typedef enum {
     X(NOT_ABSOLUTE,       not_absolute,       4) \
     X(NO_AUTHORITY,       no_authority,       5) \
     X(IP_DENIED,          ip_denied,          6) \
-    X(IP_NOT_ALLOWED,     ip_not_allowed,     7)
+    X(IP_NOT_ALLOWED,     ip_not_allowed,     7) \
+    X(NESTED_HOST_DENIED, nested_host_denied, 8) \
+    X(NESTED_IP_DENIED,   nested_ip_denied,   9)
 
 typedef enum {
 #define URISAN_X_(U, l, b) URISAN_REASON_##U = b,

@@ -232,10 +232,9 @@ static void analyse(const char *t, size_t n, size_t lead, const urisan_policy *p
     }
 }
 
-URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_uri *uri,
-                                       const urisan_policy *pol, char *scratch, size_t cap,
-                                       urisan_nested_fn fn, void *ctx,
-                                       urisan_nested_report *out)
+urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, char *scratch, size_t cap,
+                                 urisan_nested_visit fn, void *ctx, urisan_nested_report *out)
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
@@ -298,7 +297,7 @@ URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_
                 if (nu.depth > out->depth)
                     out->depth = nu.depth;
                 if (fn != NULL)
-                    fn(ctx, &nu);
+                    fn(ctx, &nu, NULL, 0, NULL);
                 continue;
             }
             b = scratch + used;
@@ -310,17 +309,17 @@ URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_
         }
         size_t lead = blanks(t, n);
         nframe *c = top + 1 < URISAN_NESTED_MAX_DEPTH ? &st[top + 1] : NULL;
-        urisan_uri u_local;
+        urisan_uri u_local, ru;
         urisan_uri *u = &u_local;
         if (c != NULL)
             u = &c->u;
+        const urisan_uri *hu = u; /* the parse whose host the browser goes to */
         analyse(t, n, lead, pol, u, &nu.report);
         if (b != NULL && lead + 1 < n && (t[lead] == '\\' || t[lead + 1] == '\\') &&
             (t[lead] == '/' || t[lead] == '\\') && (t[lead + 1] == '/' || t[lead + 1] == '\\')) {
             /* "/\h", "\\h", "\/h": browsers go to host h. Judge the host
                as "//h" too (t is in scratch here); the flags of both. */
             char keep0 = b[lead], keep1 = b[lead + 1];
-            urisan_uri ru;
             urisan_report rr;
             b[lead] = b[lead + 1] = '/';
             analyse(t, n, lead, pol, &ru, &rr);
@@ -329,6 +328,7 @@ URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_
             nu.report.flags |= rr.flags;
             nu.report.ip_family = rr.ip_family;
             memcpy(nu.report.ip, rr.ip, sizeof rr.ip);
+            hu = &ru; /* its spans past the two rewritten bytes hold */
         }
         nu.uri = t;
         nu.uri_len = n;
@@ -337,7 +337,7 @@ URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_
         if (nu.depth > out->depth)
             out->depth = nu.depth;
         if (fn != NULL)
-            fn(ctx, &nu);
+            fn(ctx, &nu, t + lead, n - lead, hu);
         if (nu.depth < maxd && c != NULL && (nu.report.flags & URISAN_F(NESTED_URL))) {
             /* look inside it: the blanks are not part of it */
             c->t = t + lead;
@@ -351,4 +351,30 @@ URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_
         }
     }
     return URISAN_OK;
+}
+
+/* The public walk: the same visits without the parse. */
+typedef struct {
+    urisan_nested_fn fn;
+    void *ctx;
+} public_visit;
+
+static void visit_public(void *ctx, const urisan_nested_url *n, const char *t, size_t tn,
+                         const urisan_uri *u)
+{
+    const public_visit *pv = ctx;
+    (void)t;
+    (void)tn;
+    (void)u;
+    pv->fn(pv->ctx, n);
+}
+
+URISAN_API urisan_status urisan_nested(const char *in, size_t len, const urisan_uri *uri,
+                                       const urisan_policy *pol, char *scratch, size_t cap,
+                                       urisan_nested_fn fn, void *ctx,
+                                       urisan_nested_report *out)
+{
+    public_visit pv = {fn, ctx};
+    return urisan_nested_walk(in, len, uri, pol, scratch, cap, fn != NULL ? visit_public : NULL,
+                              &pv, out);
 }

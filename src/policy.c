@@ -113,6 +113,30 @@ static bool span_in(urisan_span s, size_t len)
     return s.off != URISAN_ABSENT && s.off <= len && s.len <= len - s.off;
 }
 
+/* Is the host of uri (over in[0..len)) or its de-obfuscated address in
+   the host list arr[0..cnt)? No host: only an entry matching "" could. */
+static bool host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *in,
+                        size_t len, const urisan_uri *uri, const urisan_report *rep)
+{
+    bool has_host = span_in(uri->host, len);
+    const char *h = has_host ? in + uri->host.off : "";
+    size_t n = has_host ? uri->host.len : 0;
+    if (n > 0 && h[0] == '[') { /* compare the literal without brackets */
+        size_t b = 1;
+        while (b < n && h[b] != ']')
+            b++;
+        n = b - 1;
+        h++;
+    }
+    if (n > 1 && h[n - 1] == '.')
+        n--; /* "example.com." is example.com (DNS root label) */
+    char ip[48];
+    size_t ipn = 0;
+    if (rep != NULL && rep->ip_family != 0 && urisan_format_ip(rep, ip, sizeof ip, &ipn) != URISAN_OK)
+        ipn = 0;
+    return host_in(p, arr, cnt, h, n, ip, ipn);
+}
+
 static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
                              const urisan_report *rep, const urisan_policy *p)
 {
@@ -165,27 +189,10 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
             rules |= 1u << URISAN_REASON_PORT_NOT_ALLOWED;
     }
 
-    if (p->n_deny_host > 0 || p->n_allow_host > 0) {
-        const char *h = has_host ? in + uri->host.off : "";
-        size_t n = has_host ? uri->host.len : 0;
-        if (n > 0 && h[0] == '[') { /* compare the literal without brackets */
-            size_t b = 1;
-            while (b < n && h[b] != ']')
-                b++;
-            n = b - 1;
-            h++;
-        }
-        if (n > 1 && h[n - 1] == '.')
-            n--; /* "example.com." is example.com (DNS root label) */
-        char ip[48];
-        size_t ipn = 0;
-        if (rep != NULL && rep->ip_family != 0 && urisan_format_ip(rep, ip, sizeof ip, &ipn) != URISAN_OK)
-            ipn = 0;
-        if (p->n_deny_host > 0 && host_in(p, p->deny_host, p->n_deny_host, h, n, ip, ipn))
-            rules |= 1u << URISAN_REASON_HOST_DENIED;
-        if (p->n_allow_host > 0 && !host_in(p, p->allow_host, p->n_allow_host, h, n, ip, ipn))
-            rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
-    }
+    if (p->n_deny_host > 0 && host_listed(p, p->deny_host, p->n_deny_host, in, len, uri, rep))
+        rules |= 1u << URISAN_REASON_HOST_DENIED;
+    if (p->n_allow_host > 0 && !host_listed(p, p->allow_host, p->n_allow_host, in, len, uri, rep))
+        rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
     /* deny-ip / allow-ip: only a host that is an IP literal has an
        address (ip_family is set only with ip_literal) */
     if ((p->n_deny_ip > 0 || p->n_allow_ip > 0) && rep != NULL &&
@@ -200,17 +207,54 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
 #define POL_NOINLINE
 #endif
 
-/* `deny nested:F` / `flag nested:F`: the union of the nested URLs' flags
-   (nested.c), on a scratch of its own (never on the common path). A
-   nested rule that fires is told as nested_url among the deny or flag
-   flags; check --json lists which nested URL carries what. */
+/* What the deny lists say about one nested URL (doc/policy.md "Nested
+   URLs"): deny-host and deny-ip judge every nested URL as they judge the
+   URI itself - a link that leads to a denied host or address is denied.
+   The allow lists do not: a nested link to another site is normal. */
+typedef struct {
+    const urisan_policy *p;
+    unsigned rules;
+} nested_judge;
+
+static void judge_nested(void *ctx, const urisan_nested_url *n, const char *t, size_t tn,
+                         const urisan_uri *u)
+{
+    nested_judge *j = ctx;
+    const urisan_policy *p = j->p;
+    if (u == NULL) {
+        /* not decoded (it did not fit the scratch): nothing shows it is
+           not a denied host or address, so it counts as one (fail closed) */
+        if (p->n_deny_host > 0)
+            j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
+        if (p->n_deny_ip > 0)
+            j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
+        return;
+    }
+    if (p->n_deny_host > 0 && span_in(u->host, tn) &&
+        host_listed(p, p->deny_host, p->n_deny_host, t, tn, u, &n->report))
+        j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
+    if (p->n_deny_ip > 0 && (n->report.flags & URISAN_F(IP_LITERAL)) != 0 &&
+        (urisan_pol_ip_reasons(p, &n->report) & (1u << URISAN_REASON_IP_DENIED)) != 0)
+        j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
+}
+
+/* URLs nested in parameters (nested.c), on a scratch of their own (never
+   on the common path): `deny nested:F` / `flag nested:F` judge the union
+   of their flags - a nested rule that fires is told as nested_url among
+   the deny or flag flags - and deny-host / deny-ip each nested URL
+   (reasons nested_host_denied, nested_ip_denied). check --json lists
+   which nested URL carries what. */
 static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_uri *uri,
                                       const urisan_policy *p, urisan_decision *out)
 {
     char scratch[URISAN_NESTED_SCRATCH];
     urisan_nested_report nr;
-    if (urisan_nested(in, len, uri, p, scratch, sizeof scratch, NULL, NULL, &nr) != URISAN_OK)
+    nested_judge j = {p, 0};
+    bool lists = p->n_deny_host > 0 || p->n_deny_ip > 0;
+    if (urisan_nested_walk(in, len, uri, p, scratch, sizeof scratch, lists ? judge_nested : NULL,
+                           &j, &nr) != URISAN_OK)
         return;
+    out->rules |= j.rules;
     if (nr.flags & p->nested_deny) {
         out->deny_flags |= URISAN_F(NESTED_URL);
         out->flag_flags &= ~URISAN_F(NESTED_URL);
@@ -238,7 +282,8 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
     if (pol != NULL && (in != NULL || len == 0))
         out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol);
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
-        (pol->nested_deny | pol->nested_flag) != 0)
+        ((pol->nested_deny | pol->nested_flag) != 0 || pol->n_deny_host > 0 ||
+         pol->n_deny_ip > 0))
         nested_rules(in, len, uri, pol, out);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;

@@ -74,12 +74,15 @@ static const char profile_ssrf[] =
     "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st\n"
     "# URLs nested in parameters (?next=, ?url=, #u=, decoded once or\n"
     "# twice): an open redirect or a second fetch takes the fetcher there,\n"
-    "# so they answer to the same address and name rules, three levels deep\n"
+    "# so they answer to the same address and name rules, three levels deep;\n"
+    "# the deny-host list above judges them too (?url=http://127.0.0.1.nip.io/),\n"
+    "# and a port other than the scheme's (?url=http://example.org:6379/)\n"
     "nested-depth 3\n"
     "deny nested:ip_loopback nested:ip_private nested:ip_link_local nested:ip_obfuscated\n"
     "deny nested:ip_reserved nested:ip_multicast nested:ip_broadcast nested:ip_embedded\n"
     "deny nested:internal_name nested:single_label nested:userinfo nested:password\n"
-    "deny nested:dangerous_scheme nested:ambiguous_authority nested:invalid nested:too_long\n";
+    "deny nested:dangerous_scheme nested:ambiguous_authority nested:invalid nested:too_long\n"
+    "deny nested:nondefault_port\n";
 
 /* "mail": links in messages (extract --mail, the milter). */
 static const char profile_mail[] =

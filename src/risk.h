@@ -134,6 +134,15 @@ urisan_flags urisan_name_flags_raw(const char *h, size_t n);
 /* nested_url: does a query or fragment parameter of in (u's spans, checked
    against len) hold a nested URL? A bounded look at each value. */
 bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u);
+/* urisan_nested with a visitor that also gets the nested URL's parse: u
+   of t[0..tn) (the URL without its leading blanks; for "/\h" the parse
+   of "//h", the host a browser goes to). t and u are NULL for a value
+   that did not fit the scratch (n->incomplete). */
+typedef void (*urisan_nested_visit)(void *ctx, const urisan_nested_url *n, const char *t,
+                                    size_t tn, const urisan_uri *u);
+urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, char *scratch, size_t cap,
+                                 urisan_nested_visit fn, void *ctx, urisan_nested_report *out);
 
 /* ---- ipv4.c ---- */
 /*

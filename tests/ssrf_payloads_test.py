@@ -9,6 +9,7 @@ usage: ssrf_payloads_test.py URISAN
 import json
 import subprocess
 import sys
+import tempfile
 
 URISAN = sys.argv[1]
 
@@ -93,18 +94,82 @@ DENY = [
     ("https://example.com/?url=https://example.org/?next=http://127.0.0.1/",
      "two levels: example.org redirects on to 127.0.0.1"),
     ("https://example.com/?cb=javascript:alert(1)", "callback parameter with a script URL"),
+    # nested metadata names: the redirect or second fetch resolves them inside
+    ("https://example.com/?url=http://metadata.google.internal/computeMetadata/v1/",
+     "nested GCP metadata name -> 169.254.169.254"),
+    ("https://example.com/?url=http://METADATA.GOOGLE.INTERNAL./", "the same, case and root dot"),
+    ("https://example.com/?next=http%3A%2F%2Fmetadata%2FcomputeMetadata%2Fv1%2F",
+     "encoded one-label 'metadata' -> GCP metadata via the search domain"),
+    ("https://example.com/#u=http://instance-data/latest/meta-data/",
+     "fragment parameter -> EC2 instance-data (169.254.169.254)"),
+    ("https://example.com/?u=//localhost/", "network-path -> localhost, 127.0.0.1"),
+    # nested addresses in the denied ranges, every spelling
+    ("https://example.com/?url=http://[::ffff:169.254.169.254]/", "mapped IPv6 -> AWS IMDS"),
+    ("https://example.com/?url=http://[2002:a9fe:a9fe::]/", "6to4 -> 169.254.169.254"),
+    ("https://example.com/?url=http://192.0.0.192/", "Oracle Cloud metadata, 192.0.0.192"),
+    ("https://example.com/?url=http://100.100.100.200/", "Alibaba Cloud metadata, 100.100.100.200"),
+    ("https://example.com/?url=http://2852039166/", "decimal 169.254.169.254"),
+    ("https://example.com/?url=http://example.org:6379/", "a public host's Redis port"),
+]
+
+# The deny-host list of the profile (public wildcard-DNS services) judges
+# nested URLs too: the reason must be nested_host_denied, the rule and not
+# some flag of the name.
+NESTED_HOST = [
+    ("https://example.com/?url=http://127.0.0.1.nip.io/", "nip.io -> 127.0.0.1"),
+    ("https://example.com/?next=http%3A%2F%2F169.254.169.254.sslip.io%2Flatest%2Fmeta-data%2F",
+     "encoded sslip.io -> 169.254.169.254 (AWS IMDS)"),
+    ("https://example.com/?u=http%253A%252F%252F10.0.0.1.xip.io%252F",
+     "double-encoded xip.io -> 10.0.0.1"),
+    ("https://example.com/#u=//app.lvh.me/", "fragment, network-path lvh.me -> 127.0.0.1"),
+    ("https://example.com/?url=/%5Clocaltest.me/", "'/\\' -> //localtest.me -> 127.0.0.1"),
+    ("https://example.com/?url=https://example.org/?next=http://a.127.0.0.1.NIP.IO./",
+     "two levels: example.org redirects on to nip.io -> 127.0.0.1"),
+]
+
+# A policy on top of the profile with the operator's own ranges and names:
+# deny-ip and deny-host judge nested URLs (reasons nested_ip_denied,
+# nested_host_denied); the addresses are public, so no class flag denies.
+CUSTOM_POLICY = ("profile ssrf\n"
+                 "deny-ip 198.18.0.0/15 8.8.4.0/24 2001:4860::/32\n"
+                 "deny-host .corp.example.com\n")
+CUSTOM = [
+    ("https://example.com/?url=http://8.8.4.4/", "nested_ip_denied", "8.8.4.4, a denied range"),
+    ("https://example.com/?url=http://[2001:4860:4860::8844]/", "nested_ip_denied",
+     "2001:4860:4860::8844, a denied IPv6 range"),
+    ("https://example.com/?url=http://[64:ff9b::8.8.4.4]/", "nested_ip_denied",
+     "NAT64 -> 8.8.4.4, the IPv4 it carries is in a denied range"),
+    ("https://example.com/?u=http://134743044/", "nested_ip_denied", "decimal 8.8.4.4"),
+    ("https://example.com/?u=//wiki.corp.example.com/", "nested_host_denied",
+     "network-path -> wiki.corp.example.com, a denied name"),
 ]
 
 ALLOW = ["https://example.com/", "http://example.org/a?b=c", "https://8.8.8.8/",
-         "https://[2606:4700::1111]/", "https://example.com/?next=https://example.org/a"]
+         "https://[2606:4700::1111]/", "https://example.com/?next=https://example.org/a",
+         "https://example.com/?u=https://nip.io.example.org/", "https://example.com/?u=https://8.8.8.8/"]
+
+
+def run(args, uris):
+    r = subprocess.run([URISAN, "check", "--json"] + args,
+                       input="\n".join(uris).encode() + b"\n", capture_output=True)
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert len(out) == len(uris), (len(out), len(uris), r.stderr)
+    return out
+
+
+def want_reason(cases, out, reason_of):
+    bad = 0
+    for case, o in zip(cases, out):
+        reason = reason_of(case)
+        if o["verdict"] != "deny" or reason not in o["deny_reasons"]:
+            bad += 1
+            print("NOT DENIED by %s: %s (%s): %s" % (reason, case[0], case[-1], o["deny_reasons"]))
+    return bad
 
 
 def main():
     uris = [u for u, _ in DENY] + ALLOW
-    r = subprocess.run([URISAN, "check", "--json", "--profile", "ssrf"],
-                       input="\n".join(uris).encode() + b"\n", capture_output=True)
-    out = [json.loads(x) for x in r.stdout.splitlines()]
-    assert len(out) == len(uris), (len(out), len(uris))
+    out = run(["--profile", "ssrf"], uris)
     bad = 0
     for (uri, what), o in zip(DENY, out):
         if o["verdict"] != "deny":
@@ -114,7 +179,19 @@ def main():
         if o["verdict"] == "deny":
             bad += 1
             print("DENIED %s: %s" % (uri, o["deny_reasons"]))
-    print("%d payloads denied, %d public URLs allowed, %d wrong" % (len(DENY), len(ALLOW), bad))
+    bad += want_reason(NESTED_HOST, run(["--profile", "ssrf"], [u for u, _ in NESTED_HOST]),
+                       lambda c: "nested_host_denied")
+    with tempfile.NamedTemporaryFile("w", suffix=".policy") as pf:
+        pf.write(CUSTOM_POLICY)
+        pf.flush()
+        out = run(["--policy", pf.name], [u for u, _, _ in CUSTOM] + ALLOW[:5])
+        bad += want_reason(CUSTOM, out, lambda c: c[1])
+        for uri, o in zip(ALLOW[:5], out[len(CUSTOM):]):
+            if o["verdict"] == "deny":
+                bad += 1
+                print("DENIED under the custom policy %s: %s" % (uri, o["deny_reasons"]))
+    print("%d payloads denied, %d public URLs allowed, %d wrong" %
+          (len(DENY) + len(NESTED_HOST) + len(CUSTOM), len(ALLOW), bad))
     return 1 if bad else 0
 
 

@@ -423,6 +423,129 @@ START_TEST(ssrf_profile_denies_nested_internal_targets)
 }
 END_TEST
 
+/* deny-host and deny-ip judge every nested URL (reasons nested_host_denied,
+   nested_ip_denied); the allow lists judge none. */
+static unsigned rules_of(const urisan_policy *p, const char *in)
+{
+    urisan_decision d = decide(p, in);
+    ck_assert_msg((d.rules != 0) == (d.verdict == URISAN_DENY) || d.deny_flags != 0,
+                  "%s: rules without a deny", in);
+    return d.rules;
+}
+
+#define R(n) (1u << URISAN_REASON_##n)
+
+START_TEST(deny_host_judges_nested_urls)
+{
+    urisan_policy *p = policy_of("deny-host .evil.example *.nip.io\n");
+    static const char *const deny[] = {
+        "http://a.example/?next=http://evil.example/",
+        "http://a.example/?next=http://WWW.Evil.Example./x",
+        "http://a.example/?u=//127.0.0.1.nip.io/",
+        "http://a.example/?u=/%5C127.0.0.1.nip.io/",       /* browsers: //127.0.0.1.nip.io */
+        "http://a.example/?u=%5C%5Cevil.example/",          /* \\evil.example */
+        "http://a.example/?u=http%253A%252F%252Fevil.example%252F", /* decoded twice */
+        "http://a.example/#u=https://user@evil.example:8443/",
+        "http://a.example/?a=1;b=2&c=http://x.example/&d=http://evil.example/",
+    };
+    for (size_t i = 0; i < sizeof deny / sizeof deny[0]; i++)
+        ck_assert_msg(rules_of(p, deny[i]) == R(NESTED_HOST_DENIED), "%s: rules %x", deny[i],
+                      rules_of(p, deny[i]));
+    /* the URI's own host is host_denied, not the nested rule */
+    ck_assert_uint_eq(rules_of(p, "http://evil.example/?u=http://b.example/"), R(HOST_DENIED));
+    /* not a match: another name, the bare wildcard domain, a path */
+    ck_assert_uint_eq(rules_of(p, "http://a.example/?u=http://evil.example.org/"), 0);
+    ck_assert_uint_eq(rules_of(p, "http://a.example/?u=http://nip.io/"), 0);
+    ck_assert_uint_eq(rules_of(p, "http://a.example/?u=/evil.example/"), 0);
+    ck_assert_int_eq(decide(p, "http://a.example/?u=http://b.example/").verdict, URISAN_FLAGGED);
+    /* the second level only when nested-depth reaches it */
+    const char *two = "http://a.example/?u=http://b.example/?v=http://evil.example/";
+    ck_assert_uint_eq(rules_of(p, two), 0);
+    free(p);
+    p = policy_of("deny-host .evil.example\nnested-depth 2\n");
+    ck_assert_uint_eq(rules_of(p, two), R(NESTED_HOST_DENIED));
+    free(p);
+}
+END_TEST
+
+START_TEST(deny_ip_judges_nested_urls)
+{
+    urisan_policy *p = policy_of("deny-ip 10.0.0.0/8 2001:db8::/32\n");
+    static const char *const deny[] = {
+        "http://a.example/?u=http://10.1.2.3/",
+        "http://a.example/?u=http://0x0a000001/",            /* 10.0.0.1 in hex */
+        "http://a.example/?u=http://[::ffff:10.0.0.1]/",     /* mapped */
+        "http://a.example/?u=http://[2002:a00:1::]/",        /* 6to4 around 10.0.0.1 */
+        "http://a.example/?u=http://[2001:db8::1]/",
+        "http://a.example/?u=/%5C10.0.0.1/",                 /* browsers: //10.0.0.1 */
+        "http://a.example/#u=http%3A%2F%2F167772161%2F",     /* 10.0.0.1 as a number */
+    };
+    for (size_t i = 0; i < sizeof deny / sizeof deny[0]; i++)
+        ck_assert_msg(rules_of(p, deny[i]) == R(NESTED_IP_DENIED), "%s: rules %x", deny[i],
+                      rules_of(p, deny[i]));
+    ck_assert_uint_eq(rules_of(p, "http://10.0.0.1/?u=http://8.8.8.8/"), R(IP_DENIED));
+    ck_assert_uint_eq(rules_of(p, "http://a.example/?u=http://11.0.0.1/"), 0);
+    ck_assert_uint_eq(rules_of(p, "http://a.example/?u=http://10.example/"), 0);
+    free(p);
+}
+END_TEST
+
+START_TEST(allow_lists_do_not_judge_nested_urls)
+{
+    urisan_policy *p = policy_of("allow-host a.example\nallow-ip 10.0.0.0/8\n"
+                                 "allow-scheme https\nallow-port 443\n");
+    /* a link on to another site, address, scheme or port is not denied */
+    ck_assert_uint_eq(rules_of(p, "https://a.example/?u=http://b.example:8080/&v=ftp://8.8.8.8/"), 0);
+    ck_assert_int_eq(decide(p, "https://a.example/?u=http://b.example/").verdict, URISAN_FLAGGED);
+    /* the URI itself still answers to them */
+    ck_assert_uint_eq(rules_of(p, "https://b.example/"), R(HOST_NOT_ALLOWED));
+    free(p);
+}
+END_TEST
+
+START_TEST(nested_value_too_long_for_the_scratch_fails_closed)
+{
+    /* a value whose decoded text does not fit URISAN_NESTED_SCRATCH: its
+       host is unknown, so the deny lists count it as denied */
+    size_t n = URISAN_NESTED_SCRATCH + 200;
+    char *in = malloc(n + 64);
+    ck_assert_ptr_nonnull(in);
+    int k = snprintf(in, 64, "http://a.example/?u=http%%3A%%2F%%2F");
+    memset(in + k, 'x', n);
+    in[k + n] = '\0';
+    urisan_policy *p = policy_of("limit uri 65536\ndeny-host evil.example\ndeny-ip 10.0.0.0/8\n");
+    urisan_decision d = decide(p, in);
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_uint_eq(d.rules, R(NESTED_HOST_DENIED) | R(NESTED_IP_DENIED));
+    free(p);
+    /* without deny lists nothing but the flags judges it */
+    p = policy_of("limit uri 65536\n");
+    d = decide(p, in);
+    ck_assert_uint_eq(d.rules, 0);
+    free(p);
+    free(in);
+}
+END_TEST
+
+START_TEST(nested_reason_names_are_appended)
+{
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_NESTED_HOST_DENIED),
+                     "nested_host_denied");
+    ck_assert_str_eq(urisan_rule_reason_name(URISAN_REASON_NESTED_IP_DENIED), "nested_ip_denied");
+    ck_assert_int_eq(URISAN_REASON_NESTED_HOST_DENIED, 8);
+    ck_assert_int_eq(URISAN_REASON_NESTED_IP_DENIED, 9);
+    urisan_policy *p = policy_of("deny-host evil.example\n");
+    urisan_decision d = decide(p, "http://a.example/?u=//evil.example/");
+    char buf[128];
+    size_t need;
+    ck_assert_int_eq(urisan_decision_format(&d, buf, sizeof buf, &need), URISAN_OK);
+    buf[need] = '\0';
+    ck_assert_str_eq(buf, "denied:nested_host_denied;flagged:nested_url");
+    free(p);
+}
+END_TEST
+#undef R
+
 typedef struct {
     const char *text;
     size_t line, column;
@@ -538,6 +661,11 @@ static Suite *nested_suite(void)
     tcase_add_test(tc, flag_nested_flag_reports);
     tcase_add_test(tc, allow_nested_all_clears_nested_rules);
     tcase_add_test(tc, ssrf_profile_denies_nested_internal_targets);
+    tcase_add_test(tc, deny_host_judges_nested_urls);
+    tcase_add_test(tc, deny_ip_judges_nested_urls);
+    tcase_add_test(tc, allow_lists_do_not_judge_nested_urls);
+    tcase_add_test(tc, nested_value_too_long_for_the_scratch_fails_closed);
+    tcase_add_test(tc, nested_reason_names_are_appended);
     tcase_add_loop_test(tc, policy_mistakes_name_line_column_and_word, 0,
                         sizeof mistakes / sizeof mistakes[0]);
     tcase_add_test(tc, policy_format_writes_nested_rules_back);
