@@ -497,6 +497,63 @@ def test_milter_max_message_takes_k_and_m_suffixes():
         assert r.returncode == 2 and b"--max-message" in r.stderr, (bad, r.stderr[:200])
 
 
+def test_check_json_lists_nested_urls():
+    out, _ = check_json([b"https://a.example/?url=http://127.0.0.1/&n=http%253A%252F%252F10.0.0.1%252F"
+                         b"#u=//[::1]/", b"https://a.example/?q=1"])
+    o = out[0]
+    assert o["nested_capped"] is False, o
+    got = [(n["name"], n["uri"], n["depth"], n["host_ip"]) for n in o["nested"]]
+    assert got == [("url", "http://127.0.0.1/", 1, "127.0.0.1"),
+                   ("n", "http://10.0.0.1/", 1, "10.0.0.1"),
+                   ("u", "//[::1]/", 1, "::1")], got
+    assert o["nested"][0]["flags"] == ["ip_literal", "ip_loopback"], o["nested"][0]
+    assert "ip_private" in o["nested"][1]["flags"]
+    # a line without nested URLs has neither key: its bytes are as before
+    assert "nested" not in out[1] and "nested_capped" not in out[1], out[1]
+    assert list(out[1])[-1] == "length"
+
+
+def test_check_json_nested_list_is_capped_at_16():
+    def uri(k):
+        return ("http://a.example/?" + "&".join("p%d=//h%d.example/" % (i, i)
+                                                for i in range(k))).encode()
+    out, _ = check_json([uri(16), uri(17), uri(40)])
+    assert len(out[0]["nested"]) == 16 and out[0]["nested_capped"] is False
+    for o in out[1:]:
+        assert len(o["nested"]) == 16 and o["nested_capped"] is True, o
+        assert [n["name"] for n in o["nested"]] == ["p%d" % i for i in range(16)]
+
+
+def test_check_json_nested_uri_is_escaped():
+    # the decoded value holds a quote, a backslash, LF, 0x01, DEL, U+00E9
+    # and a byte that is no UTF-8: each must come out as valid JSON
+    out, r = check_json([b"http://a.example/?u=http:%2F%2Fa%22b%5C%0A%01%7F%C3%A9%FF/"
+                         b"&%22n%0A=//h.example/"])
+    o = out[0]
+    assert o["nested"][0]["uri"] == 'http://a"b\\\n\x01\x7f\u00e9\u00ff/', o["nested"][0]
+    assert b'"uri":"http://a\\"b\\\\\\u000a\\u0001\\u007f\xc3\xa9\\u00ff/"' in r.stdout, r.stdout
+    # the name is shown as written (not decoded)
+    assert o["nested"][1]["name"] == "%22n%0A", o["nested"][1]
+
+
+def test_check_json_nested_depth_and_fields():
+    u = b"https://a.example/?u=https://b.example/%3Fv%3Dhttp://127.0.0.1/"
+    out, _ = check_json([u], extra=("--profile", "ssrf"))
+    got = [(n["uri"], n["depth"]) for n in out[0]["nested"]]
+    assert got == [("https://b.example/?v=http://127.0.0.1/", 1),
+                   ("http://127.0.0.1/", 2)], got
+    r = run(["check", "--fields", "nested_capped,uri,nested", "--", u.decode(),
+             "http://b.example/"])
+    rows = [strict_json(x) for x in lines_of(r.stdout)]
+    assert list(rows[0]) == ["nested_capped", "uri", "nested"], rows[0]
+    assert len(rows[0]["nested"]) == 1  # the default policy's depth 1
+    assert list(rows[1]) == ["uri"], rows[1]
+    # --base: the URLs nested in the resolved URI
+    out, _ = check_json([b"?next=//127.0.0.1/"], extra=("--base", "http://b.example/x"))
+    assert out[0]["resolved"] == "http://b.example/x?next=//127.0.0.1/"
+    assert out[0]["nested"][0]["host_ip"] == "127.0.0.1", out[0]
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("test_") and callable(f)]

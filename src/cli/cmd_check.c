@@ -2,6 +2,7 @@
  * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
  * flags and verdict of each URI, as text or JSON Lines.
  */
+#include "check_nested.h"
 #include "cli.h"
 #ifdef URISAN_HAVE_HOSTVIEW
 #include "hostview.h"
@@ -172,6 +173,25 @@ static void put_lineno(cli_buf *b, const void *v)
     const check_row *row = v;
     cli_buf_addu(b, row->c->log->lineno);
 }
+/* The URLs nested in the parameters of the URI judged (the resolved one
+   with --base): only on lines whose flags have nested_url. */
+static bool has_nested(const void *v) { ROW(v); return (r->rep.flags & URISAN_F(NESTED_URL)) != 0; }
+static void put_nested(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->resolved)
+        check_nested_list(b, row->c->rbuf, r->rlen, NULL, row->c->pol);
+    else
+        check_nested_list(b, r->in, r->len, &r->uri, row->c->pol);
+}
+static void put_nested_capped(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (r->resolved)
+        check_nested_capped(b, row->c->rbuf, r->rlen, NULL, row->c->pol);
+    else
+        check_nested_capped(b, r->in, r->len, &r->uri, row->c->pol);
+}
 /* The components one by one (--fields only): "host" rather than
    "components". */
 #ifdef URISAN_HAVE_HOSTVIEW
@@ -256,6 +276,11 @@ static const cli_field check_fields[] = {
     { .name = "path", .put = put_c_path, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
     { .name = "query", .put = put_c_query, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
     { .name = "fragment", .put = put_c_fragment, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
+    /* only on a line with nested URLs (issue 13): every other line stays
+       as it was */
+    { .name = "nested", .put = put_nested, .fb = CLI_FB_OMIT, .present = has_nested },
+    { .name = "nested_capped", .put = put_nested_capped, .fb = CLI_FB_OMIT,
+      .present = has_nested },
 };
 
 

@@ -1,0 +1,30 @@
+/*
+ * check_nested.h - the URLs nested in a URI's parameters as check --json
+ * shows them (keys "nested" and "nested_capped", doc/output.md).
+ */
+#ifndef URISAN_CLI_CHECK_NESTED_H
+#define URISAN_CLI_CHECK_NESTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+#include "urisan.h"
+
+/* At most this many nested URLs are listed per line (the first ones in
+   the library's order: parents before children, left to right); more are
+   marked by "nested_capped": true. Bounds a line at about 16 x the URI. */
+#define CHECK_NESTED_MAX 16
+
+/*
+ * in[0..len) with u its parse (u NULL: parsed here under pol's limits):
+ * "nested" writes the JSON array of its nested URLs, capped (each
+ * {"name","uri","depth","flags","host_ip"}); "nested_capped" whether some
+ * were left out. Both walk with urisan_nested(), to pol's nested-depth.
+ */
+void check_nested_list(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
+                       const urisan_policy *pol);
+void check_nested_capped(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
+                         const urisan_policy *pol);
+
+#endif
