@@ -15,7 +15,12 @@
  *  4. too_long: the flags are exactly too_long and invalid;
  *  5. the verdict is the default policy's (deny set of SPEC 4, flag all
  *     else) and deterministic: analyse and check twice, same answer;
- *     urisan_check equals parse + analyze + decide.
+ *     urisan_check equals parse + analyze + decide;
+ *  6. address classes against the registry table (tests/addr_table.h):
+ *     a class flag is never set on a globally reachable address, and
+ *     every address of a non-global range gets its class - for the
+ *     input's address, and for an address the input places in a row of
+ *     the table (check_table_address).
  */
 #define _GNU_SOURCE 1 /* inet_aton, REG_STARTEND */
 #include <arpa/inet.h>
@@ -267,34 +272,6 @@ static int port_nondefault(const char *in, const urisan_uri *u, unsigned long *v
     return def < 0 || v != (unsigned long)def;
 }
 
-static int v4_class(const uint8_t *a, int *loop, int *priv, int *link)
-{
-    *loop = a[0] == 127 || a[0] == 0;
-    *priv = a[0] == 10 || (a[0] == 172 && (a[1] & 0xf0) == 16) || (a[0] == 192 && a[1] == 168) ||
-            (a[0] == 100 && (a[1] & 0xc0) == 64);
-    *link = a[0] == 169 && a[1] == 254;
-    return 0;
-}
-
-static void ip_classes(const urisan_report *r, int *loop, int *priv, int *link)
-{
-    *loop = *priv = *link = 0;
-    if (r->ip_family == 4) {
-        v4_class(r->ip, loop, priv, link);
-    } else if (r->ip_family == 6) {
-        const uint8_t *a = r->ip;
-        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        static const uint8_t compat[12] = {0};
-        static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
-        if (memcmp(a, mapped, 12) == 0 || memcmp(a, compat, 12) == 0 || memcmp(a, nat64, 12) == 0) {
-            v4_class(a + 12, loop, priv, link);
-            return;
-        }
-        *priv = (a[0] & 0xfe) == 0xfc;
-        *link = a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
-    }
-}
-
 static void check_flags(const char *in, size_t len, const urisan_uri *u, const urisan_report *r)
 {
     urisan_flags f = r->flags;
@@ -467,11 +444,7 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
             FUZZ_ASSERT(memcmp(r->ip, &ia, 4) == 0, "de-obfuscated address differs from inet_aton");
         }
     }
-    int lo, pr, ll;
-    ip_classes(r, &lo, &pr, &ll);
-    expect_flag(f, F(IP_LOOPBACK), lo, "ip_loopback");
-    expect_flag(f, F(IP_PRIVATE), pr, "ip_private");
-    expect_flag(f, F(IP_LINK_LOCAL), ll, "ip_link_local");
+    /* the address classes: check_address_class, against the registry table */
 
     /* ambiguous_authority: sufficient conditions spelled out in SPEC 3 */
     const char *why = NULL;
@@ -576,23 +549,118 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
     }
 }
 
-/* Address classes (doc/policy.md): an address flagged by a class is never
-   globally reachable per the registry table of tests/addr_table.h, and
-   every address of a non-global row gets exactly the table's class (an
-   IPv6 address that carries an IPv4 one may add that one's classes). */
+/* ---- 6. address classes against the registry table --------------------
+
+   The table is tests/addr_table.h (the IANA special-purpose registries,
+   written apart from src/addrclass.c; test_addrclass.c uses the same one).
+   The IPv4 addresses an IPv6 address carries are derived here from the
+   RFCs, apart from urisan_addr_embedded:
+     ::ffff:0:0/96 (RFC 4291 2.5.5.2), ::/96 but :: and ::1 (2.5.5.1),
+     64:ff9b::/96 (RFC 6052) and 64:ff9b:1::/48 (RFC 8215, its /96 form):
+     the last 32 bits; 6to4 2002::/16 (RFC 3056): bits 16..47; Teredo
+     2001::/32 (RFC 4380 4): the server (bits 32..63) and the client
+     (the last 32 bits, inverted). */
+static size_t carried_v4(const uint8_t a[16], uint8_t out[2][4])
+{
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const uint8_t zero[12] = {0};
+    static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
+    static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+    int compat = memcmp(a, zero, 12) == 0 && !(a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] <= 1);
+    if (memcmp(a, mapped, 12) == 0 || compat || memcmp(a, nat64, 12) == 0 ||
+        memcmp(a, nat64_local, 6) == 0) {
+        memcpy(out[0], a + 12, 4);
+        return 1;
+    }
+    if (a[0] == 0x20 && a[1] == 0x02) {
+        memcpy(out[0], a + 2, 4);
+        return 1;
+    }
+    if (a[0] == 0x20 && a[1] == 0x01 && a[2] == 0 && a[3] == 0) {
+        memcpy(out[0], a + 4, 4);
+        for (int i = 0; i < 4; i++)
+            out[1][i] = (uint8_t)(a[12 + i] ^ 0xff);
+        return 2;
+    }
+    return 0;
+}
+
+/*
+ * Two invariants on every address the analysis reports:
+ *  (a) a class flag is never set on an address the table calls globally
+ *      reachable: each class flag is the table's class of the address or
+ *      of an IPv4 address it carries;
+ *  (b) every address in a non-global row of the table gets that class.
+ * Together: the class flags are exactly the table's. ip_embedded is set
+ * exactly when an IPv6 address carries an IPv4 address.
+ */
 static void check_address_class(const urisan_report *r)
 {
-    urisan_flags got = r->flags & AT_CLASSES;
+    char buf[1024], txt[64];
+    urisan_flags got = r->flags & AT_CLASSES, want = 0;
+    size_t ncarried = 0;
     if (r->ip_family == 4) {
-        FUZZ_ASSERT(got == at_class_v4(r->ip), "IPv4 class flags differ from the registry table");
+        want = at_class_v4(r->ip);
+        inet_ntop(AF_INET, r->ip, txt, sizeof txt);
     } else if (r->ip_family == 6) {
-        urisan_flags want = at_class_v6(r->ip);
-        FUZZ_ASSERT((got & want) == want, "IPv6 lacks the registry table's class");
-        FUZZ_ASSERT(got == want || (r->flags & F(IP_EMBEDDED)),
-                    "IPv6 class flags beyond the table's without an embedded IPv4");
+        uint8_t v4[2][4];
+        want = at_class_v6(r->ip);
+        ncarried = carried_v4(r->ip, v4);
+        for (size_t i = 0; i < ncarried; i++)
+            want |= at_class_v4(v4[i]);
+        inet_ntop(AF_INET6, r->ip, txt, sizeof txt);
     } else {
         FUZZ_ASSERT(got == 0 && !(r->flags & F(IP_EMBEDDED)), "a class flag without an address");
+        return;
     }
+    if (got & ~want)
+        fuzz_fail("(a) %s is globally reachable per the registry table but flagged %s", txt,
+                  flag_list(got & ~want, buf, sizeof buf));
+    if (want & ~got)
+        fuzz_fail("(b) %s is in a non-global registry range but lacks %s", txt,
+                  flag_list(want & ~got, buf, sizeof buf));
+    FUZZ_ASSERT(((r->flags & F(IP_EMBEDDED)) != 0) == (ncarried > 0),
+                "ip_embedded is %s for %s, which carries %zu IPv4 address(es)",
+                (r->flags & F(IP_EMBEDDED)) ? "set" : "clear", txt, ncarried);
+}
+
+/*
+ * The fuzz input as an address inside a row of the table, so that every
+ * run exercises (b) across the ranges, not only the addresses a fuzzer
+ * happens to spell: the first and last bytes pick the family and a row
+ * (or none: any address), bit 7 of the last byte asks for a range edge
+ * (host bits all 0 or all 1), the other bytes fill the host bits. The
+ * address is written as a URL and analysed like any other.
+ */
+static void check_table_address(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return;
+    unsigned sel = data[0] ^ data[size - 1];
+    int v6 = sel & 1;
+    size_t nrows = v6 ? sizeof at_v6 / sizeof at_v6[0] : sizeof at_v4 / sizeof at_v4[0];
+    size_t row = (sel >> 1) % (nrows + 1), alen = v6 ? 16 : 4;
+    uint8_t a[16] = {0}, p[16] = {0};
+    unsigned plen = 0;
+    if (row < nrows)
+        at_parse(v6 ? at_v6[row].cidr : at_v4[row].cidr, v6, p, &plen);
+    int edge = (data[size - 1] & 0x80) != 0, ones = (data[1] & 1) != 0;
+    for (size_t i = 0; i < alen; i++) {
+        uint8_t fill = edge ? (ones ? 0xff : 0) : data[(1 + i) % size];
+        unsigned keep = plen >= 8 * (i + 1) ? 8 : plen > 8 * i ? plen - 8 * (unsigned)i : 0;
+        uint8_t mask = (uint8_t)(0xff00u >> keep);
+        a[i] = (uint8_t)((p[i] & mask) | (fill & (uint8_t)~mask));
+    }
+    char txt[64], url[96];
+    inet_ntop(v6 ? AF_INET6 : AF_INET, a, txt, sizeof txt);
+    int n = snprintf(url, sizeof url, v6 ? "http://[%s]/" : "http://%s/", txt);
+    urisan_uri u;
+    urisan_report r;
+    urisan_parse(url, (size_t)n, NULL, &u, NULL);
+    urisan_analyze(url, (size_t)n, &u, NULL, &r);
+    FUZZ_ASSERT(r.ip_family == (v6 ? 6 : 4) && memcmp(r.ip, a, alen) == 0,
+                "%s: the analysis reads another address", url);
+    check_address_class(&r);
 }
 
 static void check_verdict(const urisan_report *r, const urisan_decision *d)
@@ -629,6 +697,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(s1 == URISAN_OK, "analyze returned %s", fuzz_status(s1));
     check_flags(in, size, &u, &r1);
     check_address_class(&r1);
+    check_table_address(data, size);
 
     urisan_decision d1, d2;
     urisan_decide(in, size, &u, &r1, NULL, &d1);
