@@ -19,7 +19,10 @@
  *     flags in bit order, verdict; normalize and resolve: the result or
  *     the error code; the input is echoed back when it is valid UTF-8;
  *  4. the exit status is 1 when something was denied (check) or failed
- *     (normalize, resolve), else 0.
+ *     (normalize, resolve), else 0;
+ *  5. check --json: "nested" and "nested_capped" exactly on lines with
+ *     nested_url, at most 16 entries of the right shape in the library's
+ *     order, capped exactly when the library finds more.
  * For `squid-acl`: exactly one reply line per request line; each reply
  * is "[channel-ID SP] OK|ERR ..." with the request's channel-ID (1 to 20
  * digits and a space) echoed, holds no control byte, and is ERR exactly
@@ -225,6 +228,71 @@ static void check_error(json_object *o, urisan_status st, size_t lineno)
     get(err, "message", json_type_string, 0, lineno);
 }
 
+/* The library's nested URLs of one input (urisan_nested, default policy). */
+typedef struct {
+    size_t n;
+    char uri[16][256]; /* the first 16, cut to 255 bytes */
+    size_t len[16];
+} nested_seen;
+
+static void see_nested(void *ctx, const urisan_nested_url *nu)
+{
+    nested_seen *s = ctx;
+    if (s->n < 16) {
+        size_t k = nu->uri_len < 255 ? nu->uri_len : 255;
+        memcpy(s->uri[s->n], nu->uri, k);
+        s->len[s->n] = k;
+    }
+    s->n++;
+}
+
+/* 5. "nested" and "nested_capped" exactly on lines whose flags have
+   nested_url: at most 16 entries of the right shape, in the library's
+   order (each uri echoed when it is valid UTF-8), capped exactly when
+   the library finds more. */
+static void check_nested_keys(json_object *o, const char *in, size_t len, const urisan_uri *u,
+                              urisan_flags flags, size_t lineno)
+{
+    json_object *v = NULL;
+    int has = json_object_object_get_ex(o, "nested", &v);
+    FUZZ_ASSERT(has == json_object_object_get_ex(o, "nested_capped", NULL),
+                "line %zu: nested without nested_capped or the reverse", lineno);
+    FUZZ_ASSERT(has == ((flags & URISAN_F(NESTED_URL)) != 0),
+                "line %zu: nested keys %s, nested_url %s", lineno, has ? "present" : "absent",
+                (flags & URISAN_F(NESTED_URL)) ? "set" : "clear");
+    if (!has)
+        return;
+    static char scratch[URISAN_NESTED_SCRATCH];
+    nested_seen seen;
+    seen.n = 0;
+    urisan_nested_report nr;
+    urisan_nested(in, len, u, NULL, scratch, sizeof scratch, see_nested, &seen, &nr);
+    json_object *list = get(o, "nested", json_type_array, 0, lineno);
+    size_t n = json_object_array_length(list);
+    FUZZ_ASSERT(n == (seen.n < 16 ? seen.n : 16), "line %zu: %zu nested URLs listed, the library "
+                "has %zu", lineno, n, seen.n);
+    json_object *capped = get(o, "nested_capped", json_type_boolean, 0, lineno);
+    FUZZ_ASSERT(json_object_get_boolean(capped) == (seen.n > 16), "line %zu: nested_capped wrong",
+                lineno);
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(list, i);
+        FUZZ_ASSERT(json_object_is_type(e, json_type_object), "line %zu: nested[%zu] not an object",
+                    lineno, i);
+        get(e, "name", json_type_string, 0, lineno);
+        json_object *uri = get(e, "uri", json_type_string, 0, lineno);
+        json_object *depth = get(e, "depth", json_type_int, 0, lineno);
+        FUZZ_ASSERT(json_object_get_int(depth) == 1, "line %zu: depth %d under the default policy",
+                    lineno, json_object_get_int(depth));
+        get(e, "flags", json_type_array, 0, lineno);
+        get(e, "host_ip", json_type_string, 1, lineno);
+        const char *us = json_object_get_string(uri);
+        size_t ul = (size_t)json_object_get_string_len(uri);
+        if (seen.len[i] < 255 && valid_utf8((const unsigned char *)seen.uri[i], seen.len[i]))
+            FUZZ_ASSERT(ul == seen.len[i] && memcmp(us, seen.uri[i], ul) == 0,
+                        "line %zu: nested[%zu].uri is not the library's", lineno, i);
+    }
+}
+
 static void check_json_line(const char *ol, size_t on, const char *il, size_t in_len, size_t lineno,
                             int *denied)
 {
@@ -302,6 +370,7 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
         FUZZ_ASSERT(strcmp(json_object_get_string(a), json_object_get_string(b)) == 0,
                     "line %zu: reasons[%zu] differs from deny_reasons + flag_reasons", lineno, i);
     }
+    check_nested_keys(o, copy, keep, &u, r.flags, lineno);
     if (d.verdict == URISAN_DENY)
         *denied = 1;
     free(copy);
