@@ -610,6 +610,10 @@ START_TEST(one_mib_of_nested_urls_is_bounded)
     char *in = malloc(len);
     char *scratch = malloc(3 * len);
     urisan_policy *p = policy_of("nested-depth 3\nlimit uri 1048576\nlimit segments 1048576\n");
+    urisan_policy *lists = policy_of("nested-depth 3\nlimit uri 1048576\nlimit segments 1048576\n"
+                                     "deny-host .x.example\ndeny-ip 10.0.0.0/8\n");
+    urisan_policy *lists_h = policy_of("nested-depth 3\nlimit uri 1048576\n"
+                                       "limit segments 1048576\ndeny-host h\n");
     for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
         size_t u = strlen(units[k]);
         memcpy(in, "http://h/?x", 11);
@@ -627,7 +631,23 @@ START_TEST(one_mib_of_nested_urls_is_bounded)
         ck_assert(nr.count >= 1 && nr.depth <= 3);
         if (k == 2)
             ck_assert_uint_eq(nr.count, (n - 11) / u); /* every "a=//h" */
+        /* the decision with deny lists judges every nested URL it walks:
+           "a=//h" x 174,761 is no match; the escaped chain does not fit
+           urisan_decide's 8 KiB scratch and fails closed */
+        urisan_decision d;
+        urisan_decide(in, n, &uri, &r, lists, &d);
+        unsigned want = k == 1 ? (1u << URISAN_REASON_NESTED_HOST_DENIED) |
+                                     (1u << URISAN_REASON_NESTED_IP_DENIED)
+                               : 0;
+        ck_assert_uint_eq(d.rules, want);
+        if (k == 2) {
+            urisan_decide(in, n, &uri, &r, lists_h, &d); /* the URI's own host is h too */
+            ck_assert_uint_eq(d.rules, (1u << URISAN_REASON_HOST_DENIED) |
+                                           (1u << URISAN_REASON_NESTED_HOST_DENIED));
+        }
     }
+    free(lists);
+    free(lists_h);
     free(p);
     free(scratch);
     free(in);
