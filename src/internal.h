@@ -7,6 +7,7 @@
 #include "urisan.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* ---- character classes: the one 256-entry table (chartab.c) ---- */
 enum {
@@ -57,8 +58,79 @@ static inline bool is_escape_at(const char *in, size_t len, size_t i)
 /* Case-insensitive ASCII compare of a span with a literal. */
 bool urisan_ieq(const char *a, size_t alen, const char *lit);
 
+/* Inlined whatever the compiler's size estimate (hot paths whose code
+   layout matters: callgrind counts). */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* ---- limits (limits.c): SPEC section 2 ---- */
+#define URISAN_DNS_LABEL 63  /* a DNS label, bytes (RFC 1034 3.1) */
+#define URISAN_DNS_NAME 255  /* a DNS name, bytes (RFC 1034 3.1) */
+/* The default bounds, the one place they are written: urisan_limits_default,
+   urisan_policy_limits and the parser's fast path all read this object. */
+extern const urisan_limits urisan_default_limits;
+#define URISAN_LIMITS_DEFAULT { .max_uri = 8192, .max_scheme = 64, \
+    .max_userinfo = 1024, .max_host = URISAN_DNS_NAME,             \
+    .max_label = URISAN_DNS_LABEL, .max_segments = 1024 }
+
 /* Effective limits: defaults when NULL, each clamped to the hard ceiling. */
 void urisan_limits_effective(const urisan_limits *in, urisan_limits *out);
+
+/* ---- errors: the one way an urisan_error is filled ---- */
+/* *err = { code, off, input } when err != NULL; returns code, so a failing
+   path reads `return urisan_fail(err, URISAN_E_..., off);`. input: which input the
+   offset is in (0: the first URI, 1: the second; urisan_error.input). */
+static inline urisan_status urisan_fail_in(urisan_error *err, urisan_status code, size_t off,
+                                    unsigned input)
+{
+    if (err) {
+        err->code = code;
+        err->offset = off;
+        err->input = input;
+    }
+    return code;
+}
+
+static inline urisan_status urisan_fail(urisan_error *err, urisan_status code, size_t off)
+{
+    return urisan_fail_in(err, code, off, 0);
+}
+
+/* ---- components ---- */
+/* The state of a urisan_uri before parsing: every component absent, no
+   host, no port, no error. segments and valid are the parse's result and
+   are set where it ends (the scan summary too: the parser's own). */
+static ALWAYS_INLINE void urisan_uri_reset(urisan_uri *u)
+{
+    const urisan_span none = {URISAN_ABSENT, 0};
+    u->scheme = u->userinfo = u->host = u->port = none;
+    u->path = u->query = u->fragment = u->zone = none;
+    u->host_type = URISAN_HOST_NONE;
+    memset(u->ip, 0, sizeof u->ip);
+    u->port_value = URISAN_NO_PORT;
+    (void)urisan_fail(&u->error, URISAN_OK, 0);
+}
+
+/* port = *DIGIT (RFC 3986 3.2.3): the value of s[0..n), or
+   URISAN_PORT_NOT_DIGITS when a byte is not a digit. Above 65535 the value
+   stops growing (a long run cannot wrap): any result > 65535 is no port.
+*/
+#define URISAN_PORT_NOT_DIGITS 0xFFFFFFFFu
+static ALWAYS_INLINE uint32_t urisan_port_number(const char *s, size_t n)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = (uint32_t)(unsigned char)s[i] - '0';
+        if (d > 9)
+            return URISAN_PORT_NOT_DIGITS;
+        if (v <= 65535)
+            v = v * 10 + d;
+    }
+    return v;
+}
 
 /* ---- parse -> analyse hand-over (urisan_uri.scan_bits_) ---- */
 /* What the parse fast path (parse.c) saw of in/len (urisan_uri's

@@ -1,14 +1,11 @@
 /* limits.c - the length bounds of SPEC section 2. */
 #include "internal.h"
 
+const urisan_limits urisan_default_limits = URISAN_LIMITS_DEFAULT;
+
 URISAN_API void urisan_limits_default(urisan_limits *lim)
 {
-    lim->max_uri = 8192;
-    lim->max_scheme = 64;
-    lim->max_userinfo = 1024;
-    lim->max_host = 255;   /* DNS, RFC 1034 3.1 */
-    lim->max_label = 63;   /* DNS, RFC 1034 3.1 */
-    lim->max_segments = 1024;
+    *lim = urisan_default_limits;
 }
 
 static size_t clamp(size_t v) { return v > URISAN_HARD_CEILING ? URISAN_HARD_CEILING : v; }
@@ -16,7 +13,7 @@ static size_t clamp(size_t v) { return v > URISAN_HARD_CEILING ? URISAN_HARD_CEI
 void urisan_limits_effective(const urisan_limits *in, urisan_limits *out)
 {
     if (in == NULL) {
-        urisan_limits_default(out);
+        *out = urisan_default_limits;
         return;
     }
     out->max_uri = clamp(in->max_uri);

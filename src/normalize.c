@@ -235,26 +235,14 @@ urisan_status urisan_normalize_ex(const char *in, size_t len,
 
     if (needed)
         *needed = 0;
-    if (err) {
-        err->code = URISAN_OK;
-        err->offset = 0;
-        err->input = 0;
-    }
-    if (needed == NULL || (in == NULL && len) || (buf == NULL && cap)) {
-        if (err)
-            err->code = URISAN_E_BAD_ARGUMENT;
-        return URISAN_E_BAD_ARGUMENT;
-    }
+    (void)urisan_fail(err, URISAN_OK, 0);
+    if (needed == NULL || (in == NULL && len) || (buf == NULL && cap))
+        return urisan_fail(err, URISAN_E_BAD_ARGUMENT, 0);
     if (in == NULL)
         in = ""; /* len == 0: no byte is read, and no arithmetic on NULL */
     urisan_status st = urisan_parse(in, len, lim, &u, &e);
-    if (st != URISAN_OK) {
-        if (err) {
-            err->code = st;
-            err->offset = e.offset;
-        }
-        return st;
-    }
+    if (st != URISAN_OK)
+        return urisan_fail(err, st, e.offset);
     /* The normal form is at most 2 bytes longer than the input: only the
        path can grow, by the "/." or "./" guard or the "/" of an empty
        http path (never both); every other change shrinks or keeps the
@@ -297,14 +285,8 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
         *equal = 0;
     if (needed)
         *needed = 0;
-    if (equal == NULL || needed == NULL || (work == NULL && cap)) {
-        if (err) {
-            err->code = URISAN_E_BAD_ARGUMENT;
-            err->offset = 0;
-            err->input = 0;
-        }
-        return URISAN_E_BAD_ARGUMENT;
-    }
+    if (equal == NULL || needed == NULL || (work == NULL && cap))
+        return urisan_fail(err, URISAN_E_BAD_ARGUMENT, 0);
     /* a into work[0..na), b right after it; both sizes are always
        learnt, so *needed is right even when the first does not fit. */
     st = urisan_normalize(a, alen, lim, work, cap, &na, err);
@@ -321,10 +303,5 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
     if (na + nb > cap)
         return URISAN_E_NOSPACE;
     *equal = na == nb && (na == 0 || memcmp(work, work + na, na) == 0);
-    if (err) {
-        err->code = URISAN_OK;
-        err->offset = 0;
-        err->input = 0;
-    }
-    return URISAN_OK;
+    return urisan_fail(err, URISAN_OK, 0);
 }

@@ -25,10 +25,8 @@ typedef struct {
 /* Record a validation error unless an earlier one is already recorded. */
 static void invalid(parser *p, urisan_status code, size_t off)
 {
-    if (p->out->error.code == URISAN_OK) {
-        p->out->error.code = code;
-        p->out->error.offset = off;
-    }
+    if (p->out->error.code == URISAN_OK)
+        (void)urisan_fail(&p->out->error, code, off);
 }
 
 /*
@@ -85,7 +83,6 @@ static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_c
 {
     urisan_uri *u = p->out;
     const char *in = p->in;
-    const size_t dns_label = 63, dns_host = 255;
     size_t label_start = hs;
     size_t bad = URISAN_ABSENT;
     urisan_status bad_code = URISAN_OK;
@@ -97,8 +94,8 @@ static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_c
                 *bound_off = label_start + p->lim.max_label;
                 return false;
             }
-            if (llen > dns_label && bad == URISAN_ABSENT) {
-                bad = label_start + dns_label;
+            if (llen > URISAN_DNS_LABEL && bad == URISAN_ABSENT) {
+                bad = label_start + URISAN_DNS_LABEL;
                 bad_code = URISAN_E_LABEL_LENGTH;
             }
             if (i == he)
@@ -118,8 +115,8 @@ static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_c
     }
     if (bad != URISAN_ABSENT)
         invalid(p, bad_code, bad);
-    else if (he - hs > dns_host)
-        invalid(p, URISAN_E_HOST_LENGTH, hs + dns_host);
+    else if (he - hs > URISAN_DNS_NAME)
+        invalid(p, URISAN_E_HOST_LENGTH, hs + URISAN_DNS_NAME);
 
     if (cc_is((unsigned char)in[hs], CC_DIGIT) &&
         urisan_parse_ipv4_strict(in + hs, he - hs, u->ip))
@@ -281,24 +278,16 @@ static bool authority(parser *p, size_t as, size_t ae, size_t last_at, size_t la
     /* port = *DIGIT   (3.2.3); its value must fit in 16 bits (SPEC 2). */
     if (ps != URISAN_ABSENT) {
         u->port = span(ps, ae - ps);
-        uint32_t v = 0;
-        bool digits = true;
-        for (size_t i = ps; i < ae; i++) {
-            unsigned char c = (unsigned char)in[i];
-            if (!cc_is(c, CC_DIGIT)) {
-                invalid(p, URISAN_E_BAD_PORT, i);
-                digits = false;
-                break;
-            }
-            if (v <= 65535)
-                v = v * 10 + (uint32_t)(c - '0');
-        }
-        if (digits && ae > ps) {
-            if (v > 65535)
-                invalid(p, URISAN_E_PORT_RANGE, ps);
-            else
-                u->port_value = v;
-        }
+        uint32_t v = urisan_port_number(in + ps, ae - ps);
+        if (v == URISAN_PORT_NOT_DIGITS) {
+            size_t k = ps;
+            while (cc_is((unsigned char)in[k], CC_DIGIT))
+                k++;
+            invalid(p, URISAN_E_BAD_PORT, k);
+        } else if (v > 65535)
+            invalid(p, URISAN_E_PORT_RANGE, ps);
+        else if (ae > ps)
+            u->port_value = v;
     }
     return true;
 }
@@ -313,29 +302,14 @@ urisan_status urisan_parse_full(const char *in, size_t len,
     urisan_status bc = URISAN_OK;
     size_t bo = 0;
 
-    if (u == NULL || (in == NULL && len != 0)) {
-        if (err) {
-            err->code = URISAN_E_BAD_ARGUMENT;
-            err->offset = 0;
-            err->input = 0;
-        }
-        return URISAN_E_BAD_ARGUMENT;
-    }
+    if (u == NULL || (in == NULL && len != 0))
+        return urisan_fail(err, URISAN_E_BAD_ARGUMENT, 0);
     p.in = in;
     p.len = len;
     p.out = u;
     urisan_limits_effective(lim_in, &p.lim);
 
-    u->scheme = u->userinfo = u->host = u->port = absent;
-    u->path = u->query = u->fragment = u->zone = absent;
-    u->host_type = URISAN_HOST_NONE;
-    memset(u->ip, 0, sizeof u->ip);
-    u->port_value = URISAN_NO_PORT;
-    u->segments = 0;
-    u->valid = 0;
-    u->error.code = URISAN_OK;
-    u->error.offset = 0;
-    u->error.input = 0;
+    urisan_uri_reset(u);
     u->scan_in_ = NULL; /* no summary: the analysis reads every byte */
     u->scan_len_ = 0;
     u->scan_bits_ = 0;
@@ -454,16 +428,10 @@ urisan_status urisan_parse_full(const char *in, size_t len,
 
 bound:
     /* A bound was hit: stop at once, every component absent. */
-    u->scheme = u->userinfo = u->host = u->port = absent;
-    u->path = u->query = u->fragment = u->zone = absent;
-    u->host_type = URISAN_HOST_NONE;
-    memset(u->ip, 0, sizeof u->ip);
-    u->port_value = URISAN_NO_PORT;
+    urisan_uri_reset(u);
     u->segments = 0;
     u->valid = 0;
-    u->error.code = bc;
-    u->error.offset = bo;
-    u->error.input = 0;
+    (void)urisan_fail(&u->error, bc, bo);
     if (err)
         *err = u->error;
     return bc;

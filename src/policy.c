@@ -24,14 +24,13 @@ URISAN_API void urisan_policy_init(urisan_policy *p)
     p->deny = URISAN_DEFAULT_DENY;
     p->flag = URISAN_DEFAULT_FLAG;
     p->nested_depth = 1;
-    urisan_limits_default(&p->limits);
+    p->limits = urisan_default_limits;
 }
 
 URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
 {
-    static const urisan_limits defaults = {8192, 64, 1024, 255, 63, 1024}; /* SPEC 2 */
     if (p == NULL || p->magic != POL_MAGIC)
-        return &defaults;
+        return &urisan_default_limits;
     return &p->limits;
 }
 
@@ -169,15 +168,9 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
         long port = -1;
         urisan_span ps = uri->port;
         if (span_in(ps, len) && ps.len > 0) {
-            long v = 0;
-            for (size_t i = 0; i < ps.len && v >= 0; i++) {
-                unsigned char ch = (unsigned char)in[ps.off + i];
-                if (!cc_is(ch, CC_DIGIT))
-                    v = -1;
-                else if ((v = v * 10 + (ch - '0')) > 65535)
-                    v = -1;
-            }
-            port = v;
+            uint32_t v = urisan_port_number(in + ps.off, ps.len);
+            if (v <= 65535)
+                port = (long)v;
         } else if (has_scheme) {
             scheme_overlay ov = policy_overlay(p);
             port = urisan_scheme_port(&ov, in + uri->scheme.off, uri->scheme.len);

@@ -199,7 +199,7 @@ static const char *name_error(const char *s, size_t n)
             return "'*' only as '*.' at the start of a host rule";
         if (!cc_is(ch, CC_ALPHA) && !cc_is(ch, CC_DIGIT) && ch != '-' && ch != '_')
             return "invalid character in host";
-        if (++label > 63)
+        if (++label > URISAN_DNS_LABEL)
             return "host label longer than 63 bytes";
     }
     if (label == 0)

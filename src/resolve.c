@@ -58,15 +58,6 @@ static bool span_ieq(const char *a, urisan_span sa, const char *b, urisan_span s
     return true;
 }
 
-static void set_err(urisan_error *err, urisan_status c, size_t off, unsigned input)
-{
-    if (err) {
-        err->code = c;
-        err->offset = off;
-        err->input = input;
-    }
-}
-
 static size_t put(char *buf, size_t k, const char *p, size_t n)
 {
     if (n)
@@ -90,12 +81,12 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
         *needed = 0;
     if (flags)
         *flags = 0;
-    set_err(err, URISAN_OK, 0, 0);
+    urisan_fail_in(err, URISAN_OK, 0, 0);
     if (opt == NULL)
         opt = &dflt;
     if (needed == NULL || (base == NULL && blen) || (ref == NULL && rlen) ||
         (buf == NULL && cap) || (unsigned)opt->above_root > URISAN_ABOVE_ROOT_REJECT) {
-        set_err(err, URISAN_E_BAD_ARGUMENT, 0, 0);
+        urisan_fail_in(err, URISAN_E_BAD_ARGUMENT, 0, 0);
         return URISAN_E_BAD_ARGUMENT;
     }
 
@@ -103,16 +94,16 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
        ignored (5.1: "stripped of any fragment component"). */
     st = urisan_parse(base, blen, opt->limits, &B, &e);
     if (st != URISAN_OK) {
-        set_err(err, st, e.offset, 0);
+        urisan_fail_in(err, st, e.offset, 0);
         return st;
     }
     if (!urisan_span_present(B.scheme)) {
-        set_err(err, URISAN_E_BASE_NOT_ABSOLUTE, 0, 0);
+        urisan_fail_in(err, URISAN_E_BASE_NOT_ABSOLUTE, 0, 0);
         return URISAN_E_BASE_NOT_ABSOLUTE;
     }
     st = urisan_parse(ref, rlen, opt->limits, &R, &e);
     if (st != URISAN_OK) {
-        set_err(err, st, e.offset, 1);
+        urisan_fail_in(err, st, e.offset, 1);
         return st;
     }
 
@@ -200,9 +191,9 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
     }
     if (fi.above && opt->above_root == URISAN_ABOVE_ROOT_REJECT) {
         if (fi.first_above < pa.n && pa_in == 0)
-            set_err(err, URISAN_E_ABOVE_ROOT, pa_off + fi.first_above, 0);
+            urisan_fail_in(err, URISAN_E_ABOVE_ROOT, pa_off + fi.first_above, 0);
         else
-            set_err(err, URISAN_E_ABOVE_ROOT, pb_off + (fi.first_above - pa.n), 1);
+            urisan_fail_in(err, URISAN_E_ABOVE_ROOT, pb_off + (fi.first_above - pa.n), 1);
         return URISAN_E_ABOVE_ROOT;
     }
 

@@ -10,7 +10,7 @@
 
 /* ---- fixed capacities of a policy (SPEC 4: caller memory, no malloc) ---- */
 #define POL_MAX_NAME      64    /* a scheme name, bytes (the default max_scheme) */
-#define POL_MAX_HOSTNAME  255   /* a host entry, bytes (DNS, RFC 1034 3.1) */
+#define POL_MAX_HOSTNAME  URISAN_DNS_NAME /* a host entry, bytes */
 #define POL_MAX_SCHEMES   64    /* allow-scheme entries */
 #define POL_MAX_DANGEROUS 64    /* dangerous-scheme entries added by the policy */
 #define POL_MAX_PORTS     128   /* allow-port entries (a port or a range) */
