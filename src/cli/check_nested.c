@@ -24,13 +24,7 @@ static void put_one(void *ctx, const urisan_nested_url *nu)
     cli_buf_lit(b, ",\"flags\":");
     cli_jv_flags(b, nu->report.flags);
     cli_buf_lit(b, ",\"host_ip\":");
-    char ip[64];
-    size_t iplen = 0;
-    if (nu->report.ip_family != 0 &&
-        urisan_format_ip(&nu->report, ip, sizeof ip, &iplen) == URISAN_OK)
-        json_quote(b, ip, iplen);
-    else
-        cli_buf_lit(b, "null");
+    cli_jv_host_ip(b, &nu->report);
     cli_buf_addc(b, '}');
 }
 
@@ -50,18 +44,15 @@ static size_t walk(nested_out *o, const char *in, size_t len, const urisan_uri *
     return o->n;
 }
 
-void check_nested_list(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
-                       const urisan_policy *pol)
+void check_nested(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
+                  const urisan_policy *pol, bool capped)
 {
-    nested_out o = {b, 0};
+    nested_out o = {capped ? NULL : b, 0};
+    if (capped) {
+        cli_jv_bool(b, walk(&o, in, len, u, pol) > CHECK_NESTED_MAX);
+        return;
+    }
     cli_buf_addc(b, '[');
     walk(&o, in, len, u, pol);
     cli_buf_addc(b, ']');
-}
-
-void check_nested_capped(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
-                         const urisan_policy *pol)
-{
-    nested_out o = {NULL, 0};
-    cli_jv_bool(b, walk(&o, in, len, u, pol) > CHECK_NESTED_MAX);
 }

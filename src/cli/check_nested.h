@@ -17,14 +17,13 @@
 #define CHECK_NESTED_MAX 16
 
 /*
- * in[0..len) with u its parse (u NULL: parsed here under pol's limits):
- * "nested" writes the JSON array of its nested URLs, capped (each
- * {"name","uri","depth","flags","host_ip"}); "nested_capped" whether some
- * were left out. Both walk with urisan_nested(), to pol's nested-depth.
+ * in[0..len) with u its parse (u NULL: parsed here under pol's limits),
+ * walked with urisan_nested() to pol's nested-depth. capped false: the
+ * value of "nested", the JSON array of its nested URLs, capped (each
+ * {"name","uri","depth","flags","host_ip"}); true: the value of
+ * "nested_capped", whether some were left out.
  */
-void check_nested_list(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
-                       const urisan_policy *pol);
-void check_nested_capped(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
-                         const urisan_policy *pol);
+void check_nested(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
+                  const urisan_policy *pol, bool capped);
 
 #endif

@@ -164,6 +164,8 @@ int cli_finish(const char *cmd, int status);
 void cli_jv_error(cli_buf *b, const urisan_error *e);
 /* ["name", ...] in bit order. */
 void cli_jv_flags(cli_buf *b, urisan_flags f);
+/* The report's de-obfuscated address ("127.0.0.1", "::1"), or null. */
+void cli_jv_host_ip(cli_buf *b, const urisan_report *r);
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */

@@ -132,17 +132,7 @@ static void put_error(cli_buf *b, const void *v)
     cli_jv_error(b, r->uri.valid ? NULL : &r->uri.error);
 }
 static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri, r->plain); }
-static void put_host_ip(cli_buf *b, const void *v)
-{
-    ROW(v);
-    char ip[64];
-    size_t iplen = 0;
-    if (r->rep.ip_family != 0 &&
-        urisan_format_ip(&r->rep, ip, sizeof ip, &iplen) == URISAN_OK)
-        json_quote(b, ip, iplen);
-    else
-        cli_buf_lit(b, "null");
-}
+static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->rep); }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
 static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
 static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
@@ -176,22 +166,16 @@ static void put_lineno(cli_buf *b, const void *v)
 /* The URLs nested in the parameters of the URI judged (the resolved one
    with --base): only on lines whose flags have nested_url. */
 static bool has_nested(const void *v) { ROW(v); return (r->rep.flags & URISAN_F(NESTED_URL)) != 0; }
-static void put_nested(cli_buf *b, const void *v)
+static void put_nested_keys(cli_buf *b, const void *v, bool capped)
 {
     ROW(v);
-    if (r->resolved)
-        check_nested_list(b, row->c->rbuf, r->rlen, NULL, row->c->pol);
+    if (r->resolved) /* its parse is not kept: check_nested parses it */
+        check_nested(b, row->c->rbuf, r->rlen, NULL, row->c->pol, capped);
     else
-        check_nested_list(b, r->in, r->len, &r->uri, row->c->pol);
+        check_nested(b, r->in, r->len, &r->uri, row->c->pol, capped);
 }
-static void put_nested_capped(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (r->resolved)
-        check_nested_capped(b, row->c->rbuf, r->rlen, NULL, row->c->pol);
-    else
-        check_nested_capped(b, r->in, r->len, &r->uri, row->c->pol);
-}
+static void put_nested(cli_buf *b, const void *v) { put_nested_keys(b, v, false); }
+static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v, true); }
 /* The components one by one (--fields only): "host" rather than
    "components". */
 #ifdef URISAN_HAVE_HOSTVIEW

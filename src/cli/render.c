@@ -151,6 +151,16 @@ static void render_flags(cli_buf *b, const void *arg)
     cli_buf_addc(b, ']');
 }
 
+void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
+{
+    char ip[64];
+    size_t iplen = 0;
+    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &iplen) == URISAN_OK)
+        json_quote(b, ip, iplen);
+    else
+        cli_buf_lit(b, "null");
+}
+
 void cli_jv_flags(cli_buf *b, urisan_flags f)
 {
     static _Thread_local memo_table memo;
