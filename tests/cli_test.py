@@ -554,6 +554,244 @@ def test_check_json_nested_depth_and_fields():
     assert out[0]["nested"][0]["host_ip"] == "127.0.0.1", out[0]
 
 
+# ----------------------------------------------------------------------
+# tests/spec/*.md through `check --json` (format: tests/spec/README.md);
+# test_spec.c runs the same files against the library.
+
+SPEC_DIR = os.path.join(SRCDIR, "tests", "spec")
+SPEC_PARTS = ["scheme", "userinfo", "host", "port", "path", "query", "fragment"]
+SPEC_TYPES = ["none", "empty", "reg-name", "ipv4", "ipv6", "ipv6-zone",
+              "ipvfuture", "invalid"]
+ARROW = "\u2192".encode()
+
+
+def spec_names():
+    """Flag and status names from the public header and the flag list."""
+    import re
+    inc = os.path.join(SRCDIR, "include")
+    with open(os.path.join(inc, "urisan_flags.def")) as f:
+        flags = re.findall(r"^URISAN_FLAG\(\s*\w+,\s*(\w+),", f.read(), re.M)
+    with open(os.path.join(inc, "urisan.h")) as f:
+        status = re.findall(r"^\s*X\(\s*\w+,\s*(\w+),\s*\d+,", f.read(), re.M)
+    assert "invalid" in flags and "port_range" in status
+    return set(flags), set(status) - {"ok"}
+
+
+class SpecError(Exception):
+    pass
+
+
+def spec_quoted(line, i):
+    """The backtick-quoted bytes at line[i]: (bytes, index after)."""
+    import re
+    if line[i:i + 1] != b"`":
+        raise SpecError("expected a `quoted` value")
+    end = line.find(b"`", i + 1)
+    if end < 0:
+        raise SpecError("unterminated ` quote")
+    raw = line[i + 1:end]
+    if any(c < 0x20 or c == 0x7F for c in raw):
+        raise SpecError("raw control byte in quoted text (write it as \\xNN)")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SpecError("invalid UTF-8 in quoted text (write the bytes as \\xNN)")
+    val = re.sub(rb"\\x([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), raw)
+    return val, end + 1
+
+
+def spec_word(w, case, flags, status):
+    if len(w) > 1 and w[0] in "+-":
+        if w[1:] not in flags:
+            raise SpecError("unknown flag name")
+        if w[1:] in case["set" if w[0] == "-" else "clear"]:
+            raise SpecError("flag both +set and -clear")
+        case["set" if w[0] == "+" else "clear"].add(w[1:])
+    elif w.startswith("flags="):
+        names = [] if w == "flags=none" else w[6:].split(",")
+        if any(n not in flags for n in names):
+            raise SpecError("unknown flag name in flags=")
+        case["exact"] = set(names)
+    elif w.startswith("type="):
+        if w[5:] not in SPEC_TYPES:
+            raise SpecError("unknown host type")
+        case["type"] = w[5:]
+    elif w.startswith("verdict="):
+        if w[8:] not in ("allow", "flag", "deny"):
+            raise SpecError("unknown verdict")
+        case["verdict"] = w[8:]
+    elif w == "valid" or "@" in w:
+        if "status" in case:
+            raise SpecError("a second status word")
+        name, _, off = w.partition("@")
+        if w != "valid" and (name not in status or not off.isdigit()):
+            raise SpecError("unknown status or bad offset (want name@offset)")
+        case["status"] = (name, int(off)) if w != "valid" else ("ok", 0)
+    else:
+        raise SpecError("unknown expectation word")
+
+
+def spec_case(line, flags, status):
+    case = {"set": set(), "clear": set(), "parts": {}}
+    case["input"], i = spec_quoted(line, 2)
+    sep = b" " + ARROW + b" "
+    if line[i:i + len(sep)] != sep:
+        raise SpecError("expected \" \u2192 \" after the input")
+    i += len(sep)
+    words = 0
+    while i < len(line):
+        if line[i:i + 1] == b" ":
+            i += 1
+            continue
+        j = i
+        while j < len(line) and line[j:j + 1] not in (b" ", b"=", b"`"):
+            j += 1
+        key = line[i:j].decode("utf-8", "replace")
+        if key in SPEC_PARTS and line[j:j + 1] == b"=":
+            if key in case["parts"]:
+                raise SpecError("a component named twice")
+            case["parts"][key], j = spec_quoted(line, j + 1)
+        else:
+            while j < len(line) and line[j:j + 1] != b" ":
+                j += 1
+            spec_word(line[i:j].decode("utf-8", "replace"), case, flags, status)
+        words += 1
+        i = j
+    if not words:
+        raise SpecError("no expectation after the arrow")
+    return case
+
+
+def read_spec_text(path, data, flags, status):
+    """The cases of one file's bytes; raises with file:line and text."""
+    cases = []
+    for no, line in enumerate(data.split(b"\n"), 1):
+        where = f"{path}:{no}: "
+        try:
+            if line.startswith(b"- `"):
+                c = spec_case(line, flags, status)
+                c["where"] = where + line.decode("utf-8", "replace")
+                cases.append(c)
+            elif ARROW in line:
+                raise SpecError("a line with an arrow that is no case "
+                                "(a case starts with \"- `\")")
+        except SpecError as e:
+            raise SpecError(f"{where}{e}: {line.decode('utf-8', 'replace')}")
+    if not cases:
+        raise SpecError(f"{path}: no cases in this file")
+    return cases
+
+
+def read_spec_files():
+    """Every case of tests/spec; raises with file:line and text."""
+    flags, status = spec_names()
+    names = sorted(n for n in os.listdir(SPEC_DIR)
+                   if n.endswith(".md") and n != "README.md")
+    assert names, f"{SPEC_DIR}: no spec files (*.md) found"
+    cases = []
+    for name in names:
+        path = os.path.join(SPEC_DIR, name)
+        with open(path, "rb") as f:
+            cases += read_spec_text(path, f.read(), flags, status)
+    return cases
+
+
+def spec_results(cases):
+    """check --json of every case's input: a line on stdin, or an argument
+    when the input holds LF or ends in CR (the line reader takes those)."""
+    by_arg = [c for c in cases if b"\n" in c["input"] or c["input"].endswith(b"\r")]
+    by_line = [c for c in cases if c not in by_arg]
+    assert all(b"\0" not in c["input"] for c in by_arg), \
+        [c["where"] for c in by_arg if b"\0" in c["input"]]
+    out, _ = check_json([c["input"] for c in by_line])
+    results = list(zip(by_line, out))
+    if by_arg:
+        r = run(["check", "--json", "--"] + [c["input"] for c in by_arg])
+        got = [strict_json(x) for x in lines_of(r.stdout)]
+        assert len(got) == len(by_arg), (len(got), len(by_arg), r.stderr)
+        results += list(zip(by_arg, got))
+    return results
+
+
+def spec_mismatch(c, obj):
+    """What in obj differs from the case c, or None."""
+    if "status" in c:
+        err = obj["error"]
+        got = ("ok", 0) if obj["valid"] else (err["code"], err["offset"])
+        want = c["status"]
+        if obj["valid"] != (want[0] == "ok") or got != want:
+            return f"status {got}"
+    comp = obj["components"]
+    if c["parts"]:
+        for k in SPEC_PARTS:
+            want = expected_uri(c["parts"][k]) if k in c["parts"] else None
+            if comp[k] != want:
+                return f"{k} {comp[k]!r}, want {want!r}"
+    if "type" in c and (comp["host_type"] or "none") != c["type"]:
+        return f"host_type {comp['host_type']}"
+    got = set(obj["flags"])
+    if not c["set"] <= got or c["clear"] & got:
+        return f"flags {obj['flags']}"
+    if "exact" in c and got != c["exact"]:
+        return f"flags {obj['flags']}"
+    if "verdict" in c and obj["verdict"] != c["verdict"]:
+        return f"verdict {obj['verdict']}"
+    return None
+
+
+def test_spec_files_hold_for_check_json():
+    cases = read_spec_files()
+    results = spec_results(cases)
+    assert len(results) == len(cases)
+    bad = [f"{c['where']}: {m}" for c, obj in results
+           for m in [spec_mismatch(c, obj)] if m]
+    assert not bad, f"{len(bad)} of {len(cases)} cases differ:\n" + "\n".join(bad[:40])
+    print(f"     {len(cases)} spec cases agree")
+
+
+def test_spec_reader_refuses_malformed_lines():
+    """The reader of the spec files fails closed, as test_spec.c's does."""
+    flags, status = spec_names()
+    a = "\u2192"
+    refused = [
+        (f"# h\n\n- `a` {a} +nosuchflag\n", 3, "unknown flag name"),
+        (f"- `a` {a} flags=invalid,nosuch\n", 1, "unknown flag name in flags="),
+        (f"- `a` {a} +invalid -invalid\n", 1, "both"),
+        (f"- `a` {a} bad_hots@3\n", 1, "unknown status"),
+        (f"- `a` {a} bad_host@x\n", 1, "bad offset"),
+        (f"- `a` {a} valid bad_host@1\n", 1, "second status"),
+        (f"- `a` {a} type=ipv7\n", 1, "unknown host type"),
+        (f"- `a` {a} verdict=maybe\n", 1, "unknown verdict"),
+        (f"- `a` {a} valid fine\n", 1, "unknown expectation word"),
+        (f"- `a` {a}\n", 1, "expected"),
+        (f"- `a` {a} \n", 1, "no expectation"),
+        ("- `a` -> valid\n", 1, "expected"),
+        (f"- `a {a} valid\n", 1, "unterminated"),
+        (f"- `a\tb` {a} valid\n", 1, "raw control byte"),
+        (f"- `a` {a} host=h\n", 1, "quoted"),
+        (f"- `a` {a} host=`h` host=`i`\n", 1, "twice"),
+        (f"- `a` {a} valid\n-`b` {a} valid\n", 2, "no case"),
+        ("# only prose\n", 0, "no cases"),
+    ]
+    for text, line, msg in refused:
+        try:
+            read_spec_text("self", text.encode(), flags, status)
+        except SpecError as e:
+            assert msg in str(e), (text, str(e))
+            assert (f"self:{line}: " in str(e)) == (line > 0), (text, str(e))
+            continue
+        raise AssertionError(f"accepted: {text!r}")
+    try:
+        read_spec_text("self", b"- `a\xc3` " + ARROW + b" valid\n", flags, status)
+        raise AssertionError("accepted invalid UTF-8")
+    except SpecError as e:
+        assert "invalid UTF-8" in str(e), str(e)
+    got = read_spec_text("self", f"- `a\\x00b\\x5c\\x60` {a} bad_path@1 +ctl_raw "
+                         "path=`` type=none\n".encode(), flags, status)
+    assert got[0]["input"] == b"a\0b\\`" and got[0]["status"] == ("bad_path", 1)
+    assert got[0]["parts"] == {"path": b""} and got[0]["type"] == "none"
+
+
 def main():
     tests = [(n, f) for n, f in sorted(globals().items())
              if n.startswith("test_") and callable(f)]
