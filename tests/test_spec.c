@@ -65,6 +65,8 @@ typedef struct {
 } spec_err;
 
 static spec_list cases;
+static char **paths; /* the files' names, which cases point into */
+static size_t npaths;
 
 static bool bad(spec_err *e, size_t line, const char *msg, const char *text, size_t n)
 {
@@ -608,6 +610,9 @@ static bool load_folder(const char *dir)
     bool ok = true;
     for (int i = 0; i < nf; i++) {
         char *path = malloc(strlen(dir) + strlen(names[i]->d_name) + 2);
+        if (!path || !(paths = realloc(paths, (npaths + 1) * sizeof *paths)))
+            abort();
+        paths[npaths++] = path;
         sprintf(path, "%s/%s", dir, names[i]->d_name);
         size_t len, before = cases.n;
         char *text = slurp(path, &len);
@@ -656,5 +661,8 @@ int main(int argc, char **argv)
     srunner_free(sr);
     free_cases(&cases, 0);
     free(cases.v);
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
