@@ -467,12 +467,68 @@ static PyObject *host_ip_out(const urisan_report *r)
     Py_RETURN_NONE;
 }
 
+/* "nested" and "nested_capped" as check --json writes them (doc/output.md,
+   src/cli/check_nested.h): the first PY_NESTED_MAX nested URLs in the
+   library's order, each {"name","uri","depth","flags","host_ip"}. */
+#define PY_NESTED_MAX 16 /* CHECK_NESTED_MAX of the command */
+
+typedef struct {
+    PyObject *list; /* NULL once an error is set */
+    size_t n;       /* nested URLs seen */
+} nested_acc;
+
+static PyObject *nested_one(const urisan_nested_url *nu)
+{
+    PyObject *o = PyDict_New();
+    if (o == NULL)
+        return NULL;
+    if (put(o, "name", text_out(nu->name, nu->name_len)) < 0 ||
+        put(o, "uri", text_out(nu->uri, nu->uri_len)) < 0 ||
+        put(o, "depth", PyLong_FromUnsignedLong(nu->depth)) < 0 ||
+        put(o, "flags", flags_out(nu->report.flags)) < 0 ||
+        put(o, "host_ip", host_ip_out(&nu->report)) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    return o;
+}
+
+static void nested_visit(void *ctx, const urisan_nested_url *nu)
+{
+    nested_acc *a = ctx;
+    if (a->n++ >= PY_NESTED_MAX || a->list == NULL)
+        return;
+    PyObject *o = nested_one(nu);
+    if (o == NULL || PyList_Append(a->list, o) < 0)
+        Py_CLEAR(a->list);
+    Py_XDECREF(o);
+}
+
+/* The two keys, only for a URI whose flags have nested_url (as the
+   command). The walk runs with the GIL held: it is linear and bounded by
+   the URI, and the visitor builds Python objects. */
+static int nested_out(PyObject *o, const char *in, size_t len, const urisan_uri *u,
+                      const urisan_report *r, const urisan_policy *pol)
+{
+    if ((r->flags & URISAN_F(NESTED_URL)) == 0)
+        return 0;
+    nested_acc a = {PyList_New(0), 0};
+    if (a.list == NULL)
+        return -1;
+    char scratch[URISAN_NESTED_SCRATCH];
+    urisan_nested_report nr;
+    urisan_nested(in, len, u, pol, scratch, sizeof scratch, nested_visit, &a, &nr);
+    if (a.list == NULL || put(o, "nested", a.list) < 0)
+        return -1;
+    return put(o, "nested_capped", PyBool_FromLong(a.n > PY_NESTED_MAX));
+}
+
 enum { LEVEL_PARSE, LEVEL_ANALYSE, LEVEL_CHECK };
 
 /* The dictionary of one URI, up to the level asked for. */
 static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int level,
                           const urisan_uri *u, const urisan_report *r,
-                          const urisan_decision *d)
+                          const urisan_decision *d, const urisan_policy *pol)
 {
     PyObject *o = PyDict_New();
     if (o == NULL)
@@ -492,7 +548,8 @@ static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int lev
          put(o, "reasons", reasons_out(d)) < 0 ||
          reasons_apart(o, d) < 0 ||
          put(o, "truncated", Py_NewRef(Py_False)) < 0 ||
-         put(o, "length", PyLong_FromSize_t(len)) < 0))
+         put(o, "length", PyLong_FromSize_t(len)) < 0 ||
+         nested_out(o, in, len, u, r, pol) < 0))
         goto fail;
     return o;
 fail:
@@ -531,7 +588,7 @@ static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fna
             urisan_analyze(t.p, len, &u, pol, &r);
     }
     Py_END_ALLOW_THREADS
-    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d);
+    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol);
 }
 
 static PyObject *py_check(PyObject *m, PyObject *args, PyObject *kw)

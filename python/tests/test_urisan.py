@@ -283,3 +283,24 @@ def test_gil_is_released_during_the_c_call():
         if shares[-1] < 0.5:
             break
     assert min(shares) < 0.5, shares
+
+
+def test_check_lists_nested_urls_as_cli(exe):
+    # doc/output.md "nested": the first 16, in the library's order, and
+    # nested_capped exactly when there were more; absent without nested_url
+    many = "http://x/?" + "&".join("p%d=http://10.0.0.%d/" % (i, i) for i in range(17))
+    cases = [many, "http://x/?a=http://127.0.0.1/&b=%2F%2Fe%22x",
+             "http://x/?u=http%3A%2F%2Fa%3Fv%3Dhttp%253A%252F%252F169.254.169.254%252F",
+             "http://x/?a=b"]
+    want = run(exe, ["check", "--json", "--profile", "ssrf"],
+               "\n".join(cases).encode() + b"\n")
+    pol = urisan.Policy(profile="ssrf")
+    for u, w in zip(cases, want):
+        got = urisan.check(u, policy=pol)
+        assert as_cli(got) == w, u
+    got = urisan.check(many)
+    assert len(got["nested"]) == 16 and got["nested_capped"] is True
+    assert got["nested"][15] == {"name": "p15", "uri": "http://10.0.0.15/", "depth": 1,
+                                 "flags": ["ip_literal", "ip_private"], "host_ip": "10.0.0.15"}
+    assert "nested" not in urisan.check("http://x/?a=b")
+    assert [n["depth"] for n in urisan.check(cases[2], policy=pol)["nested"]] == [1, 2]

@@ -1,6 +1,6 @@
 # Type stubs of the `urisan` extension module (python/urisanmodule.c).
 import os
-from typing import List, Literal, Optional, TypedDict, Union, overload
+from typing import List, Literal, NotRequired, Optional, TypedDict, Union, overload
 
 __version__: str
 
@@ -32,6 +32,13 @@ class Analysed(Parsed):
     host_ip: Optional[str]
     flags: List[str]
 
+class Nested(TypedDict):
+    name: str
+    uri: str
+    depth: int
+    flags: List[str]
+    host_ip: Optional[str]
+
 class Checked(Analysed):
     verdict: Verdict
     reasons: List[str]
@@ -39,6 +46,8 @@ class Checked(Analysed):
     flag_reasons: List[str]
     truncated: bool
     length: int
+    nested: NotRequired[List[Nested]]
+    nested_capped: NotRequired[bool]
 
 class Hit(TypedDict):
     uri: str
