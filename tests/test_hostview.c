@@ -1,8 +1,9 @@
 /*
  * test_hostview.c - hostview's shortcuts (src/cli/hostview.c) give the
  * answer of its full path: an ASCII host without an A-label takes no
- * libidn2/ICU call (its skeleton from a per-byte table) and registrable
- * domains come through a per-thread cache; hostview_host_full() does
+ * libidn2/ICU call (its skeleton from a per-byte table), registrable
+ * domains come through a per-thread cache, and a host seen before is
+ * answered from the memo of views (hostmemo.c); hostview_host_full() does
  * every host through libidn2, ICU and libpsl. Compared field by field on
  * generated hosts (every printable byte, case, escapes, lengths around
  * the cache key and the skeleton buffer, A-label look-alikes), on every
@@ -32,6 +33,14 @@ static void same_view(const char *host, size_t len)
         ck_assert_str_eq(fast.skeleton, full.skeleton);
         ck_assert_str_eq(fast.registrable, full.registrable);
         ck_assert_str_eq(fast.imitates, full.imitates);
+        /* the lengths the writers copy by (set by the view and the memo) */
+        const hostview *both[] = { &fast, &full };
+        for (size_t k = 0; k < 2; k++) {
+            ck_assert_uint_eq(both[k]->unicode_len, strlen(both[k]->unicode));
+            ck_assert_uint_eq(both[k]->skeleton_len, strlen(both[k]->skeleton));
+            ck_assert_uint_eq(both[k]->imitates_len, strlen(both[k]->imitates));
+            ck_assert_uint_eq(both[k]->registrable_len, strlen(both[k]->registrable));
+        }
         /* json_plain promises each form is its own JSON text */
         if (fast.json_plain) {
             const char *forms[] = { fast.unicode, fast.skeleton, fast.imitates, fast.registrable };
@@ -83,10 +92,11 @@ START_TEST(hand_picked_hosts_give_the_full_answer)
 }
 END_TEST
 
-START_TEST(lengths_around_the_cache_key_and_the_buffers_give_the_full_answer)
+START_TEST(lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer)
 {
     static char h[3 * HOSTVIEW_HOST_MAX + 8];
-    static const size_t lens[] = { 1, 58, 59, 60, 61, 62, 63, 64, 65, 200, 253, 254,
+    static const size_t lens[] = { 1, 15, 16, 17, 23, 24, 25, 58, 59, 60, 61, 62, 63, 64, 65,
+                                   47, 48, 49, 200, 253, 254,
                                    600, 1000, 1022, 1023, 1024, 1025, 3071, 3072 };
     for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
         size_t n = lens[k];
@@ -148,7 +158,7 @@ int main(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, every_printable_byte_in_a_host_gives_the_full_answer);
     tcase_add_test(t, hand_picked_hosts_give_the_full_answer);
-    tcase_add_test(t, lengths_around_the_cache_key_and_the_buffers_give_the_full_answer);
+    tcase_add_test(t, lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer);
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);

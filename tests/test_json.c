@@ -4,6 +4,7 @@
  * structure is well formed, and the growable buffer honours its max.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,51 @@ START_TEST(object_with_nested_values_is_well_formed)
 }
 END_TEST
 
+/* cli_copy's overlapping moves copy exactly n bytes and touch nothing
+   outside the n of either side: each length 0-64 between allocations of
+   exactly that size (ASan and the guard build catch a byte too many). */
+START_TEST(copy_moves_exactly_n_bytes_at_every_length)
+{
+    for (size_t n = 0; n <= 64; n++) {
+        char *src = malloc(n ? n : 1), *dst = malloc(n ? n : 1);
+        ck_assert(src != NULL && dst != NULL);
+        for (size_t i = 0; i < n; i++) {
+            src[i] = (char)('A' + i % 53);
+            dst[i] = '.';
+        }
+        cli_copy(dst, src, n);
+        ck_assert(n == 0 || memcmp(dst, src, n) == 0);
+        free(src);
+        free(dst);
+    }
+}
+END_TEST
+
+/* The digits are counted and written in place when 20 bytes are free, and
+   through a copy otherwise: both at every power of ten and next to it. */
+START_TEST(addu_writes_decimal_at_every_digit_count)
+{
+    uint64_t p = 1;
+    for (int k = 0; k <= 19; k++) {   /* p = 10^k */
+        uint64_t vals[] = { p - 1, p, p + 1, k == 19 ? UINT64_MAX : p * 10 - 1 };
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+            char want[32];
+            int wl = snprintf(want, sizeof want, "%" PRIu64, vals[i]);
+            for (size_t max = (size_t)wl; max <= (size_t)wl + 24; max += 24) {
+                cli_buf b;   /* max = the digits only: the copy path */
+                cli_buf_init(&b, max);
+                ck_assert(cli_buf_addu(&b, vals[i]));
+                ck_assert_msg(b.len == (size_t)wl && memcmp(b.p, want, b.len) == 0,
+                              "%s: '%.*s'", want, (int)b.len, b.p);
+                cli_buf_free(&b);
+            }
+        }
+        if (k < 19)
+            p *= 10;
+    }
+}
+END_TEST
+
 START_TEST(misuse_marks_the_document_failed)
 {
     cli_buf b;
@@ -449,6 +495,8 @@ static Suite *json_suite(void)
     tcase_add_test(tc, escape_that_fits_exactly_at_max_succeeds);
     tcase_add_test(tc, escape_past_max_fails_without_overflow);
     tcase_add_test(tc, addu_writes_decimal);
+    tcase_add_test(tc, addu_writes_decimal_at_every_digit_count);
+    tcase_add_test(tc, copy_moves_exactly_n_bytes_at_every_length);
     tcase_add_test(tc, word_escape_equals_byte_escape_at_every_position_and_length);
     suite_add_tcase(s, tc);
     return s;

@@ -181,17 +181,17 @@ static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v,
 #ifdef URISAN_HAVE_HOSTVIEW
 /* hostview.c's keys: the host's Unicode form, TR39 skeleton, what it
    imitates, registrable domain; null when not a reg-name or unknown. */
-static void put_hv_str(cli_buf *b, const check_result *r, const char *s)
+static void put_hv_str(cli_buf *b, const check_result *r, const char *s, size_t n)
 {
     if (r->hv.json_plain)
-        json_quote_plain(b, s, strlen(s));
+        json_quote_plain(b, s, n);
     else
-        cli_jv_cstr(b, s);
+        json_quote(b, s, n);
 }
-static void put_hv(cli_buf *b, const check_result *r, const char *s)
+static void put_hv(cli_buf *b, const check_result *r, const char *s, size_t n)
 {
-    if (r->hv.is_name && s[0] != '\0')
-        put_hv_str(b, r, s);
+    if (r->hv.is_name && n != 0)
+        put_hv_str(b, r, s, n);
     else
         cli_buf_lit(b, "null");
 }
@@ -199,13 +199,25 @@ static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
     if (r->hv.is_name)
-        put_hv_str(b, r, r->hv.unicode);
+        put_hv_str(b, r, r->hv.unicode, r->hv.unicode_len);
     else
         cli_buf_lit(b, "null");
 }
-static void put_host_skeleton(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.skeleton); }
-static void put_host_imitates(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.imitates); }
-static void put_registrable(cli_buf *b, const void *v) { ROW(v); put_hv(b, r, r->hv.registrable); }
+static void put_host_skeleton(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, r, r->hv.skeleton, r->hv.skeleton_len);
+}
+static void put_host_imitates(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, r, r->hv.imitates, r->hv.imitates_len);
+}
+static void put_registrable(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, r, r->hv.registrable, r->hv.registrable_len);
+}
 #endif
 
 #define COMPONENT(name, expr) \

@@ -23,6 +23,7 @@ void cli_fields_names(cli_buf *b, const cli_field *table, size_t n)
     }
 }
 
+/* Keeps f and its key ,"name": (written with its comma, see write_line). */
 static int add(cli_fieldset *out, const cli_field *f)
 {
     if (out->n == CLI_FIELDS_MAX)
@@ -93,43 +94,63 @@ int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
     return 0;
 }
 
-/* The line, or (fallback) the fallback line, into b. */
+/* write_key when the buffer must grow or the key is long. */
+static void write_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i)
+{
+    if (fs->klen[i] != 0) {
+        cli_buf_add(b, fs->key[i], fs->klen[i]);
+    } else {
+        cli_buf_lit(b, ",\"");
+        cli_buf_adds(b, fs->f[i]->name);
+        cli_buf_lit(b, "\":");
+    }
+}
+
+/* The key of field i with its comma: ,"name": */
+static inline void write_key(cli_buf *b, const cli_fieldset *fs, size_t i)
+{
+    if (fs->klen[i] != 0 && cli_buf_room(b, CLI_FIELD_KEY_MAX)) {
+        /* a fixed-size copy (no call), then the length that counts */
+        memcpy(b->p + b->len, fs->key[i], CLI_FIELD_KEY_MAX);
+        b->len += fs->klen[i];
+    } else {
+        write_key_slow(b, fs, i);
+    }
+}
+
+/* The line, or (fallback) the fallback line, into b. Every key is written
+   with its comma; the first key's comma, at start, becomes the '{'. */
 static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
 {
-    cli_buf_addc(b, '{');
-    bool first = true;
-    for (size_t i = 0; i < fs->n; i++) {
-        const cli_field *f = fs->f[i];
-        if (fallback ? f->fb == CLI_FB_OMIT : f->present != NULL && !f->present(row))
-            continue;
-        if (fs->klen[i] != 0 && cli_buf_room(b, CLI_FIELD_KEY_MAX)) {
-            /* A fixed-size copy (no call), then the length that counts;
-               the first key drops its comma. */
-            char *o = b->p + b->len;
-            memcpy(o, fs->key[i], CLI_FIELD_KEY_MAX);
-            size_t kl = fs->klen[i];
-            if (first) {
-                memmove(o, o + 1, --kl);
-            }
-            b->len += kl;
-        } else if (fs->klen[i] != 0) {
-            size_t skip = first ? 1 : 0;
-            cli_buf_add(b, fs->key[i] + skip, fs->klen[i] - skip);
-        } else {
-            if (!first)
-                cli_buf_addc(b, ',');
-            cli_buf_addc(b, '"');
-            cli_buf_adds(b, f->name);
-            cli_buf_lit(b, "\":");
-        }
-        first = false;
-        if (fallback && f->fb == CLI_FB_TEXT)
-            cli_buf_adds(b, f->fb_text);
-        else if (fallback && f->fb == CLI_FB_FN)
-            f->fb_put(b, row);
-        else
+    size_t start = b->len;
+    if (!fallback) {
+        for (size_t i = 0; i < fs->n; i++) {
+            const cli_field *f = fs->f[i];
+            if (f->present != NULL && !f->present(row))
+                continue;
+            write_key(b, fs, i);
             f->put(b, row);
+        }
+    } else {
+        for (size_t i = 0; i < fs->n; i++) {
+            const cli_field *f = fs->f[i];
+            if (f->fb == CLI_FB_OMIT)
+                continue;
+            write_key(b, fs, i);
+            if (f->fb == CLI_FB_TEXT)
+                cli_buf_adds(b, f->fb_text);
+            else if (f->fb == CLI_FB_FN)
+                f->fb_put(b, row);
+            else
+                f->put(b, row);
+        }
     }
+    if (b->failed)
+        return;   /* the line is dropped */
+    if (b->len == start)
+        cli_buf_addc(b, '{');
+    else
+        b->p[start] = '{';
     cli_buf_addc(b, '}');
 }
 

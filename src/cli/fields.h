@@ -53,7 +53,7 @@ typedef struct {
 
 typedef struct {
     const cli_field *f[CLI_FIELDS_MAX];
-    /* ,"name": (the comma left out for the first key written); keys of
+    /* ,"name": (the first key's comma becomes the line's '{'); keys of
        names too long for it are written piece by piece (klen 0) */
     char key[CLI_FIELDS_MAX][CLI_FIELD_KEY_MAX];
     unsigned char klen[CLI_FIELDS_MAX];

@@ -19,6 +19,7 @@
  * reader's form and the skeleton are those of the U-labels.
  */
 #include "hostview.h"
+#include "hostmemo.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -57,19 +58,25 @@ static bool ascii_skel_jbad[128];   /* the skeleton holds '"', '\\' or DEL */
    (a set is one host's 8 candidate slots, newest first, 4 MiB in all):
    in a direct-mapped table of the same size the 30,169 distinct hosts of
    the shared URL lists evicted each other on every pass (133,223 libpsl
-   calls for the 1,090,610 lines of the x10 file; 61,531 with 4 ways). */
-#define PSL_CACHE_SLOTS (1u << 16)
+   calls for the 1,090,610 lines of the x10 file; 61,531 with 4 ways).
+   A set's hashes sit side by side, so a probe reads one cache line of
+   them and then the one slot whose hash matches. Since hostmemo.c keeps
+   whole views, this cache serves the hosts it does not keep. */
+#define PSL_CACHE_SETS (1u << 13)
 #define PSL_CACHE_WAYS 8
-#define PSL_CACHE_KEY 58
+#define PSL_CACHE_KEY 62
 typedef struct {
-    uint32_t hash;             /* of the host, compared first */
     unsigned char len;         /* 0: empty slot */
     signed char reg;           /* offset of the registrable domain, -1: none */
     char host[PSL_CACHE_KEY];
 } psl_slot;
+typedef struct {
+    uint32_t hash[PSL_CACHE_SETS][PSL_CACHE_WAYS];   /* of each slot's host */
+    psl_slot slot[PSL_CACHE_SETS][PSL_CACHE_WAYS];
+} psl_table;
 static pthread_key_t psl_key;
 static bool psl_key_ok;
-static _Thread_local psl_slot *psl_cache;   /* this thread's, also under psl_key */
+static _Thread_local psl_table *psl_cache;   /* this thread's, also under psl_key */
 
 /* What decode_host does with a byte beyond copying it (0: only that). */
 enum {
@@ -154,6 +161,7 @@ void hostview_shutdown(void)
         uspoof_close(spoof);
     if (psl_loaded != NULL)
         psl_free(psl_loaded);
+    hostmemo_free();
     if (psl_key_ok) {
         free(pthread_getspecific(psl_key));
         pthread_setspecific(psl_key, NULL);
@@ -509,11 +517,11 @@ static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool 
 /* psl_registrable_domain(psl_list, ascii) through this thread's cache. */
 static const char *registrable(const char *ascii, size_t n)
 {
-    psl_slot *cache = NULL;
+    psl_table *cache = NULL;
     if (psl_key_ok && n > 0 && n <= PSL_CACHE_KEY) {
         cache = psl_cache;
         if (cache == NULL) {
-            cache = calloc(PSL_CACHE_SLOTS, sizeof *cache);
+            cache = calloc(1, sizeof *cache);
             if (cache != NULL && pthread_setspecific(psl_key, cache) != 0) {
                 free(cache);
                 cache = NULL;
@@ -523,36 +531,26 @@ static const char *registrable(const char *ascii, size_t n)
     }
     if (cache == NULL)
         return psl_registrable_domain(psl_list, ascii);
-    /* 8 bytes a step (a multiply-xor mix), the tail zero-padded */
-    uint64_t x = n;
-    size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, ascii + i, 8);
-        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
-        x ^= x >> 29;
-    }
-    if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, ascii + i, n - i);
-        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
-        x ^= x >> 29;
-    }
-    uint32_t h = (uint32_t)(x >> 32);
-    psl_slot *set = &cache[(h ^ (h >> 16)) & (PSL_CACHE_SLOTS - PSL_CACHE_WAYS)];
+    uint32_t h = hostmemo_hash(ascii, n);
+    /* other bits of the hash than hostmemo.c's sets use: a host that
+       shares a full memo set shares no psl set with its neighbours */
+    size_t set = (h >> 19) & (PSL_CACHE_SETS - 1);
+    uint32_t *tags = cache->hash[set];
+    psl_slot *slots = cache->slot[set];
     for (unsigned w = 0; w < PSL_CACHE_WAYS; w++) {
-        const psl_slot *s = &set[w];
-        if (s->hash == h && s->len == n && memcmp(s->host, ascii, n) == 0)
+        const psl_slot *s = &slots[w];
+        if (tags[w] == h && s->len == n && memcmp(s->host, ascii, n) == 0)
             return s->reg < 0 ? NULL : ascii + s->reg;
     }
     const char *reg = psl_registrable_domain(psl_list, ascii);
     if (reg == NULL || (reg >= ascii && reg <= ascii + n)) {
         /* the oldest entry of the set goes */
-        memmove(&set[1], &set[0], (PSL_CACHE_WAYS - 1) * sizeof *set);
-        set[0].hash = h;
-        set[0].len = (unsigned char)n;
-        set[0].reg = (signed char)(reg == NULL ? -1 : reg - ascii);
-        memcpy(set[0].host, ascii, n);
+        memmove(&tags[1], &tags[0], (PSL_CACHE_WAYS - 1) * sizeof *tags);
+        memmove(&slots[1], &slots[0], (PSL_CACHE_WAYS - 1) * sizeof *slots);
+        tags[0] = h;
+        slots[0].len = (unsigned char)n;
+        slots[0].reg = (signed char)(reg == NULL ? -1 : reg - ascii);
+        memcpy(slots[0].host, ascii, n);
     }
     return reg;
 }
@@ -610,7 +608,7 @@ static void view_idn(hostview *hv, const char *raw)
         judge_labels(hv);
 }
 
-static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
+static bool view_host(const char *host, size_t len, hostview *hv, bool shortcut)
 {
     hostview_init();
     hv->is_name = hv->idn = hv->invisible = hv->uts46 = hv->json_plain = false;
@@ -652,9 +650,28 @@ static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
     return true;
 }
 
+/* view_host, and the lengths of the forms it wrote. */
+static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
+{
+    bool name = view_host(host, len, hv, shortcut);
+    hv->unicode_len = strlen(hv->unicode);
+    hv->skeleton_len = strlen(hv->skeleton);
+    hv->imitates_len = strlen(hv->imitates);
+    hv->registrable_len = strlen(hv->registrable);
+    return name;
+}
+
+/* The shortcuts, and the view kept for the same bytes (hostmemo.h). */
 bool hostview_host(const char *host, size_t len, hostview *hv)
 {
-    return host_view(host, len, hv, true);
+    if (len > HOSTMEMO_KEY_MAX)
+        return host_view(host, len, hv, true);
+    uint32_t h = hostmemo_hash(host, len);
+    if (hostmemo_get(host, len, h, hv))
+        return hv->is_name;
+    bool name = host_view(host, len, hv, true);
+    hostmemo_put(host, len, h, hv);
+    return name;
 }
 
 bool hostview_host_full(const char *host, size_t len, hostview *hv)

@@ -53,6 +53,9 @@ typedef struct {
                                       without '"' or '\\': each is its
                                       own JSON text (json_quote_plain).
                                       false: not known to be */
+    /* strlen of unicode, skeleton, imitates and registrable, set with
+       them by every call that fills hv (the writers copy, never count) */
+    size_t unicode_len, skeleton_len, imitates_len, registrable_len;
 } hostview;
 
 /* Load ICU's spoof data and the Public Suffix List once. false: ICU

@@ -9,6 +9,12 @@
 #define JSON_SSE2 1
 #endif
 
+/* lim for the other fields (json.h) */
+static void set_lim(cli_buf *b)
+{
+    b->lim = b->failed ? b->len : b->cap < b->max ? b->cap : b->max;
+}
+
 void cli_buf_init(cli_buf *b, size_t max)
 {
     b->p = NULL;
@@ -16,6 +22,7 @@ void cli_buf_init(cli_buf *b, size_t max)
     b->cap = 0;
     b->max = max;
     b->failed = false;
+    set_lim(b);
 }
 
 void cli_buf_free(cli_buf *b)
@@ -25,12 +32,38 @@ void cli_buf_free(cli_buf *b)
     b->len = 0;
     b->cap = 0;
     b->failed = false;
+    set_lim(b);
 }
 
 void cli_buf_clear(cli_buf *b)
 {
-    b->len = 0;
+    cli_buf_rewind(b, 0);
+}
+
+void cli_buf_fail(cli_buf *b)
+{
+    b->failed = true;
+    set_lim(b);
+}
+
+void cli_buf_rewind(cli_buf *b, size_t len)
+{
+    b->len = len;
     b->failed = false;
+    set_lim(b);
+}
+
+void cli_buf_set_max(cli_buf *b, size_t max)
+{
+    b->max = max;
+    set_lim(b);
+}
+
+void cli_buf_drop(cli_buf *b, size_t n)
+{
+    memmove(b->p, b->p + n, b->len - n);
+    b->len -= n;
+    set_lim(b);
 }
 
 bool cli_buf_reserve(cli_buf *b, size_t n)
@@ -39,7 +72,7 @@ bool cli_buf_reserve(cli_buf *b, size_t n)
         return false;
     /* len <= max always, so max - len cannot wrap. */
     if (n > b->max - b->len) {
-        b->failed = true;
+        cli_buf_fail(b);
         return false;
     }
     size_t want = b->len + n;
@@ -52,16 +85,30 @@ bool cli_buf_reserve(cli_buf *b, size_t n)
         ncap = b->max;
     char *np = realloc(b->p, ncap ? ncap : 1);
     if (np == NULL) {
-        b->failed = true;
+        cli_buf_fail(b);
         return false;
     }
     b->p = np;
     b->cap = ncap;
+    set_lim(b);
     return true;
 }
 
 bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
+    if (cli_buf_room(b, 20)) {
+        /* in place: count the digits, then write them from the last */
+        size_t n = 1;
+        for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+            n++;
+        char *o = b->p + b->len + n;
+        do {
+            *--o = (char)('0' + (v % 10));
+            v /= 10;
+        } while (v != 0);
+        b->len += n;
+        return true;
+    }
     char tmp[20]; /* UINT64_MAX has 20 digits */
     size_t i = sizeof tmp;
     do {
@@ -271,17 +318,24 @@ size_t json_plain_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
-    while (n - i >= 16 && plain16(s + i))
-        i += 16;
-    for (; n - i >= 8; i += 8) {
-        uint64_t x;
-        memcpy(&x, s + i, 8);
-        if (!plain8(x))
-            break;
+    if (n >= 16) {
+        while (n - i >= 16 && plain16(s + i))
+            i += 16;
+        /* fewer than 16 left: the 16 bytes that end at n (those before i
+           are plain already) */
+        if (i == n || (n - i < 16 && plain16(s + n - 16)))
+            return n;
+    } else {
+        for (; n - i >= 8; i += 8) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            if (!plain8(x))
+                break;
+        }
+        uint64_t t;
+        if (n - i < 8 && (i == n || plain_tail(s, n, i, &t)))
+            return n;
     }
-    uint64_t t;
-    if (n - i < 8 && i < n && plain_tail(s, n, i, &t))
-        return n;
     while (i < n && esc_class[s[i]] == 0)
         i++;
     return i;
@@ -293,8 +347,7 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
         return false;
     char *o = b->p + b->len;
     o[0] = '"';
-    if (n > 0)
-        memcpy(o + 1, s, n);
+    cli_copy(o + 1, s, n);
     o[n + 1] = '"';
     b->len += n + 2;
     return true;
@@ -413,11 +466,11 @@ static bool pre_value(json_w *w)
         return true;
     }
     if (w->in_obj[w->depth]) {
-        w->b->failed = true;   /* value without a key */
+        cli_buf_fail(w->b);   /* value without a key */
         return false;
     }
     if (w->depth == 0 && !w->first[0]) {
-        w->b->failed = true;   /* two top-level values on one line */
+        cli_buf_fail(w->b);   /* two top-level values on one line */
         return false;
     }
     if (!w->first[w->depth])
@@ -431,7 +484,7 @@ static void open_level(json_w *w, bool obj)
     if (!pre_value(w))
         return;
     if (w->depth >= JSON_MAX_DEPTH) {
-        w->b->failed = true;
+        cli_buf_fail(w->b);
         return;
     }
     cli_buf_addc(w->b, obj ? '{' : '[');
@@ -443,7 +496,7 @@ static void open_level(json_w *w, bool obj)
 static void close_level(json_w *w, bool obj)
 {
     if (w->depth == 0 || w->in_obj[w->depth] != obj || w->after_key) {
-        w->b->failed = true;
+        cli_buf_fail(w->b);
         return;
     }
     w->depth--;
@@ -458,7 +511,7 @@ void json_arr_close(json_w *w) { close_level(w, false); }
 void json_key(json_w *w, const char *key)
 {
     if (!w->in_obj[w->depth] || w->after_key || w->depth == 0) {
-        w->b->failed = true;
+        cli_buf_fail(w->b);
         return;
     }
     if (!w->first[w->depth])

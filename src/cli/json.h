@@ -36,6 +36,10 @@ typedef struct {
     size_t cap;
     size_t max;     /* len never exceeds max */
     bool failed;    /* an append hit max or malloc failed */
+    /* where an append without a call must end: the lesser of cap and
+       max, and len while failed (so len <= lim always). Kept by the
+       functions below; the fields above are read, never set, elsewhere. */
+    size_t lim;
 } cli_buf;
 
 void cli_buf_init(cli_buf *b, size_t max);
@@ -44,20 +48,55 @@ void cli_buf_free(cli_buf *b);
 void cli_buf_clear(cli_buf *b);
 /* Room for n more bytes; false (and failed set) when len + n > max. */
 bool cli_buf_reserve(cli_buf *b, size_t n);
+/* Mark b failed (a line too large, a misuse): appends fail until cleared. */
+void cli_buf_fail(cli_buf *b);
+/* Keep only b->p[0..len) (len <= b->len) and forget a failure. */
+void cli_buf_rewind(cli_buf *b, size_t len);
+/* A new max (>= len). */
+void cli_buf_set_max(cli_buf *b, size_t max);
+/* Remove the first n (<= len) bytes. */
+void cli_buf_drop(cli_buf *b, size_t n);
 
-/* true when n more bytes fit in the memory we hold and under max, so an
-   append needs no call (the output path appends a few bytes at a time). */
+/* true when n > 0 more bytes fit in the memory we hold and under max, so
+   an append needs no call (the output path appends a few bytes at a
+   time): one compare against lim. */
 static inline bool cli_buf_room(const cli_buf *b, size_t n)
 {
-    return !b->failed && n <= b->cap - b->len && n <= b->max - b->len;
+    return n <= b->lim - b->len;
+}
+
+/* memcpy(d, s, n) for the short texts of a line (a host, a port, a
+   path) without a call: up to 16 bytes as two overlapping moves that stay
+   inside both [0, n); longer ones by memcpy. */
+static inline void cli_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, z;
+        memcpy(&a, s, 8);
+        memcpy(&z, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &z, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, z;
+        memcpy(&a, s, 4);
+        memcpy(&z, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &z, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
 }
 
 static inline bool cli_buf_add(cli_buf *b, const void *s, size_t n)
 {
+    if (n == 0)
+        return !b->failed;
     if (!cli_buf_room(b, n) && !cli_buf_reserve(b, n))
         return false;
-    if (n > 0)
-        memcpy(b->p + b->len, s, n);
+    memcpy(b->p + b->len, s, n);
     b->len += n;
     return true;
 }

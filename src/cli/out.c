@@ -25,7 +25,7 @@ static void out_ready(void)
     /* One block plus a typical line, so that a run of ordinary lines
        never reallocates; a failure here only means it grows later. */
     (void)cli_buf_reserve(&out.b, CLI_OUT_BLOCK + 65536);
-    out.b.failed = false;
+    cli_buf_rewind(&out.b, 0);
     out.start = 0;
     out.tty = isatty(STDOUT_FILENO) == 1;
     out.err = 0;
@@ -36,15 +36,14 @@ cli_buf *cli_out_begin(void)
 {
     out_ready();
     out.start = out.b.len;
-    out.b.failed = false;
-    out.b.max = out.start + CLI_JSON_MAX;
+    cli_buf_rewind(&out.b, out.start);
+    cli_buf_set_max(&out.b, out.start + CLI_JSON_MAX);
     return &out.b;
 }
 
 void cli_out_rewind(void)
 {
-    out.b.len = out.start;
-    out.b.failed = false;
+    cli_buf_rewind(&out.b, out.start);
 }
 
 /* write(2) all of p[0..n); false (out.err set) on an error. */
@@ -75,8 +74,7 @@ static bool flush_lines(void)
     size_t done = out.start;
     bool ok = write_all(out.b.p, done);
     if (done > 0) {
-        memmove(out.b.p, out.b.p + done, out.b.len - done);
-        out.b.len -= done;
+        cli_buf_drop(&out.b, done);
         out.start = 0;
     }
     return ok;
@@ -89,7 +87,7 @@ bool cli_out_end(void)
         cli_out_rewind();
         return false;
     }
-    out.b.max = SIZE_MAX;
+    cli_buf_set_max(&out.b, SIZE_MAX);
     if (!cli_buf_addc(&out.b, '\n')) {
         cli_out_rewind();
         return false;

@@ -20,12 +20,26 @@
  */
 #define MEMO_SLOTS 64
 #define MEMO_TEXT 232
+#define MEMO_COPY 64     /* texts up to this long go in one fixed-size copy */
 typedef struct {
     uint64_t key[3];
     uint16_t len;                 /* 0: empty (no value renders as "") */
     char text[MEMO_TEXT];
 } memo_slot;
 typedef memo_slot memo_table[MEMO_SLOTS];
+
+/* Append text[0..len) where text has at least MEMO_COPY readable bytes:
+   short texts are one fixed-size copy (no call), the length that counts
+   added after. */
+static inline void copy_kept(cli_buf *b, const char *text, size_t len)
+{
+    if (len <= MEMO_COPY && cli_buf_room(b, MEMO_COPY)) {
+        memcpy(b->p + b->len, text, MEMO_COPY);
+        b->len += len;
+    } else {
+        cli_buf_add(b, text, len);
+    }
+}
 
 static size_t memo_index(const uint64_t key[3])
 {
@@ -35,12 +49,12 @@ static size_t memo_index(const uint64_t key[3])
 }
 
 /* Copies the kept text of key into b: true on a hit. */
-static bool memo_hit(memo_table t, const uint64_t key[3], cli_buf *b)
+static inline bool memo_hit(memo_table t, const uint64_t key[3], cli_buf *b)
 {
     const memo_slot *m = &t[memo_index(key)];
     if (m->len == 0 || m->key[0] != key[0] || m->key[1] != key[1] || m->key[2] != key[2])
         return false;
-    cli_buf_add(b, m->text, m->len);
+    copy_kept(b, m->text, m->len);
     return true;
 }
 
@@ -57,14 +71,48 @@ static void memo_keep(memo_table t, const uint64_t key[3], const cli_buf *b, siz
 }
 
 /* render(b, arg) through memo t under key. */
-static void memoized(cli_buf *b, memo_table t, const uint64_t key[3],
-                     void (*render)(cli_buf *b, const void *arg), const void *arg)
+static inline void memoized(cli_buf *b, memo_table t, const uint64_t key[3],
+                            void (*render)(cli_buf *b, const void *arg), const void *arg)
 {
     if (memo_hit(t, key, b))
         return;
     size_t start = b->len;
     render(b, arg);
     memo_keep(t, key, b, start);
+}
+
+/*
+ * The JSON text of a name by its enum value (a verdict, a host type): a
+ * table indexed by the value, filled on first use the same way (the name
+ * through the escape), copied in one fixed-size copy after.
+ */
+#define NAME_VALUES 32
+#define NAME_TEXT 32
+typedef struct {
+    unsigned char len[NAME_VALUES];     /* 0: not rendered yet */
+    char text[NAME_VALUES][NAME_TEXT];
+} name_table;
+
+/* Copies the text of value v into b: true when it was rendered before. */
+static inline bool name_hit(cli_buf *b, const name_table *t, unsigned v)
+{
+    if (v >= NAME_VALUES || t->len[v] == 0 || !cli_buf_room(b, NAME_TEXT))
+        return false;
+    memcpy(b->p + b->len, t->text[v], NAME_TEXT);
+    b->len += t->len[v];
+    return true;
+}
+
+/* Renders name, the name of value v, and keeps its text. */
+static void name_keep(cli_buf *b, name_table *t, unsigned v, const char *name)
+{
+    size_t start = b->len;
+    cli_jv_cstr(b, name);
+    size_t n = b->len - start;
+    if (v < NAME_VALUES && !b->failed && n > 0 && n <= NAME_TEXT) {
+        memcpy(t->text[v], b->p + start, n);
+        t->len[v] = (unsigned char)n;
+    }
 }
 
 void cli_jv_cstr(cli_buf *b, const char *s)
@@ -75,37 +123,30 @@ void cli_jv_cstr(cli_buf *b, const char *s)
         json_quote(b, s, strlen(s));
 }
 
-/* The name of value v (a verdict, a host type) as a JSON string, through
-   the memo of its kind. */
-static void render_cstr(cli_buf *b, const void *name)
-{
-    cli_jv_cstr(b, name);
-}
-
-static void jv_name(cli_buf *b, memo_table memo, uint64_t v, const char *name)
-{
-    const uint64_t key[3] = { v, 0, 0 };
-    memoized(b, memo, key, render_cstr, name);
-}
-
 void cli_jv_verdict(cli_buf *b, urisan_verdict v)
 {
-    static _Thread_local memo_table memo;
-    jv_name(b, memo, (uint64_t)v, urisan_verdict_name(v));
+    static _Thread_local name_table names;
+    if (!name_hit(b, &names, (unsigned)v))
+        name_keep(b, &names, (unsigned)v, urisan_verdict_name(v));
 }
 
 void cli_jv_host_type(cli_buf *b, urisan_host_type t)
 {
-    static _Thread_local memo_table memo;
-    jv_name(b, memo, (uint64_t)t, urisan_host_type_name(t));
+    static _Thread_local name_table names;
+    if (!name_hit(b, &names, (unsigned)t))
+        name_keep(b, &names, (unsigned)t, urisan_host_type_name(t));
 }
 
 void cli_jv_bool(cli_buf *b, bool v)
 {
-    if (v)
+    if (cli_buf_room(b, 8)) {
+        memcpy(b->p + b->len, v ? "true\0\0\0" : "false\0\0", 8);
+        b->len += v ? 4 : 5;
+    } else if (v) {
         cli_buf_lit(b, "true");
-    else
+    } else {
         cli_buf_lit(b, "false");
+    }
 }
 
 void cli_jv_error(cli_buf *b, const urisan_error *e)
@@ -182,23 +223,39 @@ void cli_jv_span(cli_buf *b, const char *in, urisan_span s)
         json_quote(b, in + s.off, s.len);
 }
 
+/* A component's key, padded to 16 bytes so that it is one fixed-size
+   copy (the room reserved covers the pad). */
+typedef struct {
+    char text[16];
+    unsigned char len;
+} comp_key;
+#define COMP_KEY(name, lit) static const comp_key name = { "" lit, sizeof(lit) - 1 }
+COMP_KEY(k_scheme, "{\"scheme\":");
+COMP_KEY(k_userinfo, ",\"userinfo\":");
+COMP_KEY(k_host, ",\"host\":");
+COMP_KEY(k_host_type, ",\"host_type\":");
+COMP_KEY(k_port, ",\"port\":");
+COMP_KEY(k_path, ",\"path\":");
+COMP_KEY(k_query, ",\"query\":");
+COMP_KEY(k_fragment, ",\"fragment\":");
+#undef COMP_KEY
+
 /* One component "KEY":value at o, for cli_jv_components' plain path. */
-static char *plain_span(char *o, const char *key, size_t klen, const char *in, urisan_span sp)
+static inline __attribute__((always_inline)) char *plain_span(char *o, const comp_key *k,
+                                                              const char *in, urisan_span sp)
 {
-    memcpy(o, key, klen);
-    o += klen;
+    memcpy(o, k->text, sizeof k->text);
+    o += k->len;
     if (!urisan_span_present(sp)) {
         memcpy(o, "null", 4);
         return o + 4;
     }
     *o++ = '"';
-    memcpy(o, in + sp.off, sp.len);
+    cli_copy(o, in + sp.off, sp.len);
     o += sp.len;
     *o++ = '"';
     return o;
 }
-
-#define PLAIN_SPAN(o, lit, in, sp) plain_span((o), "" lit, sizeof(lit) - 1, (in), (sp))
 
 /* The spans' lengths together, at most the input's (they do not overlap). */
 static size_t spans_len(const urisan_uri *u)
@@ -210,26 +267,27 @@ static size_t spans_len(const urisan_uri *u)
 void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
 {
     /* Plain input (json_plain_len): each span is its own JSON text, so the
-       object is written with one reservation and copies. 160 covers the
-       keys, quotes, "null"s and the host type. */
-    size_t need = spans_len(u) + 160;
+       object is written with one reservation and copies. 192 covers the
+       keys (80 bytes, and the pad of the last one written), quotes,
+       "null"s and the host type. */
+    size_t need = spans_len(u) + 192;
     if (plain && (cli_buf_room(b, need) || cli_buf_reserve(b, need))) {
         char *o = b->p + b->len;
-        o = PLAIN_SPAN(o, "{\"scheme\":", in, u->scheme);
-        o = PLAIN_SPAN(o, ",\"userinfo\":", in, u->userinfo);
-        o = PLAIN_SPAN(o, ",\"host\":", in, u->host);
-        memcpy(o, ",\"host_type\":", 13);
-        b->len = (size_t)(o + 13 - b->p);
+        o = plain_span(o, &k_scheme, in, u->scheme);
+        o = plain_span(o, &k_userinfo, in, u->userinfo);
+        o = plain_span(o, &k_host, in, u->host);
+        memcpy(o, k_host_type.text, sizeof k_host_type.text);
+        b->len = (size_t)(o + k_host_type.len - b->p);
         cli_jv_host_type(b, u->host_type);
         if (!cli_buf_room(b, need)) {
-            b->failed = true;
+            cli_buf_fail(b);
             return;
         }
         o = b->p + b->len;
-        o = PLAIN_SPAN(o, ",\"port\":", in, u->port);
-        o = PLAIN_SPAN(o, ",\"path\":", in, u->path);
-        o = PLAIN_SPAN(o, ",\"query\":", in, u->query);
-        o = PLAIN_SPAN(o, ",\"fragment\":", in, u->fragment);
+        o = plain_span(o, &k_port, in, u->port);
+        o = plain_span(o, &k_path, in, u->path);
+        o = plain_span(o, &k_query, in, u->query);
+        o = plain_span(o, &k_fragment, in, u->fragment);
         *o++ = '}';
         b->len = (size_t)(o - b->p);
         return;
@@ -373,5 +431,5 @@ void cli_text_reasons(cli_buf *b, const urisan_decision *d)
     if (urisan_decision_format(d, b->p + b->len, n, &n) == URISAN_OK)
         b->len += n;
     else
-        b->failed = true;
+        cli_buf_fail(b);
 }

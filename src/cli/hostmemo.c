@@ -1,0 +1,251 @@
+/* hostmemo.c - the views of hosts already seen, per thread (see hostmemo.h). */
+#include "hostmemo.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The texts of a view in one entry: the key (the host as written), then
+   the Unicode, ASCII and skeleton forms unless equal to one before them
+   (an ASCII host is its own Unicode and ASCII form, and usually its own
+   skeleton), then the imitated name. The registrable domain is a suffix
+   of the ASCII form (libpsl answers with a pointer into it): its length
+   is enough. */
+#define HM_TEXT HOSTMEMO_KEY_MAX
+#define HM_COPY 64   /* forms shorter than this are one fixed-size copy */
+enum {
+    HM_NAME = 1,        /* is_name */
+    HM_IDN = 2,
+    HM_INVISIBLE = 4,
+    HM_UTS46 = 8,
+    HM_JPLAIN = 16,     /* json_plain */
+    HM_U_IS_KEY = 32,   /* unicode is the key's bytes */
+    HM_A_IS_U = 64,     /* ascii is unicode */
+    HM_S_IS_U = 128,    /* skeleton is unicode */
+};
+typedef struct {
+    urisan_flags flags;
+    unsigned char klen;   /* 0: an empty entry */
+    unsigned char ulen, alen, slen, ilen, rlen;
+    unsigned char bits, why;
+    char text[HM_TEXT];
+} hm_entry;
+_Static_assert(sizeof(hm_entry) == 64, "a memo entry is one cache line");
+
+/* A thread's memo: the hashes of a set's entries side by side (a probe
+   reads one cache line), then the entries. */
+typedef struct {
+    uint32_t hash[HOSTMEMO_SETS][HOSTMEMO_WAYS];
+    hm_entry e[HOSTMEMO_SETS][HOSTMEMO_WAYS];
+    char slack[HM_COPY];   /* the fixed-size copies of fill() may read past
+                              the last entry's text */
+} hm_table;
+
+static pthread_key_t memo_key;
+static bool memo_key_ok;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+static _Thread_local hm_table *memo;   /* this thread's, also under memo_key */
+
+static void make_key(void)
+{
+    memo_key_ok = pthread_key_create(&memo_key, free) == 0;
+}
+
+/* This thread's table, allocated on first use; NULL without memory. */
+static hm_table *table(void)
+{
+    if (memo != NULL)
+        return memo;
+    pthread_once(&memo_once, make_key);
+    if (!memo_key_ok)
+        return NULL;
+    /* entries on cache-line boundaries: a hit reads the set's hashes
+       and one line */
+    hm_table *t = aligned_alloc(64, sizeof *t);
+    if (t != NULL)
+        memset(t, 0, sizeof *t);
+    if (t != NULL && pthread_setspecific(memo_key, t) != 0) {
+        free(t);
+        t = NULL;
+    }
+    memo = t;
+    return t;
+}
+
+void hostmemo_free(void)
+{
+    if (memo == NULL)
+        return;
+    pthread_setspecific(memo_key, NULL);
+    free(memo);
+    memo = NULL;
+}
+
+uint32_t hostmemo_hash(const char *s, size_t n)
+{
+    /* 8 bytes a step (a multiply-xor mix), the tail zero-padded */
+    uint64_t x = n;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        x ^= x >> 29;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i);
+        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        x ^= x >> 29;
+    }
+    return (uint32_t)(x >> 32);
+}
+
+static size_t set_of(uint32_t hash)
+{
+    return (hash ^ (hash >> 16)) & (HOSTMEMO_SETS - 1);
+}
+
+/* dst[0..n) := src, NUL-terminated. Every form's array in a hostview
+   holds more than HM_COPY bytes, and HM_COPY bytes from src are inside
+   the table (its slack), so a short form is one fixed-size copy. */
+static inline void put_text(char *dst, const char *src, size_t n)
+{
+    if (n < HM_COPY)
+        memcpy(dst, src, HM_COPY);
+    else
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* a[0..n) == b[0..n), 8 bytes at a time (the last word may overlap the
+   one before; nothing outside either is read). */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n < 8)
+        return memcmp(a, b, n) == 0;
+    uint64_t x, y, d = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (d | (x ^ y)) == 0;
+}
+
+static void fill(hostview *hv, const hm_entry *e)
+{
+    const char *t = e->text + e->klen;
+    const char *u = e->text, *a, *s;
+    if (!(e->bits & HM_U_IS_KEY)) {
+        u = t;
+        t += e->ulen;
+    }
+    a = u;
+    if (!(e->bits & HM_A_IS_U)) {
+        a = t;
+        t += e->alen;
+    }
+    s = u;
+    if (!(e->bits & HM_S_IS_U)) {
+        s = t;
+        t += e->slen;
+    }
+    put_text(hv->unicode, u, e->ulen);
+    put_text(hv->ascii, a, e->alen);
+    put_text(hv->skeleton, s, e->slen);
+    put_text(hv->imitates, t, e->ilen);
+    put_text(hv->registrable, a + e->alen - e->rlen, e->rlen);
+    hv->unicode_len = e->ulen;
+    hv->skeleton_len = e->slen;
+    hv->imitates_len = e->ilen;
+    hv->registrable_len = e->rlen;
+    hv->is_name = (e->bits & HM_NAME) != 0;
+    hv->idn = (e->bits & HM_IDN) != 0;
+    hv->invisible = (e->bits & HM_INVISIBLE) != 0;
+    hv->uts46 = (e->bits & HM_UTS46) != 0;
+    hv->json_plain = (e->bits & HM_JPLAIN) != 0;
+    hv->why = e->why;
+    hv->flags = e->flags;
+}
+
+bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv)
+{
+    if (memo == NULL || len == 0 || len > HM_TEXT)
+        return false;
+    size_t set = set_of(hash);
+    const uint32_t *tags = memo->hash[set];
+    for (unsigned w = 0; w < HOSTMEMO_WAYS; w++) {
+        if (tags[w] != hash)
+            continue;
+        const hm_entry *e = &memo->e[set][w];
+        if (e->klen == len && same_bytes(e->text, host, len)) {
+            fill(hv, e);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool same(const char *a, size_t an, const char *b, size_t bn)
+{
+    return an == bn && memcmp(a, b, an) == 0;
+}
+
+/* text[*o..) := s[0..n) unless skip; false when it does not fit. */
+static bool add_text(hm_entry *e, size_t *o, bool skip, const char *s, size_t n)
+{
+    if (skip)
+        return true;
+    if (n > HM_TEXT - *o)
+        return false;
+    memcpy(e->text + *o, s, n);
+    *o += n;
+    return true;
+}
+
+void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *hv)
+{
+    size_t ul = hv->unicode_len, sl = hv->skeleton_len, il = hv->imitates_len;
+    size_t rl = hv->registrable_len, al = strlen(hv->ascii);
+    if (len == 0 || len > HM_TEXT || ul > HM_TEXT || al > HM_TEXT || sl > HM_TEXT ||
+        il > HM_TEXT || rl > al || hv->why > 255 ||
+        memcmp(hv->ascii + al - rl, hv->registrable, rl) != 0)
+        return;
+    hm_table *t = table();
+    if (t == NULL)
+        return;
+    hm_entry e;
+    e.bits = (unsigned char)((hv->is_name ? HM_NAME : 0) | (hv->idn ? HM_IDN : 0) |
+                             (hv->invisible ? HM_INVISIBLE : 0) | (hv->uts46 ? HM_UTS46 : 0) |
+                             (hv->json_plain ? HM_JPLAIN : 0));
+    if (same(hv->unicode, ul, host, len))
+        e.bits |= HM_U_IS_KEY;
+    if (same(hv->ascii, al, hv->unicode, ul))
+        e.bits |= HM_A_IS_U;
+    if (same(hv->skeleton, sl, hv->unicode, ul))
+        e.bits |= HM_S_IS_U;
+    size_t o = 0;
+    if (!add_text(&e, &o, false, host, len) ||
+        !add_text(&e, &o, e.bits & HM_U_IS_KEY, hv->unicode, ul) ||
+        !add_text(&e, &o, e.bits & HM_A_IS_U, hv->ascii, al) ||
+        !add_text(&e, &o, e.bits & HM_S_IS_U, hv->skeleton, sl) ||
+        !add_text(&e, &o, false, hv->imitates, il))
+        return;
+    e.flags = hv->flags;
+    e.klen = (unsigned char)len;
+    e.ulen = (unsigned char)ul;
+    e.alen = (unsigned char)al;
+    e.slen = (unsigned char)sl;
+    e.ilen = (unsigned char)il;
+    e.rlen = (unsigned char)rl;
+    e.why = (unsigned char)hv->why;
+    /* the newest first; the oldest of the set goes */
+    size_t set = set_of(hash);
+    memmove(&t->hash[set][1], &t->hash[set][0], (HOSTMEMO_WAYS - 1) * sizeof t->hash[set][0]);
+    memmove(&t->e[set][1], &t->e[set][0], (HOSTMEMO_WAYS - 1) * sizeof t->e[set][0]);
+    t->hash[set][0] = hash;
+    memcpy(&t->e[set][0], &e, offsetof(hm_entry, text) + o);
+}

@@ -1,0 +1,46 @@
+/*
+ * hostmemo.h - the views of hosts already seen (hostview.c), kept per
+ * thread by the host as written (issue 17).
+ *
+ * A log names the same hosts again and again; each view costs a
+ * decode, a skeleton, and a libpsl look-up (~9,000 instructions on a
+ * miss of the registrable-domain cache). A view is a function of the
+ * host's bytes alone (and of ICU's and libpsl's data, loaded once), so
+ * the answer kept for the same bytes is the answer: the memo is keyed by
+ * the exact bytes and compared in full on every hit.
+ *
+ * Bounded: a fixed table (HOSTMEMO_SETS x HOSTMEMO_WAYS entries of one
+ * 64-byte cache line and their 32-bit hashes, 4.25 MiB, allocated on a
+ * thread's first use and freed when it ends); a view whose texts do not
+ * fit in one entry is not kept (it is computed each time, as before: on
+ * the shared URL lists 5% of the lines). A set's 8 entries
+ * are kept newest first, the oldest goes. No lock: each thread has its own.
+ */
+#ifndef URISAN_CLI_HOSTMEMO_H
+#define URISAN_CLI_HOSTMEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hostview.h"
+
+#define HOSTMEMO_SETS 8192u
+#define HOSTMEMO_WAYS 8u
+#define HOSTMEMO_KEY_MAX 48    /* longer hosts are not kept */
+
+/* 32 bits of a host's bytes (also the registrable-domain cache's). */
+uint32_t hostmemo_hash(const char *s, size_t n);
+
+/* The view of host[0..len) kept by this thread: true and hv filled (every
+   field, as host_view would), false when it is not kept. */
+bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv);
+
+/* Keep hv as the view of host[0..len) (when it fits in an entry). */
+void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *hv);
+
+/* Forget this thread's memo (hostview_shutdown: the data it was made
+   from is going away). */
+void hostmemo_free(void);
+
+#endif
