@@ -27,8 +27,10 @@ static bool label_is(const char *t, size_t l, const char *w, size_t wl)
  * names it is compared with: localhost (RFC 6761 6.3: always loopback),
  * local (RFC 6762 mDNS), internal (ICANN, reserved for private use,
  * 2024), home.arpa (RFC 8375), localdomain (the common /etc/hosts alias),
- * and the private names RFC 6762 Appendix G finds in use: lan, intranet,
- * corp, home, private.
+ * the private names RFC 6762 Appendix G finds in use: lan, intranet,
+ * corp, home, private, and the loopback aliases distributions put in
+ * /etc/hosts: localhost4, localhost6, localdomain4, localdomain6 (Red Hat:
+ * "localhost4.localdomain4"), ip6-localhost, ip6-loopback (Debian).
  */
 static bool internal_tld(const char *s, size_t n, size_t last)
 {
@@ -45,7 +47,12 @@ static bool internal_tld(const char *s, size_t n, size_t last)
     case 7: return label_is(t, l, "private", 7);
     case 8: return label_is(t, l, "internal", 8) || label_is(t, l, "intranet", 8);
     case 9: return label_is(t, l, "localhost", 9);
+    case 10: return label_is(t, l, "localhost4", 10) || label_is(t, l, "localhost6", 10);
     case 11: return label_is(t, l, "localdomain", 11);
+    case 12:
+        return label_is(t, l, "localdomain4", 12) || label_is(t, l, "localdomain6", 12) ||
+               label_is(t, l, "ip6-loopback", 12);
+    case 13: return label_is(t, l, "ip6-localhost", 13);
     default: return false;
     }
 }

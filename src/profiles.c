@@ -8,6 +8,52 @@
 
 #include <string.h>
 
+/*
+ * Data lists shared by the profiles (one list per concept; each profile
+ * that needs one pastes the same text). Every entry is a place no
+ * fetcher, proxy or mail reader should be taken to, whatever the URL
+ * looks like otherwise.
+ */
+
+/* Public wildcard-DNS and DNS-rebinding services: a name under them
+   resolves to the address its labels spell (127.0.0.1.nip.io,
+   127-0-0-1.sslip.io and 7f000001.nip.io are 127.0.0.1; localtest.me,
+   lvh.me, local.gd, localhost.direct and all their subdomains are
+   127.0.0.1; 7f000001.c0a80001.rbndr.us and make-127-0-0-1-rr.1u.ms
+   alternate between the addresses they name). No URL-level check sees
+   the address, so the services are named. */
+#define LIST_WILDCARD_DNS                                                           \
+    "# public wildcard-DNS and DNS-rebinding services: 127.0.0.1.nip.io,\n"          \
+    "# 7f000001.nip.io, 127-0-0-1.sslip.io, localtest.me resolve to 127.0.0.1\n"    \
+    "deny-host .nip.io .sslip.io .xip.io .xip.name .localtest.me .lvh.me\n"          \
+    "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st .local.gd\n"          \
+    "deny-host .localhost.direct .rbndr.us .rebind.network .1u.ms\n"
+
+/* Cloud metadata services that neither a link-local address nor an
+   internal name gives away: the names GCP (/etc/hosts "metadata") and
+   EC2 ("instance-data") give them, Tencent Cloud's public name for
+   169.254.0.23, Equinix Metal's (Packet) public service that answers
+   for the asking machine; AWS IMDS and EKS Pod Identity over IPv6
+   (fd00:ec2::254, fd00:ec2::23, ULA) and Alibaba Cloud (100.100.100.200,
+   CGNAT) - private ranges a forward proxy otherwise reaches - and
+   Azure's WireServer 168.63.129.16, a public address only the VM's host
+   answers. */
+#define LIST_METADATA                                                               \
+    "# cloud metadata services by name and address: GCP \"metadata\", EC2\n"          \
+    "# \"instance-data\", Tencent, Equinix Metal; AWS IMDS over IPv6, EKS Pod\n"       \
+    "# Identity, Alibaba Cloud, Azure WireServer\n"                                   \
+    "deny-host metadata instance-data metadata.tencentyun.com\n"                       \
+    "deny-host metadata.packet.net metadata.platformequinix.com\n"                     \
+    "deny-ip fd00:ec2::254/128 fd00:ec2::23/128 100.100.100.200/32 168.63.129.16/32\n"
+
+/* An IP literal must be an address: [v1.127.0.0.1] (IPvFuture) is no
+   address any client connects to (browsers and curl refuse it, Python
+   looks the text up as a name). Every IPv4 and IPv6 address is in these
+   two ranges, so only a literal without an address fails them. */
+#define LIST_IP_IS_ADDRESS                                                          \
+    "# [v1.127.0.0.1] (IPvFuture): no address any client connects to\n"              \
+    "allow-ip 0.0.0.0/0 ::/0\n"
+
 /* "default": the built-in policy of SPEC 4, nothing on top. */
 static const char profile_default[] =
     "# default: the built-in policy (SPEC 4); every other flag is reported\n"
@@ -37,9 +83,13 @@ static const char profile_proxy[] =
     "deny ip_loopback ip_link_local ip_reserved ip_multicast ip_broadcast internal_name\n"
     "# intranet hosts a forward proxy may legitimately reach: reported only\n"
     "flag ip_private single_label\n"
+    LIST_WILDCARD_DNS
+    LIST_METADATA
+    LIST_IP_IS_ADDRESS
     "# URLs nested in parameters: nested_url is reported, their flags judge\n"
     "# nothing - a redirect to one comes back through the proxy as a request\n"
-    "# of its own and is judged then\n";
+    "# of its own and is judged then; the deny-host and deny-ip lists above\n"
+    "# judge them as they judge every URL (nested_host_denied, nested_ip_denied)\n";
 
 /* "ssrf": a server that fetches URLs it was given. */
 static const char profile_ssrf[] =
@@ -69,13 +119,17 @@ static const char profile_ssrf[] =
     "# (metadata.google.internal), *.home.arpa ..., and one-label names\n"
     "# (metadata, instance-data) that a search domain completes\n"
     "deny internal_name single_label\n"
-    "# public wildcard-DNS services: 127.0.0.1.nip.io resolves to 127.0.0.1\n"
-    "deny-host .nip.io .sslip.io .xip.io .xip.name .localtest.me .lvh.me\n"
-    "deny-host .vcap.me .lacolhost.com .traefik.me .localho.st\n"
+    LIST_WILDCARD_DNS
+    LIST_METADATA
+    LIST_IP_IS_ADDRESS
+    "# cluster-internal names: kubernetes.default.svc (the Kubernetes API),\n"
+    "# *.consul (HashiCorp Consul DNS); no public TLD is named so\n"
+    "deny-host .svc .consul kubernetes.default\n"
     "# URLs nested in parameters (?next=, ?url=, #u=, decoded once or\n"
     "# twice): an open redirect or a second fetch takes the fetcher there,\n"
     "# so they answer to the same address and name rules, three levels deep;\n"
-    "# the deny-host list above judges them too (?url=http://127.0.0.1.nip.io/),\n"
+    "# the deny-host and deny-ip lists above judge them too\n"
+    "# (?url=http://127.0.0.1.nip.io/),\n"
     "# and a port other than the scheme's (?url=http://example.org:6379/)\n"
     "nested-depth 3\n"
     "deny nested:ip_loopback nested:ip_private nested:ip_link_local nested:ip_obfuscated\n"
@@ -95,6 +149,7 @@ static const char profile_mail[] =
     "deny ip_obfuscated ambiguous_authority\n"
     "# a link into the reader's own machine or network (localhost, *.local)\n"
     "deny internal_name ip_loopback ip_link_local\n"
+    LIST_WILDCARD_DNS
     "# header injection and hidden bytes\n"
     "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n"
     "# redirectors and trackers (?url=, ?u=): the link goes on to the\n"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """SSRF payloads from public knowledge under `--profile ssrf`: every one is
-denied. Each case says what a client would connect to; the nested ones
+denied; under `--profile proxy` (check and squid-acl) what a forward proxy
+must never forward is denied and intranet hosts are not. Each case says what a client would connect to; the nested ones
 (a URL inside a query or fragment parameter: the open-redirect and SSRF
 chain shape) say where the redirect or the second fetch goes.
 
@@ -71,6 +72,26 @@ DENY = [
     ("http://a.127.0.0.1.xip.io/", "xip.io -> 127.0.0.1"),
     ("http://localtest.me/", "localtest.me -> 127.0.0.1"),
     ("http://app.lvh.me/", "lvh.me -> 127.0.0.1"),
+    ("http://7f000001.nip.io/", "nip.io hex form -> 127.0.0.1"),
+    ("http://127-0-0-1.sslip.io/", "sslip.io dashed form -> 127.0.0.1"),
+    ("http://a.local.gd/", "local.gd and its subdomains -> 127.0.0.1"),
+    ("http://app.localhost.direct/", "localhost.direct -> 127.0.0.1"),
+    ("http://7f000001.a9fea9fe.rbndr.us/", "rbndr.us rebinding: 127.0.0.1 / 169.254.169.254"),
+    ("http://make-127-0-0-1-rr.1u.ms/", "1u.ms rebinding -> 127.0.0.1"),
+    ("http://a.10.0.0.1.1time.127.0.0.1.forever.x.rebind.network/", "rebind.network -> 127.0.0.1"),
+    # /etc/hosts loopback aliases of Debian and Red Hat
+    ("http://localhost4/", "Red Hat /etc/hosts: 127.0.0.1"),
+    ("http://localhost6.localdomain6/", "Red Hat /etc/hosts: ::1"),
+    ("http://ip6-localhost/", "Debian /etc/hosts: ::1"),
+    ("http://ip6-loopback/", "Debian /etc/hosts: ::1"),
+    # cloud metadata services neither link-local nor internal by name
+    ("http://168.63.129.16/machine?comp=goalstate", "Azure WireServer, answered by the VM's host"),
+    ("http://metadata.tencentyun.com/latest/meta-data/", "Tencent Cloud metadata, 169.254.0.23"),
+    ("https://metadata.packet.net/metadata", "Equinix Metal metadata for the asking machine"),
+    ("http://[fd00:ec2::23]/", "EKS Pod Identity agent over IPv6"),
+    ("http://kubernetes.default.svc/api/v1/namespaces", "the Kubernetes API in the cluster"),
+    ("http://vault.service.consul/v1/secret", "Consul DNS inside the cluster"),
+    ("http://[v1.127.0.0.1]/", "IPvFuture: no client connects to an address; fail closed"),
     # schemes, ports, credentials, parser confusion
     ("gopher://127.0.0.1:6379/_INFO", "gopher to Redis"),
     ("dict://127.0.0.1:11211/stats", "dict to memcached"),
@@ -110,6 +131,8 @@ DENY = [
     ("https://example.com/?url=http://100.100.100.200/", "Alibaba Cloud metadata, 100.100.100.200"),
     ("https://example.com/?url=http://2852039166/", "decimal 169.254.169.254"),
     ("https://example.com/?url=http://example.org:6379/", "a public host's Redis port"),
+    ("https://example.com/?url=http://localhost4/", "nested Red Hat loopback alias -> 127.0.0.1"),
+    ("https://example.com/?url=http://168.63.129.16/", "nested Azure WireServer"),
 ]
 
 # The deny-host list of the profile (public wildcard-DNS services) judges
@@ -125,7 +148,49 @@ NESTED_HOST = [
     ("https://example.com/?url=/%5Clocaltest.me/", "'/\\' -> //localtest.me -> 127.0.0.1"),
     ("https://example.com/?url=https://example.org/?next=http://a.127.0.0.1.NIP.IO./",
      "two levels: example.org redirects on to nip.io -> 127.0.0.1"),
+    ("https://example.com/?url=http://a.local.gd/", "local.gd -> 127.0.0.1"),
+    ("https://example.com/?url=http://metadata.tencentyun.com/", "Tencent Cloud metadata"),
 ]
+
+# The proxy profile (a forward proxy's helper, `squid-acl --profile proxy`)
+# never forwards to the proxy's own host, the cloud metadata services or
+# addresses no server answers from - by whatever name or spelling reaches
+# them. Each case: where the proxy would connect. Intranet hosts (private
+# addresses, one-label names) stay allowed: a forward proxy reaches them.
+PROXY_DENY = [
+    ("http://127.0.0.1/", "the proxy itself"),
+    ("http://0x7f.1:3128/", "the proxy's own port, hex spelling"),
+    ("http://[::ffff:7f00:1]/", "IPv4-mapped 127.0.0.1"),
+    ("http://localhost/", "the proxy itself by name"),
+    ("http://localhost4/", "Red Hat /etc/hosts alias of 127.0.0.1"),
+    ("http://localhost6.localdomain6/", "Red Hat /etc/hosts alias of ::1"),
+    ("http://ip6-localhost/", "Debian /etc/hosts alias of ::1"),
+    ("http://127.0.0.1.nip.io/", "nip.io -> 127.0.0.1"),
+    ("http://127.0.0.1.NIP.IO./", "the same, case and root dot"),
+    ("http://7f000001.nip.io/", "nip.io hex form -> 127.0.0.1"),
+    ("http://127-0-0-1.sslip.io:3128/", "sslip.io dashed form -> the proxy's port"),
+    ("http://--1.sslip.io/", "sslip.io IPv6 form -> ::1"),
+    ("http://localtest.me/", "localtest.me -> 127.0.0.1"),
+    ("http://app.lvh.me/", "lvh.me -> 127.0.0.1"),
+    ("http://a.local.gd/", "local.gd -> 127.0.0.1"),
+    ("http://169.254.169.254/latest/meta-data/", "AWS/Azure/GCP/DigitalOcean metadata"),
+    ("http://169.254.169.254.nip.io/latest/meta-data/", "nip.io -> 169.254.169.254"),
+    ("http://a9fea9fe.nip.io/latest/meta-data/", "nip.io hex -> 169.254.169.254"),
+    ("http://metadata.google.internal/computeMetadata/v1/", "GCP metadata"),
+    ("http://metadata/computeMetadata/v1/", "GCP /etc/hosts name of the metadata server"),
+    ("http://instance-data/latest/meta-data/", "EC2 name of the metadata server"),
+    ("http://[fd00:ec2::254]/latest/meta-data/", "AWS IMDS over IPv6 (a ULA, else only reported)"),
+    ("http://100.100.100.200/latest/meta-data/", "Alibaba Cloud metadata (CGNAT, else only reported)"),
+    ("http://[::ffff:100.100.100.200]/latest/meta-data/", "the same, IPv4-mapped"),
+    ("http://168.63.129.16/machine?comp=goalstate", "Azure WireServer"),
+    ("http://metadata.tencentyun.com/latest/meta-data/", "Tencent Cloud metadata"),
+    ("http://192.0.0.192/latest/meta-data/", "Oracle Cloud metadata"),
+    ("http://[v1.127.0.0.1]/", "IPvFuture: no address; fail closed"),
+    ("http://255.255.255.255/", "limited broadcast"),
+]
+PROXY_ALLOW = ["https://example.com/", "http://10.0.0.1/", "http://wiki/", "http://8.8.8.8/",
+               "https://[2606:4700::1111]/", "http://1.1.1.1.example.org/",
+               "https://nip.io.example.org/", "https://example.com/?next=https://example.org/"]
 
 # A policy on top of the profile with the operator's own ranges and names:
 # deny-ip and deny-host judge nested URLs (reasons nested_ip_denied,
@@ -181,6 +246,24 @@ def main():
             print("DENIED %s: %s" % (uri, o["deny_reasons"]))
     bad += want_reason(NESTED_HOST, run(["--profile", "ssrf"], [u for u, _ in NESTED_HOST]),
                        lambda c: "nested_host_denied")
+    out = run(["--profile", "proxy"], [u for u, _ in PROXY_DENY] + PROXY_ALLOW)
+    for (uri, what), o in zip(PROXY_DENY, out):
+        if o["verdict"] != "deny":
+            bad += 1
+            print("NOT DENIED under proxy %s (%s): %s" % (uri, what, o["flags"]))
+    for uri, o in zip(PROXY_ALLOW, out[len(PROXY_DENY):]):
+        if o["verdict"] == "deny":
+            bad += 1
+            print("DENIED under proxy %s: %s" % (uri, o["deny_reasons"]))
+    # the Squid helper answers ERR to each of them (the command Squid runs)
+    r = subprocess.run([URISAN, "squid-acl", "--profile", "proxy"],
+                       input="\n".join(u for u, _ in PROXY_DENY).encode() + b"\n", capture_output=True)
+    answers = r.stdout.decode().splitlines()
+    assert len(answers) == len(PROXY_DENY), (answers, r.stderr)
+    for (uri, what), a in zip(PROXY_DENY, answers):
+        if not a.startswith("ERR"):
+            bad += 1
+            print("squid-acl --profile proxy answered %r to %s (%s)" % (a, uri, what))
     with tempfile.NamedTemporaryFile("w", suffix=".policy") as pf:
         pf.write(CUSTOM_POLICY)
         pf.flush()
@@ -190,8 +273,9 @@ def main():
             if o["verdict"] == "deny":
                 bad += 1
                 print("DENIED under the custom policy %s: %s" % (uri, o["deny_reasons"]))
-    print("%d payloads denied, %d public URLs allowed, %d wrong" %
-          (len(DENY) + len(NESTED_HOST) + len(CUSTOM), len(ALLOW), bad))
+    print("%d payloads denied, %d public URLs allowed; proxy: %d denied, %d allowed; %d wrong" %
+          (len(DENY) + len(NESTED_HOST) + len(CUSTOM), len(ALLOW), len(PROXY_DENY),
+           len(PROXY_ALLOW), bad))
     return 1 if bad else 0
 
 

@@ -434,7 +434,7 @@ START_TEST(names_get_no_ip_flags)
 {
     expect_exact("http://localhost/", F(INTERNAL_NAME) | F(SINGLE_LABEL));
     expect_exact("http://localhost:8080/", F(NONDEFAULT_PORT) | F(INTERNAL_NAME) | F(SINGLE_LABEL));
-    expect_exact("http://ip6-localhost/", F(SINGLE_LABEL));
+    expect_exact("http://ip6-localhost/", F(INTERNAL_NAME) | F(SINGLE_LABEL)); /* Debian /etc/hosts: ::1 */
     expect_exact("http://1.2.3.4.nip.io/", 0);
     expect_exact("http://0x7f.example/", 0);
     expect_exact("http://[localhost]/", F(INVALID));
