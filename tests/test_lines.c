@@ -172,6 +172,21 @@ START_TEST(crlf_of_a_truncated_line_is_still_stripped)
 }
 END_TEST
 
+/* Lines that lie whole in the chunk are handed out where they are (no
+   copy): at exactly keep bytes, keep bytes with its CR, one byte over. */
+START_TEST(line_of_exactly_keep_bytes_is_handed_out_whole)
+{
+    const want_line w[] = {
+        { "abcd", 4, 4 },
+        { "abcd", 4, 4 },
+        { "abc", 3, 3 },
+        { "abcd", 4, 5 },
+        { "", 0, 0 },
+    };
+    expect_lines("abcd\nabcd\r\nabc\r\nabcde\n\n", 23, 4, _i, w, 5);
+}
+END_TEST
+
 /* A 5 MB line between short ones: bounded memory, the neighbours intact. */
 START_TEST(five_megabyte_line_does_not_desync)
 {
@@ -241,6 +256,7 @@ static Suite *lines_suite(void)
     tcase_add_loop_test(tc, nul_and_high_bytes_are_kept, 0, 2);
     tcase_add_loop_test(tc, long_line_keeps_prefix_and_full_length, 0, 2);
     tcase_add_loop_test(tc, crlf_of_a_truncated_line_is_still_stripped, 0, 2);
+    tcase_add_loop_test(tc, line_of_exactly_keep_bytes_is_handed_out_whole, 0, 2);
     tcase_add_loop_test(tc, five_megabyte_line_does_not_desync, 0, 2);
     tcase_add_loop_test(tc, lines_across_chunk_boundaries, 0, 2);
     tcase_add_test(tc, read_error_is_reported);

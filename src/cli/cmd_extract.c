@@ -111,17 +111,35 @@ static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_re
 static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
 #ifdef URISAN_HAVE_HOSTVIEW
 /* hostview.c's keys (see cmd_check.c): null when not a reg-name. */
-static void put_hv(cli_buf *b, const hostview *hv, const char *s, bool always)
+static void put_hv(cli_buf *b, const hostview *hv, const char *s, size_t n, bool always)
 {
-    if (hv->is_name && (always || s[0] != '\0'))
-        cli_jv_cstr(b, s);
-    else
+    if (!hv->is_name || (!always && n == 0))
         cli_buf_lit(b, "null");
+    else if (hv->json_plain)
+        json_quote_plain(b, s, n);
+    else
+        json_quote(b, s, n);
 }
-static void put_host_unicode(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.unicode, true); }
-static void put_host_skeleton(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.skeleton, false); }
-static void put_host_imitates(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.imitates, false); }
-static void put_registrable(cli_buf *b, const void *v) { ROW(v); put_hv(b, &r->c->hv, r->c->hv.registrable, false); }
+static void put_host_unicode(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, &r->c->hv, r->c->hv.unicode, r->c->hv.unicode_len, true);
+}
+static void put_host_skeleton(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, &r->c->hv, r->c->hv.skeleton, r->c->hv.skeleton_len, false);
+}
+static void put_host_imitates(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, &r->c->hv, r->c->hv.imitates, r->c->hv.imitates_len, false);
+}
+static void put_registrable(cli_buf *b, const void *v)
+{
+    ROW(v);
+    put_hv(b, &r->c->hv, r->c->hv.registrable, r->c->hv.registrable_len, false);
+}
 #endif
 #ifdef URISAN_HAVE_MAIL
 /* A mailbox (mbox, Maildir): which message. */

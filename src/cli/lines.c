@@ -55,12 +55,38 @@ static bool grow_line(cli_lines *r, size_t want)
     return true;
 }
 
+/* The next line when it lies whole in the chunk read and is kept whole:
+   handed out where it is, with no copy (valid until the next call, as the
+   copy is). false: the general path of cli_lines_next must take it. */
+static bool line_in_chunk(cli_lines *r, cli_line *out)
+{
+    if (r->in_pos >= r->in_len)
+        return false;
+    const char *s = r->in + r->in_pos;
+    const char *nl = memchr(s, '\n', r->in_len - r->in_pos);
+    if (nl == NULL || (size_t)(nl - s) > r->keep)
+        return false;
+    size_t n = (size_t)(nl - s);
+    r->in_pos += n + 1;
+    if (n > 0 && s[n - 1] == '\r')   /* CRLF: the CR is not part of the line */
+        n--;
+    r->lineno++;
+    out->p = s;
+    out->len = n;
+    out->full_len = n;
+    out->truncated = false;
+    out->lineno = r->lineno;
+    return true;
+}
+
 int cli_lines_next(cli_lines *r, cli_line *out)
 {
     if (r->err != 0) {
         errno = r->err;
         return -1;
     }
+    if (line_in_chunk(r, out))
+        return 1;
     size_t kept = 0, full = 0;
     bool started = false;
     unsigned char last = 0;   /* last byte of the line so far */
