@@ -389,6 +389,27 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len,
                                       urisan_uri *uri, urisan_report *rep,
                                       urisan_decision *dec);
 
+/*
+ * A reference judged by where it leads: ref resolved against base (RFC
+ * 3986 5.2, strict, ".." above the root dropped, both parsed with the
+ * policy's limits), the resolved URI written to buf[0..*needed) (*needed
+ * always set). uri: the parse of ref as written. The flags in rep are the
+ * union of the facts about ref, about the resolved URI and about the merged
+ * path before dot removal (dot_above_root); the scheme/host/port/address
+ * rules and host_ip judge the resolved URI. A reference that cannot be
+ * resolved (a base that is no absolute URI, an invalid ref, no room in buf)
+ * is judged as written with flag invalid, and the status and *err say why
+ * (err->input: 0 base, 1 ref; URISAN_E_NOSPACE: call again with cap >=
+ * *needed). rep and dec are always filled. uri, rep, dec, needed and err
+ * may be NULL. `urisan check --base` prints this.
+ */
+URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
+                                           const char *ref, size_t rlen,
+                                           const urisan_policy *pol,
+                                           char *buf, size_t cap, size_t *needed,
+                                           urisan_uri *uri, urisan_report *rep,
+                                           urisan_decision *dec, urisan_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Default ports                                                       */
 /* ------------------------------------------------------------------ */

@@ -344,20 +344,26 @@ static PyObject *span_out(const char *in, urisan_span s)
     return text_out(in + s.off, s.len);
 }
 
-static PyObject *error_out(const urisan_uri *u)
+/* None, or {code, offset, message} as cli_jv_error writes it */
+static PyObject *status_out(const urisan_error *err)
 {
-    if (u->valid)
+    if (err == NULL || err->code == URISAN_OK)
         Py_RETURN_NONE;
     PyObject *e = PyDict_New();
     if (e == NULL)
         return NULL;
-    if (put(e, "code", name_str(urisan_status_name(u->error.code))) < 0 ||
-        put(e, "offset", PyLong_FromSize_t(u->error.offset)) < 0 ||
-        put(e, "message", name_str(urisan_status_message(u->error.code))) < 0) {
+    if (put(e, "code", name_str(urisan_status_name(err->code))) < 0 ||
+        put(e, "offset", PyLong_FromSize_t(err->offset)) < 0 ||
+        put(e, "message", name_str(urisan_status_message(err->code))) < 0) {
         Py_DECREF(e);
         return NULL;
     }
     return e;
+}
+
+static PyObject *error_out(const urisan_uri *u)
+{
+    return status_out(u->valid ? NULL : &u->error);
 }
 
 static PyObject *components_out(const char *in, const urisan_uri *u)
@@ -525,10 +531,22 @@ static int nested_out(PyObject *o, const char *in, size_t len, const urisan_uri 
 
 enum { LEVEL_PARSE, LEVEL_ANALYSE, LEVEL_CHECK };
 
+/* The largest result the module asks the library to write. */
+#define OUT_MAX (4 * URISAN_HARD_CEILING + 64)
+
+/* check(base=): where the reference led (the keys resolved and
+   resolve_error of `check --json --base`) */
+typedef struct {
+    const char *out;      /* the resolved URI, NULL when it could not be */
+    size_t n;
+    urisan_error err;
+} resolved_info;
+
 /* The dictionary of one URI, up to the level asked for. */
 static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int level,
                           const urisan_uri *u, const urisan_report *r,
-                          const urisan_decision *d, const urisan_policy *pol)
+                          const urisan_decision *d, const urisan_policy *pol,
+                          const resolved_info *ri)
 {
     PyObject *o = PyDict_New();
     if (o == NULL)
@@ -547,9 +565,14 @@ static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int lev
         (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
          put(o, "reasons", reasons_out(d)) < 0 ||
          reasons_apart(o, d) < 0 ||
+         (ri != NULL &&
+          (put(o, "resolved", ri->out ? text_out(ri->out, ri->n) : Py_NewRef(Py_None)) < 0 ||
+           put(o, "resolve_error", status_out(ri->out ? NULL : &ri->err)) < 0)) ||
          put(o, "truncated", Py_NewRef(Py_False)) < 0 ||
          put(o, "length", PyLong_FromSize_t(len)) < 0 ||
-         nested_out(o, in, len, u, r, pol) < 0))
+         (ri != NULL && ri->out != NULL
+              ? nested_out(o, ri->out, ri->n, NULL, r, pol) /* as check --base */
+              : nested_out(o, in, len, u, r, pol)) < 0))
         goto fail;
     return o;
 fail:
@@ -561,18 +584,10 @@ fail:
 /* check / analyse / parse                                             */
 /* ------------------------------------------------------------------ */
 
-static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fname)
+static PyObject *uri_level(PyObject *uri_obj, const in_text *tp, const urisan_policy *pol,
+                           int level)
 {
-    static char *kwlist[] = {"uri", "policy", NULL};
-    PyObject *uri_obj, *pol_obj = Py_None;
-    char fmt[32];
-    snprintf(fmt, sizeof fmt, "O|$O:%s", fname);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &uri_obj, &pol_obj))
-        return NULL;
-    in_text t;
-    const urisan_policy *pol;
-    if (get_text(uri_obj, &t, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
-        return NULL;
+    in_text t = *tp;
     urisan_uri u;
     urisan_report r;
     urisan_decision d;
@@ -588,13 +603,78 @@ static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fna
             urisan_analyze(t.p, len, &u, pol, &r);
     }
     Py_END_ALLOW_THREADS
-    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol);
+    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol, NULL);
+}
+
+static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fname)
+{
+    static char *kwlist[] = {"uri", "policy", NULL};
+    PyObject *uri_obj, *pol_obj = Py_None;
+    char fmt[32];
+    snprintf(fmt, sizeof fmt, "O|$O:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &uri_obj, &pol_obj))
+        return NULL;
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(uri_obj, &t, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    return uri_level(uri_obj, &t, pol, level);
+}
+
+/* check(ref, base=BASE): urisan_check_base, the judgement of where ref
+   leads (`urisan check --base`). */
+static PyObject *check_base(PyObject *uri_obj, const in_text *t, PyObject *base_obj,
+                            const urisan_policy *pol)
+{
+    in_text b;
+    if (get_text(base_obj, &b, "base") < 0)
+        return NULL;
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    resolved_info ri = { NULL, 0, { URISAN_OK, 0, 0 } };
+    size_t cap = 256, needed = 0;
+    char *buf = NULL;
+    urisan_status st = URISAN_E_NOSPACE;
+    for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
+        char *nb = realloc(buf, cap);
+        if (nb == NULL) {
+            free(buf);
+            return PyErr_NoMemory();
+        }
+        buf = nb;
+        Py_BEGIN_ALLOW_THREADS
+        st = urisan_check_base(b.p, (size_t)b.n, t->p, (size_t)t->n, pol, buf, cap, &needed,
+                               &u, &r, &d, &ri.err);
+        Py_END_ALLOW_THREADS
+        if (needed + 1 > OUT_MAX)
+            break;
+        cap = needed + 1;
+    }
+    if (st == URISAN_OK) {
+        ri.out = buf;
+        ri.n = needed;
+    }
+    PyObject *o = uri_dict(uri_obj, t->p, (size_t)t->n, LEVEL_CHECK, &u, &r, &d, pol, &ri);
+    free(buf);
+    return o;
 }
 
 static PyObject *py_check(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    return do_uri(args, kw, LEVEL_CHECK, "check");
+    static char *kwlist[] = {"uri", "base", "policy", NULL};
+    PyObject *uri_obj, *base_obj = Py_None, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OO:check", kwlist, &uri_obj, &base_obj,
+                                     &pol_obj))
+        return NULL;
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(uri_obj, &t, "uri") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    if (base_obj == Py_None)
+        return uri_level(uri_obj, &t, pol, LEVEL_CHECK);
+    return check_base(uri_obj, &t, base_obj, pol);
 }
 
 static PyObject *py_analyse(PyObject *m, PyObject *args, PyObject *kw)
@@ -634,7 +714,6 @@ static PyObject *py_verdict(PyObject *m, PyObject *args, PyObject *kw)
 /* resolve / normalize / equivalent                                    */
 /* ------------------------------------------------------------------ */
 
-#define OUT_MAX (4 * URISAN_HARD_CEILING + 64)
 
 static int get_above_root(const char *s, urisan_above_root *out)
 {
@@ -952,7 +1031,8 @@ static PyMethodDef methods[] = {
     {"_check_loop", (PyCFunction)(void (*)(void))py_check_loop, METH_VARARGS | METH_KEYWORDS,
      "_check_loop(urls, *, policy=None) -> (seconds, denied): urisan_check over urls in C."},
     {"check", (PyCFunction)(void (*)(void))py_check, METH_VARARGS | METH_KEYWORDS,
-     "check(uri, *, policy=None) -> dict: what `urisan check --json` prints for uri."},
+     "check(uri, *, base=None, policy=None) -> dict: what `urisan check --json [--base BASE]` "
+     "prints for uri."},
     {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
      "analyse(uri, *, policy=None) -> dict: uri, valid, error, components, host_ip, flags."},
     {"analyze", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,

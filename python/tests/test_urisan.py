@@ -94,6 +94,25 @@ def test_check_equals_cli_json(exe, srcdir):
                 pass
 
 
+def test_check_base_equals_cli_json(exe, srcdir):
+    """check(ref, base=B) is `urisan check --json --base B` (urisan_check_base)."""
+    base = "http://a/b/c/d;p?q"
+    urls = sample_urls(srcdir, 200) + [b"../../../../etc/passwd", b"a%zz", b"//10.0.0.1/x",
+                                       b"javascript:alert(1)", b"//u:p@h/"]
+    want = run(exe, ["check", "--json", "--base", base], b"\n".join(urls) + b"\n")
+    assert len(want) == len(urls)
+    for u, w in zip(urls, want):
+        got = urisan.check(u, base=base)
+        assert list(got) == list(w), u
+        assert as_cli(got) == w, u
+    got = urisan.check("../../../../etc/passwd", base=base)
+    assert got["resolved"] == "http://a/etc/passwd" and "dot_above_root" in got["flags"]
+    got = urisan.check("x", base="relative")
+    assert got["resolved"] is None and got["resolve_error"]["code"] == "base_not_absolute"
+    assert got["verdict"] == "deny"
+    assert urisan.check("x", base=None) == urisan.check("x")
+
+
 def test_check_with_policy_file_equals_cli(exe, srcdir):
     path = os.path.join(srcdir, "examples", "policy.txt")
     pol = urisan.Policy.from_file(path)

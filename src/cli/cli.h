@@ -147,6 +147,15 @@ urisan_status cli_normalize(const char *in, size_t len,
                             const urisan_limits *lim,
                             char **buf, size_t *cap, size_t *outlen,
                             urisan_error *err);
+/* urisan_check_base (`check --base`) the same way: uri, rep and dec are
+   always filled; *outlen is the resolved URI's length when it returns
+   URISAN_OK. */
+urisan_status cli_check_base(const char *base, size_t blen,
+                             const char *ref, size_t rlen,
+                             const urisan_policy *pol,
+                             char **buf, size_t *cap, size_t *outlen,
+                             urisan_uri *uri, urisan_report *rep,
+                             urisan_decision *dec, urisan_error *err);
 
 /* ---- output (out.c, out.h) ---- */
 

@@ -20,7 +20,6 @@ typedef struct {
     const urisan_policy *pol;
     const char *base;          /* NULL: no --base */
     size_t blen;
-    urisan_resolve_opts ropt;
     char *rbuf;                /* resolved text */
     size_t rcap;
     cli_fieldset fields;       /* --json: the keys of a line */
@@ -74,34 +73,17 @@ static void judge_host(check_ctx *c, check_result *r)
 
 static void judge(check_ctx *c, check_result *r)
 {
-    urisan_check(r->in, r->len, c->pol, &r->uri, &r->rep, &r->dec);
-    r->resolved = false;
     r->rlen = 0;
     r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
-    if (c->base == NULL)
+    r->resolved = false;
+    if (c->base == NULL) {
+        urisan_check(r->in, r->len, c->pol, &r->uri, &r->rep, &r->dec);
         return;
-
-    /* --base: the verdict is about where the reference leads. The flags
-       are the union of the facts about the input, about the resolved URI
-       and about the merged path (dot_above_root, SPEC section 3); the
-       scheme/host/port rules and host_ip use the resolved URI. */
-    urisan_flags mflags = 0;
-    urisan_status st = cli_resolve(c->base, c->blen, r->in, r->len, &c->ropt,
-                                   &c->rbuf, &c->rcap, &r->rlen, &mflags, &r->rerr);
-    if (st == URISAN_OK) {
-        urisan_uri ru;
-        urisan_report rr;
-        urisan_decision rd;
-        urisan_check(c->rbuf, r->rlen, c->pol, &ru, &rr, &rd);
-        rr.flags |= r->rep.flags | mflags;
-        urisan_decide(c->rbuf, r->rlen, &ru, &rr, c->pol, &r->dec);
-        r->rep = rr;
-        r->resolved = true;
-    } else {
-        /* A reference that cannot be resolved is judged invalid. */
-        r->rep.flags |= mflags | URISAN_F(INVALID);
-        urisan_decide(r->in, r->len, &r->uri, &r->rep, c->pol, &r->dec);
     }
+    /* --base: the verdict is about where the reference leads (the
+       library's urisan_check_base) */
+    r->resolved = cli_check_base(c->base, c->blen, r->in, r->len, c->pol, &c->rbuf, &c->rcap,
+                                 &r->rlen, &r->uri, &r->rep, &r->dec, &r->rerr) == URISAN_OK;
 }
 
 /* ---- the JSON line: one field table (fields.h) ---- */
@@ -439,9 +421,6 @@ int cmd_check(int argc, char **argv)
                                    urisan_status_name(bu.error.code), bu.error.offset,
                                    urisan_status_message(bu.error.code));
         }
-        c.ropt.non_strict = 0;
-        c.ropt.above_root = URISAN_ABOVE_ROOT_CLAMP;
-        c.ropt.limits = lim;
     }
 
     int status;

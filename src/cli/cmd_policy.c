@@ -42,13 +42,15 @@ static int check(const char *path, const char *profile)
     return cli_finish(CMD, CLI_EXIT_OK);
 }
 
+enum { OPT_PROFILE, NOPT };
+
 int cmd_policy(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--profile", true, NULL, false },
+    cli_opt opts[NOPT] = {
+        [OPT_PROFILE] = { "--profile", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -58,12 +60,12 @@ int cmd_policy(int argc, char **argv)
     if (strcmp(argv[1], "show") == 0) {
         if (nargs != 1)
             return cli_usage_error(CMD, "show takes no FILE (use --profile NAME)");
-        return show(opts[0].value);
+        return show(opts[OPT_PROFILE].value);
     }
     if (strcmp(argv[1], "check") == 0) {
         if (nargs != 2)
             return cli_usage_error(CMD, "check takes exactly one FILE");
-        return check(argv[2], opts[0].value);
+        return check(argv[2], opts[OPT_PROFILE].value);
     }
     return cli_usage_error(CMD, "unknown action '%.*s' (check, show)", 40, argv[1]);
 }
