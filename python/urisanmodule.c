@@ -518,6 +518,11 @@ static int nested_out(PyObject *o, const char *in, size_t len, const urisan_uri 
 {
     if ((r->flags & URISAN_F(NESTED_URL)) == 0)
         return 0;
+    urisan_uri own;
+    if (u == NULL) { /* a resolved URI (check(base=)): parsed as check_nested.c does */
+        urisan_parse(in, len, urisan_policy_limits(pol), &own, NULL);
+        u = &own;
+    }
     nested_acc a = {PyList_New(0), 0};
     if (a.list == NULL)
         return -1;
