@@ -417,9 +417,10 @@ void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
     cli_jv_flags(b, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
 }
 
-void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+static void render_text_reasons(cli_buf *b, const void *arg)
 {
     /* "denied:...;flagged:..." (urisan_decision_format), "-" for none */
+    const urisan_decision *d = arg;
     size_t n = 0;
     urisan_decision_format(d, NULL, 0, &n);
     if (n == 0) {
@@ -432,4 +433,12 @@ void cli_text_reasons(cli_buf *b, const urisan_decision *d)
         b->len += n;
     else
         cli_buf_fail(b);
+}
+
+void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+{
+    static _Thread_local memo_table memo;
+    uint64_t key[3];
+    decision_key(d, key);
+    memoized(b, memo, key, render_text_reasons, d);
 }
