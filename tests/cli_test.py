@@ -607,7 +607,17 @@ def spec_word(w, case, flags, status):
         if w[1:] in case["set" if w[0] == "-" else "clear"]:
             raise SpecError("flag both +set and -clear")
         case["set" if w[0] == "+" else "clear"].add(w[1:])
+    elif len(w) > 1 and w[0] == "~":
+        if w[1:] not in flags:
+            raise SpecError("unknown flag name")
+        case["either"].add(w[1:])
+    elif w.startswith("ip=") and len(w) > 3:
+        if "ip" in case or len(w) - 3 >= 48:
+            raise SpecError("ip= given twice or too long")
+        case["ip"] = w[3:]
     elif w.startswith("flags="):
+        if "exact" in case:
+            raise SpecError("flags= given twice")
         names = [] if w == "flags=none" else w[6:].split(",")
         if any(n not in flags for n in names):
             raise SpecError("unknown flag name in flags=")
@@ -632,7 +642,7 @@ def spec_word(w, case, flags, status):
 
 
 def spec_case(line, flags, status):
-    case = {"set": set(), "clear": set(), "parts": {}}
+    case = {"set": set(), "clear": set(), "either": set(), "parts": {}}
     case["input"], i = spec_quoted(line, 2)
     sep = b" " + ARROW + b" "
     if line[i:i + len(sep)] != sep:
@@ -659,6 +669,8 @@ def spec_case(line, flags, status):
         i = j
     if not words:
         raise SpecError("no expectation after the arrow")
+    if case["either"] and ("exact" not in case or case["either"] & case["exact"]):
+        raise SpecError("~flag is for a flag flags= leaves open (and only with flags=)")
     return case
 
 
@@ -732,8 +744,10 @@ def spec_mismatch(c, obj):
     got = set(obj["flags"])
     if not c["set"] <= got or c["clear"] & got:
         return f"flags {obj['flags']}"
-    if "exact" in c and got != c["exact"]:
+    if "exact" in c and got - c["either"] != c["exact"]:
         return f"flags {obj['flags']}"
+    if "ip" in c and obj["host_ip"] != (None if c["ip"] == "none" else c["ip"]):
+        return f"host_ip {obj['host_ip']}"
     if "verdict" in c and obj["verdict"] != c["verdict"]:
         return f"verdict {obj['verdict']}"
     return None
@@ -770,6 +784,11 @@ def test_spec_reader_refuses_malformed_lines():
         (f"- `a\tb` {a} valid\n", 1, "raw control byte"),
         (f"- `a` {a} host=h\n", 1, "quoted"),
         (f"- `a` {a} host=`h` host=`i`\n", 1, "twice"),
+        (f"- `a` {a} flags=none flags=invalid\n", 1, "twice"),
+        (f"- `a` {a} ip=1.2.3.4 ip=1.2.3.4\n", 1, "twice"),
+        (f"- `a` {a} +invalid ~idn\n", 1, "~flag"),
+        (f"- `a` {a} flags=idn ~idn\n", 1, "~flag"),
+        (f"- `a` {a} flags=none ~nosuch\n", 1, "unknown flag name"),
         (f"- `a` {a} valid\n-`b` {a} valid\n", 2, "no case"),
         ("# only prose\n", 0, "no cases"),
     ]

@@ -6,8 +6,9 @@
  *     - `INPUT` → EXPECTATION...
  * and every expectation is checked: the parse status and error offset
  * (`valid`, `bad_host@3`), the seven components and the host type, flags
- * that must be set (+name) or clear (-name) or the exact set (flags=a,b),
- * the default policy's verdict. Each input lies flush against a PROT_NONE
+ * that must be set (+name) or clear (-name) or the exact set (flags=a,b,
+ * with ~name for a flag it leaves open), the address text (ip=), the
+ * default policy's verdict. Each input lies flush against a PROT_NONE
  * page (guard.h). Every flag case also keeps SPEC 3's implications.
  *
  * The reader fails closed: a line that is not prose and not a well-formed
@@ -47,8 +48,9 @@ typedef struct {
     bool has_parts;
     spec_str part[NPARTS];
     int host_type; /* -1: not asserted */
-    urisan_flags set, clear, exact;
+    urisan_flags set, clear, exact, either;
     bool has_exact;
+    char ip[48]; /* "": not asserted; "none": no address */
     int verdict; /* -1: not asserted */
 } spec_case;
 
@@ -176,6 +178,8 @@ static const char *type_name(int k)
 /* flags=a,b,c or flags=none: the exact set. */
 static bool exact_flags(const char *w, size_t n, spec_case *c, const char **why)
 {
+    if (c->has_exact)
+        return *why = "flags= given twice", false;
     c->has_exact = true;
     c->exact = 0;
     if (n == 4 && memcmp(w, "none", 4) == 0)
@@ -207,6 +211,20 @@ static bool word(const char *w, size_t n, spec_case *c, const char **why)
         if ((w[0] == '+' ? c->clear : c->set) & bit)
             return *why = "flag both +set and -clear", false;
         *(w[0] == '+' ? &c->set : &c->clear) |= bit;
+        return true;
+    }
+    if (n > 1 && w[0] == '~') {
+        int b = urisan_flag_from_name(w + 1, n - 1);
+        if (b < 0)
+            return *why = "unknown flag name", false;
+        c->either |= (urisan_flags)1 << b;
+        return true;
+    }
+    if (n > 3 && memcmp(w, "ip=", 3) == 0) {
+        if (c->ip[0] || n - 3 >= sizeof c->ip)
+            return *why = "ip= given twice or too long", false;
+        memcpy(c->ip, w + 3, n - 3);
+        c->ip[n - 3] = '\0';
         return true;
     }
     if (n > 6 && memcmp(w, "flags=", 6) == 0)
@@ -326,7 +344,11 @@ static bool case_line(const char *s, size_t n, spec_case *c, const char **why)
     if (n - i < sizeof sep - 1 || memcmp(s + i, sep, sizeof sep - 1) != 0)
         return *why = "expected \" \xe2\x86\x92 \" after the input", false;
     i += sizeof sep - 1;
-    return expectation(s + i, n - i, c, why);
+    if (!expectation(s + i, n - i, c, why))
+        return false;
+    if (c->either && (!c->has_exact || (c->either & c->exact)))
+        return *why = "~flag is for a flag flags= leaves open (and only with flags=)", false;
+    return true;
 }
 
 static bool has_arrow(const char *s, size_t n)
@@ -428,6 +450,21 @@ static char *flag_list(urisan_flags f, char *buf, size_t cap)
     return buf;
 }
 
+/* The de-obfuscated address as text (RFC 5952 for IPv6), or none. */
+static void check_ip(const spec_case *c, const urisan_report *r)
+{
+    char buf[64];
+    size_t n = 0;
+    urisan_status st = urisan_format_ip(r, buf, sizeof buf, &n);
+    if (strcmp(c->ip, "none") == 0) {
+        ck_assert_msg(r->ip_family == 0, WHERE "an address (family %d)", AT(c), r->ip_family);
+        return;
+    }
+    ck_assert_msg(st == URISAN_OK, WHERE "no address", AT(c));
+    ck_assert_msg(n == strlen(c->ip) && memcmp(buf, c->ip, n) == 0, WHERE "ip %.*s", AT(c),
+                  (int)n, buf);
+}
+
 /* urisan_check under the default policy: flags, implications, verdict. */
 static void check_report(const spec_case *c, const char *s, size_t len)
 {
@@ -442,8 +479,10 @@ static void check_report(const spec_case *c, const char *s, size_t len)
     ck_assert_msg((r.flags & c->set) == c->set && (r.flags & c->clear) == 0,
                   WHERE "got flags=%s", AT(c), flag_list(r.flags, got, sizeof got));
     if (c->has_exact)
-        ck_assert_msg(r.flags == c->exact, WHERE "got flags=%s", AT(c),
+        ck_assert_msg((r.flags & ~c->either) == c->exact, WHERE "got flags=%s", AT(c),
                       flag_list(r.flags, got, sizeof got));
+    if (c->ip[0])
+        check_ip(c, &r);
     if (c->verdict >= 0)
         ck_assert_msg((int)d.verdict == c->verdict, WHERE "verdict %s", AT(c),
                       urisan_verdict_name(d.verdict));
@@ -521,6 +560,11 @@ static const struct {
     {"- `a\xc3` \xe2\x86\x92 valid\n", 1, "invalid UTF-8"},
     {"- `a` \xe2\x86\x92 host=h\n", 1, "quoted"},
     {"- `a` \xe2\x86\x92 host=`h` host=`i`\n", 1, "twice"},
+    {"- `a` \xe2\x86\x92 flags=none flags=invalid\n", 1, "twice"},
+    {"- `a` \xe2\x86\x92 ip=1.2.3.4 ip=1.2.3.4\n", 1, "twice"},
+    {"- `a` \xe2\x86\x92 +invalid ~idn\n", 1, "~flag"},
+    {"- `a` \xe2\x86\x92 flags=idn ~idn\n", 1, "~flag"},
+    {"- `a` \xe2\x86\x92 flags=none ~nosuch\n", 1, "unknown flag name"},
     {"- `a` \xe2\x86\x92 valid\n-`b` \xe2\x86\x92 valid\n", 2, "no case"},
     {"* `b` \xe2\x86\x92 valid\n", 1, "no case"},
     {"# only prose\n\nno cases here\n", 0, "no cases"},
@@ -547,11 +591,14 @@ START_TEST(reader_decodes_escapes_and_components)
     static const char t[] = "## x\n\nprose \n"
                             "- `a\\x00b\\x5c\\x60 \\x4` \xe2\x86\x92 bad_path@1 +ctl_raw\n"
                             "- `\xc3\xa9\\` \xe2\x86\x92 path=`` query=`q r` type=none "
-                            "flags=none verdict=allow\n";
+                            "flags=none verdict=allow\n"
+                            "- `//1` \xe2\x86\x92 flags=ip_literal ~single_label ip=0.0.0.1\n";
     spec_list l = {0};
     spec_err e;
     ck_assert_msg(read_spec("self", t, strlen(t), &l, &e), "%zu: %s", e.line, e.msg);
-    ck_assert_uint_eq(l.n, 2);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_uint_eq(l.v[2].either, URISAN_F(SINGLE_LABEL));
+    ck_assert_str_eq(l.v[2].ip, "0.0.0.1");
     ck_assert_uint_eq(l.v[0].in.len, 9);
     ck_assert(memcmp(l.v[0].in.bytes, "a\0b\\` \\x4", 9) == 0);
     ck_assert_int_eq(l.v[0].status, URISAN_E_BAD_PATH);
