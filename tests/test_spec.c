@@ -465,6 +465,25 @@ static void check_ip(const spec_case *c, const urisan_report *r)
                   (int)n, buf);
 }
 
+/* The default policy's verdict; an initialised policy without a line
+   decides as the NULL policy does. */
+static void check_verdict(const spec_case *c, const char *s, size_t len, const urisan_decision *d)
+{
+    ck_assert_msg((int)d->verdict == c->verdict, WHERE "verdict %s", AT(c),
+                  urisan_verdict_name(d->verdict));
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    urisan_policy_init(p);
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d2;
+    urisan_check(s, len, p, &u, &r, &d2);
+    free(p);
+    ck_assert_msg(d2.verdict == d->verdict && d2.deny_flags == d->deny_flags &&
+                      d2.flag_flags == d->flag_flags && d2.rules == 0,
+                  WHERE "an empty policy decides otherwise", AT(c));
+}
+
 /* urisan_check under the default policy: flags, implications, verdict. */
 static void check_report(const spec_case *c, const char *s, size_t len)
 {
@@ -484,8 +503,7 @@ static void check_report(const spec_case *c, const char *s, size_t len)
     if (c->ip[0])
         check_ip(c, &r);
     if (c->verdict >= 0)
-        ck_assert_msg((int)d.verdict == c->verdict, WHERE "verdict %s", AT(c),
-                      urisan_verdict_name(d.verdict));
+        check_verdict(c, s, len, &d);
 }
 
 START_TEST(each_spec_case_holds)
