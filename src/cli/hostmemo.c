@@ -2,6 +2,7 @@
 #include "hostmemo.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +45,8 @@ typedef struct {
 static pthread_key_t memo_key;
 static bool memo_key_ok;
 static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
-static _Thread_local hm_table *memo;   /* this thread's, also under memo_key */
+static _Thread_local hm_table *memo;   /* this thread's */
+static _Thread_local void *memo_mem;   /* its allocation, also under memo_key */
 
 static void make_key(void)
 {
@@ -59,17 +61,18 @@ static hm_table *table(void)
     pthread_once(&memo_once, make_key);
     if (!memo_key_ok)
         return NULL;
-    /* entries on cache-line boundaries: a hit reads the set's hashes
-       and one line */
-    hm_table *t = aligned_alloc(64, sizeof *t);
-    if (t != NULL)
-        memset(t, 0, sizeof *t);
-    if (t != NULL && pthread_setspecific(memo_key, t) != 0) {
-        free(t);
-        t = NULL;
+    /* calloc: the pages are touched only as sets fill. The entries on
+       cache-line boundaries: a hit reads the set's hashes and one line. */
+    void *mem = calloc(1, sizeof(hm_table) + 64);
+    if (mem != NULL && pthread_setspecific(memo_key, mem) != 0) {
+        free(mem);
+        mem = NULL;
     }
-    memo = t;
-    return t;
+    if (mem == NULL)
+        return NULL;
+    memo_mem = mem;
+    memo = (hm_table *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    return memo;
 }
 
 void hostmemo_free(void)
@@ -77,7 +80,8 @@ void hostmemo_free(void)
     if (memo == NULL)
         return;
     pthread_setspecific(memo_key, NULL);
-    free(memo);
+    free(memo_mem);
+    memo_mem = NULL;
     memo = NULL;
 }
 
