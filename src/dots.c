@@ -17,68 +17,19 @@
  *
  * The path is given as two pieces a ++ b, so resolution can run on the
  * 5.2.3 merge (base directory ++ reference path) without copying it.
+ * What a dot segment is, and the left-to-right depth count, are
+ * dotseg.h's (shared with the analysis' dot flags).
  */
 #include "internal.h"
+#include "dotseg.h"
 #include "simd.h"
 
 #include <stdint.h>
 #include <string.h>
 
-typedef struct {
-    const char *a, *b;
-    size_t alen, n;
-} rope;
-
-static inline unsigned char at(const rope *r, size_t i)
-{
-    return (unsigned char)(i < r->alen ? r->a[i] : r->b[i - r->alen]);
-}
-
-/* A valid "%" HEXDIG HEXDIG starting at i and ending by e (2.1). */
-static inline bool esc_at(const rope *r, size_t i, size_t e)
-{
-    return i + 2 < e && at(r, i) == '%' && cc_is(at(r, i + 1), CC_HEX) &&
-           cc_is(at(r, i + 2), CC_HEX);
-}
-
 static inline unsigned char upper_hex(unsigned char c)
 {
     return (c >= 'a' && c <= 'f') ? (unsigned char)(c - ('a' - 'A')) : c;
-}
-
-enum { SEG_NORMAL, SEG_DOT, SEG_DOTDOT };
-
-/*
- * Classify the segment [s, e). "." and ".." are complete segments only
- * (5.2.4; "..g" and "g." are ordinary). With pct, "%2e" counts as a dot:
- * it is the unreserved "." (2.3) and 6.2.2.2 decodes it, so a server that
- * decodes first sees a dot segment (SPEC section 3). At most three
- * iterations: the loop gives up at the third unit.
- */
-static int seg_kind(const rope *r, size_t s, size_t e, bool pct, bool *enc)
-{
-    size_t dots = 0, i = s;
-    bool pc = false;
-
-    while (i < e) {
-        if (dots == 2)
-            return SEG_NORMAL;
-        if (at(r, i) == '.') {
-            dots++;
-            i++;
-        } else if (pct && esc_at(r, i, e) && at(r, i + 1) == '2' &&
-                   (at(r, i + 2) | 0x20) == 'e') {
-            dots++;
-            i += 3;
-            pc = true;
-        } else {
-            return SEG_NORMAL;
-        }
-    }
-    if (dots == 0)
-        return SEG_NORMAL;
-    *enc = pc;
-    return dots == 1 ? SEG_DOT : SEG_DOTDOT;
 }
 
 /*
@@ -201,38 +152,6 @@ static void walk(const rope *r, size_t lo, unsigned mode, bool kept_last,
             break;
         pos = s - 1; /* step over the "/" */
     }
-}
-
-/*
- * Left-to-right stack depth after the segments that start in [lo, stop)
- * (the RFC's own direction, counting only). *first_above: index of the
- * first ".." that had nothing to pop, or SIZE_MAX.
- */
-static size_t fwd_scan(const rope *r, size_t lo, size_t stop, bool pct,
-                       size_t *first_above)
-{
-    size_t depth = 0, i = lo;
-
-    *first_above = SIZE_MAX;
-    while (i < stop) {
-        size_t e = i;
-        while (e < r->n && at(r, e) != '/')
-            e++;
-        bool enc = false;
-        int kind = seg_kind(r, i, e, pct, &enc);
-        if (kind == SEG_NORMAL) {
-            depth++;
-        } else if (kind == SEG_DOTDOT) {
-            if (depth > 0)
-                depth--;
-            else if (*first_above == SIZE_MAX)
-                *first_above = i;
-        }
-        if (e >= r->n)
-            break;
-        i = e + 1;
-    }
-    return depth;
 }
 
 /*
@@ -405,6 +324,143 @@ static inline void copy_through(const rope *r, unsigned mode, char *out, size_t 
 #define DOTS_NOINLINE
 #endif
 
+/*
+ * RFC mode on a rootless path: 5.2.4 A and D remove leading "../" and
+ * "./", and a lone "." or "..". Each such ".." climbs above the start of
+ * the path (counted in *stripped). Returns where what is left starts
+ * (r->n: nothing is left).
+ */
+static size_t rfc_strip_leading(const rope *r, bool pct, urisan_dots_info *info,
+                                size_t *stripped)
+{
+    size_t i = 0;
+
+    for (;;) {
+        size_t e = i;
+        while (e < r->n && at(r, e) != '/')
+            e++;
+        bool enc = false;
+        int kind = seg_kind(r, i, e, pct, &enc);
+        if (kind == SEG_NORMAL)
+            return i;
+        info->dots = true;
+        info->pct_dot = info->pct_dot || enc;
+        if (kind == SEG_DOTDOT) {
+            if (*stripped == 0)
+                info->first_above = i;
+            (*stripped)++;
+        }
+        if (e == r->n)
+            return r->n;
+        i = e + 1;
+    }
+}
+
+/* Where the segments to walk start (*lo) and whether a root precedes
+   them (*rooted). false: nothing is left (the empty path). */
+static bool region_start(const rope *r, unsigned mode, urisan_dots_info *info, size_t *lo,
+                         bool *rooted, size_t *stripped)
+{
+    unsigned m = mode & URISAN_DOTS_MODE;
+    bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
+
+    *lo = 0;
+    *rooted = false;
+    *stripped = 0;
+    if (at(r, 0) == '/') {
+        *rooted = true;
+        *lo = 1;
+    } else if (m == URISAN_DOTS_RFC) {
+        /* If what is left starts with "/" (".//g" -> "/g"), the rest is
+           processed as an absolute path. */
+        size_t i = rfc_strip_leading(r, pct, info, stripped);
+        info->above = *stripped;
+        if (i == r->n)
+            return false;
+        *rooted = at(r, i) == '/';
+        *lo = *rooted ? i + 1 : i;
+    } else if (m == URISAN_DOTS_KEEP) {
+        /* The seed draft works on the string: once "t/../" is removed
+           from "t/..//x", what is left, "/x", is an absolute path whose
+           root no later ".." can remove ("t/..//../x" -> "/../x"). */
+        size_t p;
+        if (keep_root(r, pct, &p)) {
+            *rooted = true;
+            *lo = p + 1;
+        }
+    }
+    return true;
+}
+
+/* Keep modes: is the last segment a ".." with nothing to pop? */
+static bool last_dotdot_kept(const rope *r, size_t lo, bool pct)
+{
+    size_t ls = r->n;
+    while (ls > lo && at(r, ls - 1) != '/')
+        ls--;
+    bool enc = false;
+    if (seg_kind(r, ls, r->n, pct, &enc) != SEG_DOTDOT)
+        return false;
+    dot_walk_res d;
+    dot_walk(r, lo, ls, pct, &d);
+    return d.depth == 0;
+}
+
+/* Shape of the result: pre repeated prerep times ++ kept segments. */
+typedef struct {
+    const char *pre;
+    size_t prerep;
+    bool rootless;
+} dots_shape;
+
+static void result_shape(const rope *r, unsigned mode, bool rooted_in, const walk_res *w1,
+                         dots_shape *sh)
+{
+    unsigned m = mode & URISAN_DOTS_MODE;
+    bool starts_empty = w1->lm_s == w1->lm_e; /* first kept segment is "" */
+    bool noauth = (mode & URISAN_DOTS_NOAUTH) != 0;
+
+    sh->pre = "";
+    sh->prerep = 0;
+    if (rooted_in || (m == URISAN_DOTS_RFC && !w1->first_kept)) {
+        /* Absolute result. In the RFC mode a rootless path whose first
+           segment is popped becomes absolute: 5.2.4 C removes "a" of
+           "a/../b" and E then moves "/b" ("foo:a/../b" -> "foo:/b"). */
+        sh->rootless = false;
+        if (m == URISAN_DOTS_KEEP && rooted_in && w1->skip > 0) {
+            /* RFC 2396 5.2 step 6g / seed draft C.2: "/../g" stays. */
+            sh->pre = "/..";
+            sh->prerep = w1->skip;
+        } else if (noauth && starts_empty && w1->emitted >= 2) {
+            /* "//g" without an authority would re-parse with "g" as the
+               host; 5.2.4 suggests the "/." prefix, which is the same
+               path and idempotent under remove_dot_segments. */
+            sh->pre = "/.";
+            sh->prerep = 1;
+        }
+    } else if (m == URISAN_DOTS_RFC) {
+        sh->rootless = true; /* first segment kept: "a/b" stays rootless */
+    } else {
+        /* KEEP and RELREF on a rootless path: a relative path's leading
+           ".." are meaningful (4.2; seed draft 5.2 steps 5-7 remove
+           "<segment>/../" and keep the rest) and stay in front. */
+        sh->rootless = true;
+        if (w1->skip > 0) {
+            sh->pre = "../";
+            sh->prerep = w1->skip;
+        } else if (m == URISAN_DOTS_RELREF &&
+                   (starts_empty || has_colon(r, w1->lm_s, w1->lm_e))) {
+            /* A reference without scheme and authority: a first segment
+               "" would make it "/x" (absolute, or "//x", an authority), a
+               first segment with ":" would read as a scheme (4.2). "./"
+               keeps the same relative path. (With a scheme, KEEP writes
+               the seed draft's string as it is: "f:" + ".//g" -> "f:/g".) */
+            sh->pre = "./";
+            sh->prerep = 1;
+        }
+    }
+}
+
 /* The path has a dot segment (or the filter could not rule one out). */
 static DOTS_NOINLINE void remove_dots_full(const rope *rp, unsigned mode, char *out,
                                            size_t cap, urisan_dots_info *info)
@@ -412,143 +468,46 @@ static DOTS_NOINLINE void remove_dots_full(const rope *rp, unsigned mode, char *
     rope r = *rp;
     unsigned m = mode & URISAN_DOTS_MODE;
     bool pct = (mode & URISAN_DOTS_PCT2E) != 0;
-    size_t lo = 0, stripped = 0;
-    bool rooted_in = false;
+    size_t lo, stripped;
+    bool rooted_in;
 
     if (!has_dot_segment(&r, pct)) {
         copy_through(&r, mode, out, cap, info);
         return;
     }
-    if (at(&r, 0) == '/') {
-        rooted_in = true;
-        lo = 1;
-    } else if (m == URISAN_DOTS_RFC) {
-        /* 5.2.4 A and D: leading "../" and "./" of a rootless path are
-           removed, and a lone "." or "..". Each such ".." climbs above
-           the start of the path. If what is left starts with "/" (".//g"
-           -> "/g"), the rest is processed as an absolute path. */
-        size_t i = 0;
-        for (;;) {
-            size_t e = i;
-            while (e < r.n && at(&r, e) != '/')
-                e++;
-            bool enc = false;
-            int kind = seg_kind(&r, i, e, pct, &enc);
-            if (kind == SEG_NORMAL)
-                break;
-            info->dots = true;
-            info->pct_dot = info->pct_dot || enc;
-            if (kind == SEG_DOTDOT) {
-                if (stripped == 0)
-                    info->first_above = i;
-                stripped++;
-            }
-            if (e == r.n) {
-                i = r.n;
-                break;
-            }
-            i = e + 1;
-        }
-        info->above = stripped;
-        if (i == r.n)
-            return; /* nothing left: the empty path */
-        if (at(&r, i) == '/') {
-            rooted_in = true;
-            lo = i + 1;
-        } else {
-            lo = i;
-        }
-    } else if (m == URISAN_DOTS_KEEP) {
-        /* The seed draft works on the string: once "t/../" is removed
-           from "t/..//x", what is left, "/x", is an absolute path whose
-           root no later ".." can remove ("t/..//../x" -> "/../x"). */
-        size_t p;
-        if (keep_root(&r, pct, &p)) {
-            rooted_in = true;
-            lo = p + 1;
-        }
-    }
-
-    /* Keep modes: is the last segment a ".." with nothing to pop? */
-    bool kept_last = false;
-    if (m == URISAN_DOTS_KEEP || (m == URISAN_DOTS_RELREF && !rooted_in)) {
-        size_t ls = r.n, fa;
-        while (ls > lo && at(&r, ls - 1) != '/')
-            ls--;
-        bool enc = false;
-        kept_last = seg_kind(&r, ls, r.n, pct, &enc) == SEG_DOTDOT &&
-                    fwd_scan(&r, lo, ls, pct, &fa) == 0;
-    }
+    if (!region_start(&r, mode, info, &lo, &rooted_in, &stripped))
+        return; /* nothing left: the empty path */
+    bool kept_last = (m == URISAN_DOTS_KEEP || (m == URISAN_DOTS_RELREF && !rooted_in)) &&
+                     last_dotdot_kept(&r, lo, pct);
 
     walk_res w1;
     walk(&r, lo, mode, kept_last, NULL, 0, false, &w1);
     info->dots = info->dots || w1.dots;
     info->pct_dot = info->pct_dot || w1.pct;
     info->above = stripped + w1.skip;
-    if (stripped == 0 && w1.skip > 0)
-        (void)fwd_scan(&r, lo, r.n + 1, pct, &info->first_above);
-
-    /* Shape of the result: prefix ++ kept segments. */
-    const char *pre = "";
-    size_t prelen = 0, prerep = 0;
-    bool rootless;
-    bool starts_empty = w1.lm_s == w1.lm_e; /* first kept segment is "" */
-    bool noauth = (mode & URISAN_DOTS_NOAUTH) != 0;
-
-    if (rooted_in || (m == URISAN_DOTS_RFC && !w1.first_kept)) {
-        /* Absolute result. In the RFC mode a rootless path whose first
-           segment is popped becomes absolute: 5.2.4 C removes "a" of
-           "a/../b" and E then moves "/b" ("foo:a/../b" -> "foo:/b"). */
-        rootless = false;
-        if (m == URISAN_DOTS_KEEP && rooted_in && w1.skip > 0) {
-            /* RFC 2396 5.2 step 6g / seed draft C.2: "/../g" stays. */
-            pre = "/..";
-            prerep = w1.skip;
-        } else if (noauth && starts_empty && w1.emitted >= 2) {
-            /* "//g" without an authority would re-parse with "g" as the
-               host; 5.2.4 suggests the "/." prefix, which is the same
-               path and idempotent under remove_dot_segments. */
-            pre = "/.";
-            prerep = 1;
-        }
-    } else if (m == URISAN_DOTS_RFC) {
-        rootless = true; /* first segment kept: "a/b" stays rootless */
-    } else {
-        /* KEEP and RELREF on a rootless path: a relative path's leading
-           ".." are meaningful (4.2; seed draft 5.2 steps 5-7 remove
-           "<segment>/../" and keep the rest) and stay in front. */
-        rootless = true;
-        if (w1.skip > 0) {
-            pre = "../";
-            prerep = w1.skip;
-        } else if (m == URISAN_DOTS_RELREF &&
-                   (starts_empty || has_colon(&r, w1.lm_s, w1.lm_e))) {
-            /* A reference without scheme and authority: a first segment
-               "" would make it "/x" (absolute, or "//x", an authority), a
-               first segment with ":" would read as a scheme (4.2). "./"
-               keeps the same relative path. (With a scheme, KEEP writes
-               the seed draft's string as it is: "f:" + ".//g" -> "f:/g".) */
-            pre = "./";
-            prerep = 1;
-        }
+    if (stripped == 0 && w1.skip > 0) {
+        dot_walk_res d;
+        dot_walk(&r, lo, r.n + 1, pct, &d);
+        info->first_above = d.first_above;
     }
-    for (const char *p = pre; *p; p++)
-        prelen++;
-    prelen *= prerep;
+
+    dots_shape sh;
+    result_shape(&r, mode, rooted_in, &w1, &sh);
+    size_t prelen = strlen(sh.pre) * sh.prerep;
     /* A rootless result has no "/" before its first kept segment; when
        nothing but kept ".." remain, the last "../" loses its "/". */
-    size_t bodyw = rootless ? (w1.body ? w1.body - 1 : 0) : w1.body;
-    if (rootless && w1.body == 0 && prelen > 0)
+    size_t bodyw = sh.rootless ? (w1.body ? w1.body - 1 : 0) : w1.body;
+    if (sh.rootless && w1.body == 0 && prelen > 0)
         prelen--;
     info->len = prelen + bodyw;
 
     if (out == NULL || info->len > cap)
         return;
     walk_res w2;
-    walk(&r, lo, mode, kept_last, out + info->len, w1.emitted, rootless, &w2);
+    walk(&r, lo, mode, kept_last, out + info->len, w1.emitted, sh.rootless, &w2);
     size_t k = 0;
-    for (size_t j = 0; j < prerep && k < prelen; j++)
-        for (const char *p = pre; *p && k < prelen; p++)
+    for (size_t j = 0; j < sh.prerep && k < prelen; j++)
+        for (const char *p = sh.pre; *p && k < prelen; p++)
             out[k++] = *p;
 }
 

@@ -95,8 +95,8 @@ static inline void scan_from(scan_iter *it, const scan_iter *base, size_t from)
     }
 }
 
-/* Kinds of unusual byte an input holds (analyze.c collects them from a
-   walk over the special bytes; both kinds are special). */
+/* Kinds of unusual byte an input holds (analyze_bytes.h's scan_bytes
+   collects them from a walk over the odd bytes; both kinds are special). */
 #define SCAN_PCT 1u /* a "%" */
 #define SCAN_ODD 2u /* a byte <= 0x20, DEL, >= 0x80, or "\\" */
 
@@ -104,6 +104,11 @@ static inline void scan_from(scan_iter *it, const scan_iter *base, size_t from)
    the two agree. */
 urisan_status urisan_parse_full(const char *in, size_t len, const urisan_limits *lim,
                                 urisan_uri *u, urisan_error *err);
+
+/* The full analysis without the prefilter (analyze.c), for tests that
+   check the two give the same report. */
+urisan_status urisan_analyze_full(const char *in, size_t len, const urisan_uri *uri,
+                                  const urisan_policy *pol, urisan_report *out);
 
 /* The fast path alone (parse_fast.h): true when it parsed in (then *u is
    what urisan_parse_full gives), false when the full parser must run.

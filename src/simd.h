@@ -11,8 +11,8 @@
  * Every read stays inside the range the caller gives.
  *
  *   special-byte mask     simd_special_mask     (scan.h walks it)
- *   odd-byte mask         simd_odd_mask         (analyze.c's byte checks)
- *   plain summary         simd_plain_summary    (analyze.c's fast path)
+ *   odd-byte mask         simd_odd_mask         (analyze_bytes.h: the byte checks)
+ *   plain summary         simd_plain_summary    (analyze.c: the prefilter)
  *   pair search           simd_pair_in          ("--" in a host)
  *   dot/slash candidates  simd_dot_candidates   (dots.c's pre-check)
  *
@@ -159,7 +159,7 @@ static inline uint64_t simd_special_mask(const char *in, size_t len, size_t b)
 /* ------------------------------------------------------------------ */
 /* Odd-byte mask                                                        */
 /* ------------------------------------------------------------------ */
-/* The bytes the full analysis' byte checks act on (analyze.c scan_bytes:
+/* The bytes the full analysis' byte checks act on (analyze_bytes.h scan_bytes:
    controls, whitespace, non-ASCII, backslash, escapes): "%", "\\",
    <= 0x20, DEL and >= 0x80. Every other byte only ends an escape run. */
 

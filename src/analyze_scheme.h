@@ -1,0 +1,152 @@
+/*
+ * analyze_scheme.h - the flags of the scheme and the port (SPEC 3):
+ * dangerous_scheme (the scheme table's mark or the policy's own entries,
+ * read as a browser reads the scheme), nondefault_port and
+ * reserved_port; and the WHATWG kind of the parsed scheme, which the
+ * authority rules need. Part of the analysis' one translation unit
+ * (analyze.h).
+ */
+#ifndef URISAN_ANALYZE_SCHEME_H
+#define URISAN_ANALYZE_SCHEME_H
+
+#include "analyze.h"
+
+/* One of the policy's own dangerous-scheme entries (lower-case name). */
+static bool scheme_dangerous_overlay(const urisan_policy *pol, const char *name, size_t n)
+{
+    scheme_overlay ov = policy_overlay(pol);
+    return urisan_scheme_overlay_dangerous(&ov, name, n);
+}
+
+/* A lower-case scheme name: marked dangerous in the scheme table, or one of
+   the policy's own entries (pol valid or NULL). */
+static bool name_dangerous(const urisan_policy *pol, const char *name, size_t n)
+{
+    const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
+    return (row != NULL && (row->bits & SCHEME_DANGEROUS)) ||
+           (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n));
+}
+
+/*
+ * dangerous_scheme: the scheme as a browser reads it. WHATWG URL parsing
+ * first strips leading C0 controls and spaces and removes every TAB, LF
+ * and CR; then the scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+ * up to ":", compared without case ("java\tscript:", " JavaScript:").
+ */
+static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *pol)
+{
+    char name[POL_MAX_NAME];
+    size_t n = 0, i = 0;
+    while (i < len && (unsigned char)in[i] <= 0x20)
+        i++;
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (cc_is(c, CC_TABNL))
+            continue;
+        if (c == ':')
+            return n > 0 && name_dangerous(pol, name, n);
+        if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
+            return false;
+        if (n == sizeof name)
+            return false; /* longer than any listed scheme */
+        name[n++] = (char)lower_ascii(c);
+    }
+    return false;
+}
+
+/*
+ * The parsed scheme in[0..n), lower-cased into name. A valid parse has
+ * only scheme characters there ("| 0x20" lower-cases them); else each is
+ * checked (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )): false when one is
+ * not.
+ */
+static ANALYZE_INLINE bool scheme_fold(const char *in, size_t len, size_t n, bool valid, char *name)
+{
+    if (valid && n <= 8 && len >= 8) {
+        uint64_t w;
+        memcpy(&w, in, 8);
+        w |= (uint64_t)0x2020202020202020u;
+        memcpy(name, &w, 8);
+        return true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (!valid && (i == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME)))
+            return false;
+        name[i] = (char)(valid ? c | 0x20 : lower_ascii(c));
+    }
+    return true;
+}
+
+/*
+ * dangerous_scheme, and the kind of the parsed scheme and where it ends
+ * (*si). When the input holds no byte a browser strips (cls has no
+ * SCAN_ODD) and the scheme starts it, the scheme is the text before the
+ * ":", looked up once for both; else scheme_dangerous reads it as a
+ * browser does. A plain input (pre & PRE_PLAIN) without a scheme has no
+ * ":" before its first "/", "?" or "#": no scheme for a browser either.
+ */
+static ANALYZE_INLINE urisan_flags scheme_flags(const char *in, size_t len, const urisan_uri *u,
+                                                unsigned cls, unsigned pre,
+                                                const urisan_policy *pol, scheme_info *si)
+{
+    urisan_span sch = u->scheme;
+    si->kind = SCH_NONE;
+    si->after = 0;
+    if (sch.off == URISAN_ABSENT && (pre & PRE_PLAIN))
+        return 0;
+    if (!(pre & PRE_PLAIN) &&
+        ((cls & SCAN_ODD) || sch.off != 0 || sch.len >= len || in[sch.len] != ':')) {
+        if (sch.off != URISAN_ABSENT) {
+            si->kind = urisan_scheme_kind(in + sch.off, sch.len);
+            si->after = sch.off + sch.len + 1 > len ? len : sch.off + sch.len + 1;
+        }
+        return scheme_dangerous(in, len, pol) ? F(DANGEROUS_SCHEME) : 0;
+    }
+    char name[POL_MAX_NAME];
+    size_t n = sch.len;
+    si->kind = SCH_OTHER;
+    si->after = n + 1; /* the ":" is in[n] */
+    if (n == 0 || n > sizeof name || !scheme_fold(in, len, n, (pre & PRE_PLAIN) || u->valid, name))
+        return 0;
+    urisan_flags f = 0;
+    const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
+    if (row != NULL) {
+        si->kind = row->kind;
+        if (row->bits & SCHEME_DANGEROUS)
+            f = F(DANGEROUS_SCHEME);
+    }
+    if (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n))
+        f = F(DANGEROUS_SCHEME);
+    return f;
+}
+
+static ANALYZE_INLINE urisan_flags port_flags(const char *in, const urisan_uri *uri,
+                                              const urisan_policy *pol)
+{
+    urisan_span p = uri->port;
+    if (p.off == URISAN_ABSENT || p.len == 0)
+        return 0; /* no port or "host:" - never flagged */
+    uint32_t v = 0;
+    for (size_t i = 0; i < p.len; i++) {
+        unsigned char c = (unsigned char)in[p.off + i];
+        if (!cc_is(c, CC_DIGIT))
+            return 0; /* not all digits: only invalid */
+        if (v <= 0xFFFFFF)
+            v = v * 10 + (uint32_t)(c - '0'); /* saturates well above 65535 */
+    }
+    int def = -1;
+    if (uri->scheme.off != URISAN_ABSENT) {
+        scheme_overlay ov = policy_overlay(pol);
+        def = urisan_scheme_port(&ov, in + uri->scheme.off, uri->scheme.len);
+    }
+    /* numeric compare: ":080" is 80 for http */
+    if (def >= 0 && v == (uint32_t)def)
+        return 0;
+    urisan_flags f = F(NONDEFAULT_PORT);
+    if (v <= 1023) /* well-known ports: cross-protocol space (RFC 3986 7.2) */
+        f |= F(RESERVED_PORT);
+    return f;
+}
+
+#endif
