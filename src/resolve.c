@@ -65,122 +65,121 @@ static size_t put(char *buf, size_t k, const char *p, size_t n)
     return k + n;
 }
 
-urisan_status urisan_resolve_ex(const char *base, size_t blen,
-                                const char *ref, size_t rlen,
-                                const urisan_resolve_opts *opt,
-                                char *buf, size_t cap, size_t *needed,
-                                urisan_flags *flags, urisan_error *err,
-                                urisan_parts *parts)
+/* The target T of 5.2.2 as pieces of the two inputs: its path is
+   pa ++ pb (the 5.2.3 merge, never materialised). */
+typedef struct {
+    piece scheme, auth, query, frag;
+    piece pa, pb;
+    bool verbatim;     /* T.path = Base.path, no remove_dot_segments */
+    bool merged;       /* T.path = merge(Base.path, R.path) (5.2.3) */
+    size_t pa_off;     /* offset of pa in base */
+    size_t pb_off;     /* offset of pb in ref */
+    unsigned pa_in;    /* 0: pa is in base; 2: synthesised, in neither */
+    bool nodots;       /* pa ++ pb has no place where a dot segment starts */
+    unsigned mode;     /* URISAN_DOTS_* for the path proper */
+    size_t plen;       /* length of the path proper */
+} target;
+
+/* Both inputs parsed (5.2.1: the base must be an absolute URI; its
+   fragment, if any, is ignored: 5.1 "stripped of any fragment"). */
+static urisan_status parse_inputs(const char *base, size_t blen, const char *ref, size_t rlen,
+                                  const urisan_resolve_opts *opt, urisan_uri *B, urisan_uri *R,
+                                  urisan_error *err)
 {
-    static const urisan_resolve_opts dflt = { 0, URISAN_ABOVE_ROOT_CLAMP, NULL };
-    urisan_uri B, R;
     urisan_error e;
-    urisan_status st;
+    urisan_status st = urisan_parse(base, blen, opt->limits, B, &e);
+    if (st != URISAN_OK)
+        return urisan_fail_in(err, st, e.offset, 0);
+    if (!urisan_span_present(B->scheme))
+        return urisan_fail_in(err, URISAN_E_BASE_NOT_ABSOLUTE, 0, 0);
+    st = urisan_parse(ref, rlen, opt->limits, R, &e);
+    if (st != URISAN_OK)
+        return urisan_fail_in(err, st, e.offset, 1);
+    return URISAN_OK;
+}
 
-    if (needed)
-        *needed = 0;
-    if (flags)
-        *flags = 0;
-    urisan_fail_in(err, URISAN_OK, 0, 0);
-    if (opt == NULL)
-        opt = &dflt;
-    if (needed == NULL || (base == NULL && blen) || (ref == NULL && rlen) ||
-        (buf == NULL && cap) || (unsigned)opt->above_root > URISAN_ABOVE_ROOT_REJECT) {
-        urisan_fail_in(err, URISAN_E_BAD_ARGUMENT, 0, 0);
-        return URISAN_E_BAD_ARGUMENT;
+/* T.path = R.path (with R's query): a reference with an authority or a
+   scheme of its own. */
+static void path_of_ref(target *t, const char *ref, const urisan_uri *R)
+{
+    t->pb = piece_of(ref, R->path);
+    t->pb_off = R->path.off;
+    t->query = piece_of(ref, R->query);
+}
+
+/* 5.2.2 for a reference without scheme and authority: the base's
+   authority, and the path and query as the reference's path says. */
+static void path_from_base(target *t, const char *base, const urisan_uri *B,
+                           const char *ref, const urisan_uri *R)
+{
+    t->auth = authority_of(base, B);
+    if (R->path.len == 0) {
+        /* T.path = Base.path; T.query = R.query if defined, else
+           Base.query. */
+        t->verbatim = true;
+        t->pa = piece_of(base, B->path);
+        t->pa_off = B->path.off;
+        t->query = urisan_span_present(R->query) ? piece_of(ref, R->query)
+                                                 : piece_of(base, B->query);
+        return;
     }
-
-    /* 5.2.1: the base must be an absolute URI. Its fragment, if any, is
-       ignored (5.1: "stripped of any fragment component"). */
-    st = urisan_parse(base, blen, opt->limits, &B, &e);
-    if (st != URISAN_OK) {
-        urisan_fail_in(err, st, e.offset, 0);
-        return st;
-    }
-    if (!urisan_span_present(B.scheme)) {
-        urisan_fail_in(err, URISAN_E_BASE_NOT_ABSOLUTE, 0, 0);
-        return URISAN_E_BASE_NOT_ABSOLUTE;
-    }
-    st = urisan_parse(ref, rlen, opt->limits, &R, &e);
-    if (st != URISAN_OK) {
-        urisan_fail_in(err, st, e.offset, 1);
-        return st;
-    }
-
-    /* 5.2.2, in its order. */
-    bool r_scheme = urisan_span_present(R.scheme);
-    if (r_scheme && opt->non_strict && span_ieq(ref, R.scheme, base, B.scheme))
-        r_scheme = false; /* "http:g" is relative (seed draft C.2) */
-
-    piece scheme, auth, query;
-    piece frag = piece_of(ref, R.fragment);
-    piece pa = { "", 0, true }, pb = { "", 0, true };  /* path = pa ++ pb */
-    bool verbatim = false;  /* T.path = Base.path, no remove_dot_segments */
-    bool merged = false;    /* T.path = merge(Base.path, R.path) (5.2.3) */
-    size_t pa_off = 0, pb_off = 0;  /* offsets of pa in base, pb in ref */
-    unsigned pa_in = 0;
-
-    if (r_scheme) {
-        scheme = piece_of(ref, R.scheme);
-        auth = authority_of(ref, &R);
-        pb = piece_of(ref, R.path);
-        pb_off = R.path.off;
-        query = piece_of(ref, R.query);
-    } else {
-        scheme = piece_of(base, B.scheme);
-        if (R.host_type != URISAN_HOST_NONE) {
-            auth = authority_of(ref, &R);
-            pb = piece_of(ref, R.path);
-            pb_off = R.path.off;
-            query = piece_of(ref, R.query);
+    if (ref[R->path.off] != '/') {
+        t->merged = true;
+        /* 5.2.3 merge: "/" ++ ref when the base has an authority and an
+           empty path; otherwise the base path up to and including its
+           last "/" ++ ref. */
+        if (t->auth.def && B->path.len == 0) {
+            t->pa.p = "/";
+            t->pa.n = 1;
+            t->pa_in = 2; /* synthesised: in neither input */
         } else {
-            auth = authority_of(base, &B);
-            if (R.path.len == 0) {
-                /* T.path = Base.path; T.query = R.query if defined, else
-                   Base.query. */
-                verbatim = true;
-                pa = piece_of(base, B.path);
-                pa_off = B.path.off;
-                query = urisan_span_present(R.query) ? piece_of(ref, R.query)
-                                                     : piece_of(base, B.query);
-            } else {
-                if (ref[R.path.off] != '/') {
-                    merged = true;
-                    /* 5.2.3 merge: "/" ++ ref when the base has an
-                       authority and an empty path; otherwise the base path
-                       up to and including its last "/" ++ ref. */
-                    if (auth.def && B.path.len == 0) {
-                        pa.p = "/";
-                        pa.n = 1;
-                        pa_in = 2; /* synthesised: in neither input */
-                    } else {
-                        size_t k = B.path.len;
-                        while (k > 0 && base[B.path.off + k - 1] != '/')
-                            k--;
-                        pa.p = base + B.path.off;
-                        pa.n = k;
-                        pa_off = B.path.off;
-                    }
-                }
-                pb = piece_of(ref, R.path);
-                pb_off = R.path.off;
-                query = piece_of(ref, R.query);
-            }
+            size_t k = B->path.len;
+            while (k > 0 && base[B->path.off + k - 1] != '/')
+                k--;
+            t->pa.p = base + B->path.off;
+            t->pa.n = k;
+            t->pa_off = B->path.off;
         }
     }
+    path_of_ref(t, ref, R);
+}
 
-    /* Flags: judged on the target path before dot removal, with "%2e"
-       as a dot (SPEC section 3), whatever the mode. */
+/* RFC 3986 5.2.2, in its order. */
+static void transform(target *t, const char *base, const urisan_uri *B,
+                      const char *ref, const urisan_uri *R, const urisan_resolve_opts *opt)
+{
+    static const piece empty = { "", 0, true };
+    bool r_scheme = urisan_span_present(R->scheme);
+    if (r_scheme && opt->non_strict && span_ieq(ref, R->scheme, base, B->scheme))
+        r_scheme = false; /* "http:g" is relative (seed draft C.2) */
+
+    memset(t, 0, sizeof *t);
+    t->pa = t->pb = empty;
+    t->frag = piece_of(ref, R->fragment);
+    t->scheme = r_scheme ? piece_of(ref, R->scheme) : piece_of(base, B->scheme);
+    if (r_scheme || R->host_type != URISAN_HOST_NONE) {
+        t->auth = authority_of(ref, R);
+        path_of_ref(t, ref, R);
+    } else {
+        path_from_base(t, base, B, ref, R);
+    }
+}
+
+/* Flags: judged on the target path before dot removal, with "%2e" as a
+   dot (SPEC section 3), whatever the mode; with above_root reject, a ".."
+   with nothing to pop is the error (at its offset in base or ref). Most
+   paths have no place where a dot segment could start: one pre-check then
+   stands for the three remove_dots passes (flags, length, write). */
+static urisan_status judge_dots(target *t, const urisan_resolve_opts *opt,
+                                urisan_flags *flags, urisan_error *err)
+{
     urisan_dots_info fi;
-    /* Most paths have no place where a dot segment could start: one
-       pre-check then stands for the three remove_dots passes (flags,
-       length, write), and the path is a plain copy. */
-    bool nodots = urisan_dots_none(pa.p, pa.n, pb.p, pb.n);
-    if (nodots)
+    t->nodots = urisan_dots_none(t->pa.p, t->pa.n, t->pb.p, t->pb.n);
+    if (t->nodots)
         memset(&fi, 0, sizeof fi);
     else
-        urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, URISAN_DOTS_RFC | URISAN_DOTS_PCT2E,
-                           NULL, 0, &fi);
+        urisan_remove_dots(t->pa.p, t->pa.n, t->pb.p, t->pb.n,
+                           URISAN_DOTS_RFC | URISAN_DOTS_PCT2E, NULL, 0, &fi);
     if (flags) {
         if (fi.dots)
             *flags |= URISAN_F(DOT_SEGMENTS);
@@ -190,90 +189,126 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
             *flags |= URISAN_F(DOT_ABOVE_ROOT) | URISAN_F(DOT_SEGMENTS);
     }
     if (fi.above && opt->above_root == URISAN_ABOVE_ROOT_REJECT) {
-        if (fi.first_above < pa.n && pa_in == 0)
-            urisan_fail_in(err, URISAN_E_ABOVE_ROOT, pa_off + fi.first_above, 0);
-        else
-            urisan_fail_in(err, URISAN_E_ABOVE_ROOT, pb_off + (fi.first_above - pa.n), 1);
-        return URISAN_E_ABOVE_ROOT;
+        if (fi.first_above < t->pa.n && t->pa_in == 0)
+            return urisan_fail_in(err, URISAN_E_ABOVE_ROOT, t->pa_off + fi.first_above, 0);
+        return urisan_fail_in(err, URISAN_E_ABOVE_ROOT, t->pb_off + (fi.first_above - t->pa.n),
+                              1);
     }
+    return URISAN_OK;
+}
 
-    /* keep is RFC 2396 / the seed draft's 5.2, whose dot steps 3-7 are
-       part of the merge routine: a reference with a scheme, an authority
-       or an absolute path gives T.path = R.path as written (draft C.2
-       "/./g = http://a/./g", "/../g = http://a/../g"; SPEC 5: every
-       Appendix C example passes in its mode). The flags above are still
-       judged on that path. It re-parses as it did in the reference (or,
-       non-strict, as an absolute path under the base's authority). */
-    if (opt->above_root == URISAN_ABOVE_ROOT_KEEP && !merged && !verbatim) {
-        verbatim = true;
-        pa = pb;
+/* The path proper: its mode and length. keep is RFC 2396 / the seed
+   draft's 5.2, whose dot steps 3-7 are part of the merge routine: a
+   reference with a scheme, an authority or an absolute path gives
+   T.path = R.path as written (draft C.2 "/./g = http://a/./g", "/../g =
+   http://a/../g"; SPEC 5: every Appendix C example passes in its mode).
+   The flags are still judged on that path. It re-parses as it did in the
+   reference (or, non-strict, as an absolute path under the base's
+   authority). Otherwise 5.2.4 on the raw text (RFC 3986 does not decode
+   "%2e" when resolving; normalisation does). */
+static void path_proper(target *t, const urisan_resolve_opts *opt)
+{
+    if (opt->above_root == URISAN_ABOVE_ROOT_KEEP && !t->merged && !t->verbatim) {
+        t->verbatim = true;
+        t->pa = t->pb;
     }
-
-    /* The path proper: 5.2.4 on the raw text (RFC 3986 does not decode
-       "%2e" when resolving; normalisation does). */
-    unsigned mode = (opt->above_root == URISAN_ABOVE_ROOT_KEEP) ? URISAN_DOTS_KEEP
-                                                                : URISAN_DOTS_RFC;
-    if (!auth.def)
-        mode |= URISAN_DOTS_NOAUTH;
+    t->mode = (opt->above_root == URISAN_ABOVE_ROOT_KEEP) ? URISAN_DOTS_KEEP : URISAN_DOTS_RFC;
+    if (!t->auth.def)
+        t->mode |= URISAN_DOTS_NOAUTH;
     urisan_dots_info pi;
-    size_t plen;
-    if (verbatim) {
-        plen = pa.n;
-    } else if (nodots) {
-        urisan_dots_copy(pa.p, pa.n, pb.p, pb.n, mode, NULL, 0, &pi);
-        plen = pi.len;
+    if (t->verbatim) {
+        t->plen = t->pa.n;
+    } else if (t->nodots) {
+        urisan_dots_copy(t->pa.p, t->pa.n, t->pb.p, t->pb.n, t->mode, NULL, 0, &pi);
+        t->plen = pi.len;
     } else {
-        urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, mode, NULL, 0, &pi);
-        plen = pi.len;
+        urisan_remove_dots(t->pa.p, t->pa.n, t->pb.p, t->pb.n, t->mode, NULL, 0, &pi);
+        t->plen = pi.len;
     }
+}
 
-    /* 5.3 recomposition. */
-    size_t total = scheme.n + 1 + (auth.def ? 2 + auth.n : 0) + plen +
-                   (query.def ? 1 + query.n : 0) + (frag.def ? 1 + frag.n : 0);
+/* 5.3 recomposition into buf (room checked by the caller); pt gets where
+   each component lies. */
+static void recompose(const target *t, char *buf, urisan_parts *pt)
+{
+    const urisan_span none = { URISAN_ABSENT, 0 };
+    urisan_dots_info pi;
+    size_t k = 0;
+    pt->scheme.off = k;
+    pt->scheme.len = t->scheme.n;
+    k = put(buf, k, t->scheme.p, t->scheme.n);
+    buf[k++] = ':';
+    pt->authority = none;
+    if (t->auth.def) {
+        buf[k++] = '/';
+        buf[k++] = '/';
+        pt->authority.off = k;
+        pt->authority.len = t->auth.n;
+        k = put(buf, k, t->auth.p, t->auth.n);
+    }
+    pt->path.off = k;
+    pt->path.len = t->plen;
+    if (t->verbatim)
+        k = put(buf, k, t->pa.p, t->pa.n);
+    else if (t->nodots)
+        urisan_dots_copy(t->pa.p, t->pa.n, t->pb.p, t->pb.n, t->mode, buf + k, t->plen, &pi);
+    else
+        urisan_remove_dots(t->pa.p, t->pa.n, t->pb.p, t->pb.n, t->mode, buf + k, t->plen, &pi);
+    if (!t->verbatim)
+        k += t->plen;
+    pt->query = none;
+    if (t->query.def) {
+        buf[k++] = '?';
+        pt->query.off = k;
+        pt->query.len = t->query.n;
+        k = put(buf, k, t->query.p, t->query.n);
+    }
+    pt->fragment = none;
+    if (t->frag.def) {
+        buf[k++] = '#';
+        pt->fragment.off = k;
+        pt->fragment.len = t->frag.n;
+        (void)put(buf, k, t->frag.p, t->frag.n);
+    }
+}
+
+urisan_status urisan_resolve_ex(const char *base, size_t blen,
+                                const char *ref, size_t rlen,
+                                const urisan_resolve_opts *opt,
+                                char *buf, size_t cap, size_t *needed,
+                                urisan_flags *flags, urisan_error *err,
+                                urisan_parts *parts)
+{
+    static const urisan_resolve_opts dflt = { 0, URISAN_ABOVE_ROOT_CLAMP, NULL };
+    urisan_uri B, R;
+    target t;
+
+    if (needed)
+        *needed = 0;
+    if (flags)
+        *flags = 0;
+    (void)urisan_fail(err, URISAN_OK, 0);
+    if (opt == NULL)
+        opt = &dflt;
+    if (needed == NULL || (base == NULL && blen) || (ref == NULL && rlen) ||
+        (buf == NULL && cap) || (unsigned)opt->above_root > URISAN_ABOVE_ROOT_REJECT)
+        return urisan_fail(err, URISAN_E_BAD_ARGUMENT, 0);
+    urisan_status st = parse_inputs(base, blen, ref, rlen, opt, &B, &R, err);
+    if (st != URISAN_OK)
+        return st;
+    transform(&t, base, &B, ref, &R, opt);
+    st = judge_dots(&t, opt, flags, err);
+    if (st != URISAN_OK)
+        return st;
+    path_proper(&t, opt);
+
+    size_t total = t.scheme.n + 1 + (t.auth.def ? 2 + t.auth.n : 0) + t.plen +
+                   (t.query.def ? 1 + t.query.n : 0) + (t.frag.def ? 1 + t.frag.n : 0);
     *needed = total;
     if (total > cap)
         return URISAN_E_NOSPACE;
-
     urisan_parts pt;
-    const urisan_span none = { URISAN_ABSENT, 0 };
-    size_t k = 0;
-    pt.scheme.off = k;
-    pt.scheme.len = scheme.n;
-    k = put(buf, k, scheme.p, scheme.n);
-    buf[k++] = ':';
-    pt.authority = none;
-    if (auth.def) {
-        buf[k++] = '/';
-        buf[k++] = '/';
-        pt.authority.off = k;
-        pt.authority.len = auth.n;
-        k = put(buf, k, auth.p, auth.n);
-    }
-    pt.path.off = k;
-    pt.path.len = plen;
-    if (verbatim) {
-        k = put(buf, k, pa.p, pa.n);
-    } else if (nodots) {
-        urisan_dots_copy(pa.p, pa.n, pb.p, pb.n, mode, buf + k, plen, &pi);
-        k += plen;
-    } else {
-        urisan_remove_dots(pa.p, pa.n, pb.p, pb.n, mode, buf + k, plen, &pi);
-        k += plen;
-    }
-    pt.query = none;
-    if (query.def) {
-        buf[k++] = '?';
-        pt.query.off = k;
-        pt.query.len = query.n;
-        k = put(buf, k, query.p, query.n);
-    }
-    pt.fragment = none;
-    if (frag.def) {
-        buf[k++] = '#';
-        pt.fragment.off = k;
-        pt.fragment.len = frag.n;
-        k = put(buf, k, frag.p, frag.n);
-    }
+    recompose(&t, buf, &pt);
     if (parts)
         *parts = pt;
     return URISAN_OK;
