@@ -19,7 +19,16 @@ typedef struct {
     size_t len;
     urisan_limits lim;
     urisan_uri *out;
+    size_t bound_off;  /* where a length bound was hit (URISAN_E_TOO_LONG) */
 } parser;
+
+/* A length bound was hit at off: the parse stops at once (returns false
+   for the caller to pass on). */
+static bool bound(parser *p, size_t off)
+{
+    p->bound_off = off;
+    return false;
+}
 
 
 /* Record a validation error unless an earlier one is already recorded. */
@@ -78,8 +87,7 @@ static void check_scheme(parser *p, size_t n)
  * dots), then types a strict dotted-decimal IPv4address. Returns false
  * when a bound was hit; a bound wins over any character error.
  */
-static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_code,
-                         size_t *bound_off)
+static bool host_regname(parser *p, size_t hs, size_t he)
 {
     urisan_uri *u = p->out;
     const char *in = p->in;
@@ -89,11 +97,8 @@ static bool host_regname(parser *p, size_t hs, size_t he, urisan_status *bound_c
     for (size_t i = hs;; i++) {
         if (i == he || in[i] == '.') {
             size_t llen = i - label_start;
-            if (llen > p->lim.max_label) {
-                *bound_code = URISAN_E_TOO_LONG;
-                *bound_off = label_start + p->lim.max_label;
-                return false;
-            }
+            if (llen > p->lim.max_label)
+                return bound(p, label_start + p->lim.max_label);
             if (llen > URISAN_DNS_LABEL && bad == URISAN_ABSENT) {
                 bad = label_start + URISAN_DNS_LABEL;
                 bad_code = URISAN_E_LABEL_LENGTH;
@@ -195,101 +200,218 @@ static void host_literal(parser *p, size_t hs, size_t he, bool closed)
     u->host_type = URISAN_HOST_IPV6_ZONE;
 }
 
-/*
- * authority = [ userinfo "@" ] host [ ":" port ]   (3.2)
- * as = first byte after "//", ae = end of the authority; last_at and
- * last_colon (URISAN_ABSENT: none) were found by the caller's scan.
- * Returns false when a bound was hit (error in *bc and *bo).
- */
-static bool authority(parser *p, size_t as, size_t ae, size_t last_at, size_t last_colon,
-                      urisan_status *bc, size_t *bo)
+/* Where the host ends and the port starts in in[hs..ae) (ps URISAN_ABSENT:
+   no port), and whether the host is an IP literal in brackets (closed:
+   its "]" was found). */
+typedef struct {
+    size_t he, ps;
+    bool bracketed, closed;
+} host_split;
+
+static host_split split_host_port(const char *in, size_t hs, size_t ae, size_t last_colon)
 {
-    urisan_uri *u = p->out;
-    const char *in = p->in;
-
-    /* Userinfo is what precedes the authority's last "@" (SPEC 2). */
-    size_t hs = as;
-    if (last_at != URISAN_ABSENT) {
-        size_t ulen = last_at - as;
-        if (ulen > p->lim.max_userinfo) {
-            *bc = URISAN_E_TOO_LONG;
-            *bo = as + p->lim.max_userinfo;
-            return false;
-        }
-        u->userinfo = span(as, ulen);
-        /* userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) */
-        check_chars(p, as, as + ulen, CC_USER, URISAN_E_BAD_USERINFO);
-        hs = as + ulen + 1;
-    }
-
-    /* Host and port. */
-    size_t he = ae, ps = URISAN_ABSENT;
-    bool bracketed = false, closed = false;
+    host_split h = { ae, URISAN_ABSENT, false, false };
     if (hs < ae && in[hs] == '[') {
         size_t r = hs + 1;
         while (r < ae && in[r] != ']')
             r++;
         if (r < ae) {
-            closed = true;
+            h.closed = true;
             if (r + 1 == ae) {
-                he = ae;
-                bracketed = true;
+                h.bracketed = true;
             } else if (in[r + 1] == ':') {
-                he = r + 1;
-                ps = r + 2;
-                bracketed = true;
+                h.he = r + 1;
+                h.ps = r + 2;
+                h.bracketed = true;
             }
             /* else: text after "]" that is not a port: fall back to the
                last-colon rule below; the host is invalid either way. */
         } else {
-            he = ae; /* unclosed "[": the whole rest is the host */
-            bracketed = true;
+            h.bracketed = true; /* unclosed "[": the whole rest is the host */
         }
     }
-    if (!bracketed && last_colon != URISAN_ABSENT && last_colon >= hs) {
-        he = last_colon; /* the port follows the last ":" */
-        ps = last_colon + 1;
+    if (!h.bracketed && last_colon != URISAN_ABSENT && last_colon >= hs) {
+        h.he = last_colon; /* the port follows the last ":" */
+        h.ps = last_colon + 1;
     }
-    if (he - hs > p->lim.max_host) {
-        *bc = URISAN_E_TOO_LONG;
-        *bo = hs + p->lim.max_host;
-        return false;
-    }
-    u->host = span(hs, he - hs);
+    return h;
+}
 
-    if (he == hs) {
+/* host = IP-literal / IPv4address / reg-name   (3.2.2), in[hs..h->he).
+   Returns false when a bound was hit. */
+static bool host(parser *p, size_t hs, const host_split *h)
+{
+    urisan_uri *u = p->out;
+    const char *in = p->in;
+    if (h->he - hs > p->lim.max_host)
+        return bound(p, hs + p->lim.max_host);
+    u->host = span(hs, h->he - hs);
+    if (h->he == hs) {
         u->host_type = URISAN_HOST_EMPTY;
-    } else if (in[hs] == '[') {
-        if (bracketed) {
-            host_literal(p, hs, he, closed);
-        } else {
-            u->host_type = URISAN_HOST_INVALID;
-            /* the first byte after the "]" is what breaks the literal */
-            size_t r = hs;
-            while (in[r] != ']')
-                r++;
-            invalid(p, URISAN_E_BAD_IP_LITERAL, r + 1);
-        }
+    } else if (in[hs] != '[') {
+        return host_regname(p, hs, h->he);
+    } else if (h->bracketed) {
+        host_literal(p, hs, h->he, h->closed);
     } else {
-        if (!host_regname(p, hs, he, bc, bo))
-            return false;
-    }
-
-    /* port = *DIGIT   (3.2.3); its value must fit in 16 bits (SPEC 2). */
-    if (ps != URISAN_ABSENT) {
-        u->port = span(ps, ae - ps);
-        uint32_t v = urisan_port_number(in + ps, ae - ps);
-        if (v == URISAN_PORT_NOT_DIGITS) {
-            size_t k = ps;
-            while (cc_is((unsigned char)in[k], CC_DIGIT))
-                k++;
-            invalid(p, URISAN_E_BAD_PORT, k);
-        } else if (v > 65535)
-            invalid(p, URISAN_E_PORT_RANGE, ps);
-        else if (ae > ps)
-            u->port_value = v;
+        u->host_type = URISAN_HOST_INVALID;
+        /* the first byte after the "]" is what breaks the literal */
+        size_t r = hs;
+        while (in[r] != ']')
+            r++;
+        invalid(p, URISAN_E_BAD_IP_LITERAL, r + 1);
     }
     return true;
+}
+
+/* port = *DIGIT   (3.2.3) in in[ps..ae); its value must fit in 16 bits
+   (SPEC 2). */
+static void port(parser *p, size_t ps, size_t ae)
+{
+    urisan_uri *u = p->out;
+    u->port = span(ps, ae - ps);
+    uint32_t v = urisan_port_number(p->in + ps, ae - ps);
+    if (v == URISAN_PORT_NOT_DIGITS) {
+        size_t k = ps;
+        while (cc_is((unsigned char)p->in[k], CC_DIGIT))
+            k++;
+        invalid(p, URISAN_E_BAD_PORT, k);
+    } else if (v > 65535) {
+        invalid(p, URISAN_E_PORT_RANGE, ps);
+    } else if (ae > ps) {
+        u->port_value = v;
+    }
+}
+
+/*
+ * authority = [ userinfo "@" ] host [ ":" port ]   (3.2)
+ * as = first byte after "//", ae = end of the authority; last_at and
+ * last_colon (URISAN_ABSENT: none) were found by the caller's scan.
+ * Returns false when a bound was hit.
+ */
+static bool authority(parser *p, size_t as, size_t ae, size_t last_at, size_t last_colon)
+{
+    /* Userinfo is what precedes the authority's last "@" (SPEC 2). */
+    size_t hs = as;
+    if (last_at != URISAN_ABSENT) {
+        size_t ulen = last_at - as;
+        if (ulen > p->lim.max_userinfo)
+            return bound(p, as + p->lim.max_userinfo);
+        p->out->userinfo = span(as, ulen);
+        /* userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) */
+        check_chars(p, as, as + ulen, CC_USER, URISAN_E_BAD_USERINFO);
+        hs = as + ulen + 1;
+    }
+    host_split h = split_host_port(p->in, hs, ae, last_colon);
+    if (!host(p, hs, &h))
+        return false;
+    if (h.ps != URISAN_ABSENT)
+        port(p, h.ps, ae);
+    return true;
+}
+
+/* scheme: ^([^:/?#]+):  (App. B). A colon with nothing before it is not a
+   scheme; then the first path segment holds a ":", which path-noscheme
+   forbids (4.2). *i: where the rest starts. */
+static bool scheme_part(parser *p, size_t *i)
+{
+    const char *in = p->in;
+    size_t k = 0;
+    *i = 0;
+    while (k < p->len && !cc_is((unsigned char)in[k], CC_SCHEND))
+        k++;
+    if (k == p->len || in[k] != ':')
+        return true;
+    if (k == 0) {
+        invalid(p, URISAN_E_MISSING_SCHEME, 0);
+        return true;
+    }
+    if (k > p->lim.max_scheme)
+        return bound(p, p->lim.max_scheme);
+    p->out->scheme = span(0, k);
+    check_scheme(p, k);
+    *i = k + 1;
+    return true;
+}
+
+/* authority: (//([^/?#]*))? from in[*i]; *i: where it ends. */
+static bool authority_part(parser *p, size_t *i)
+{
+    const char *in = p->in;
+    size_t len = p->len;
+    if (!(*i + 1 < len && in[*i] == '/' && in[*i + 1] == '/'))
+        return true;
+    size_t as = *i + 2, ae = as;
+    size_t last_at = URISAN_ABSENT, last_colon = URISAN_ABSENT;
+    for (; ae < len; ae++) {
+        unsigned char c = (unsigned char)in[ae];
+        if (!cc_is(c, CC_AUTHSTOP))
+            continue;
+        if (c == '@')
+            last_at = ae;
+        else if (c == ':')
+            last_colon = ae;
+        else
+            break; /* "/" "?" "#" end the authority */
+    }
+    *i = ae;
+    return authority(p, as, ae, last_at, last_colon);
+}
+
+/* path: ([^?#]*)  -- path-abempty / path-absolute / path-noscheme /
+   path-rootless / path-empty all reduce to pchar and "/" here: the split
+   already keeps "//" out of a path without authority. *i: where it ends. */
+static bool path_part(parser *p, size_t *i)
+{
+    const char *in = p->in;
+    size_t len = p->len, k = *i;
+    size_t segs = (k < len && in[k] != '/' && !cc_is((unsigned char)in[k], CC_PATHEND)) ? 1 : 0;
+    while (k < len) {
+        unsigned char c = (unsigned char)in[k];
+        if (cc_is(c, CC_PCHAR)) {
+            k++;
+            continue;
+        }
+        if (c == '/') {
+            if (++segs > p->lim.max_segments)
+                return bound(p, k);
+            k++;
+            continue;
+        }
+        if (cc_is(c, CC_PATHEND))
+            break;
+        if (c == '%' && is_escape_at(in, len, k)) {
+            k += 3;
+            continue;
+        }
+        invalid(p, c == '%' ? URISAN_E_BAD_ESCAPE : URISAN_E_BAD_PATH, k);
+        k++;
+    }
+    if (segs > p->lim.max_segments) /* the rootless first segment alone */
+        return bound(p, *i);
+    p->out->path = span(*i, k - *i);
+    p->out->segments = segs;
+    *i = k;
+    return true;
+}
+
+/* query: (\?([^#]*))?   query = *( pchar / "/" / "?" )  (3.4)
+   fragment: (#(.*))?   fragment = *( pchar / "/" / "?" )  (3.5) */
+static void query_fragment_part(parser *p, size_t i)
+{
+    const char *in = p->in;
+    size_t len = p->len;
+    if (i < len && in[i] == '?') {
+        size_t qs = ++i;
+        while (i < len && in[i] != '#')
+            i++;
+        p->out->query = span(qs, i - qs);
+        check_chars(p, qs, i, CC_QUERY, URISAN_E_BAD_QUERY);
+    }
+    if (i < len && in[i] == '#') {
+        size_t fs = i + 1;
+        p->out->fragment = span(fs, len - fs);
+        check_chars(p, fs, len, CC_QUERY, URISAN_E_BAD_FRAGMENT);
+    }
 }
 
 /* The full parser: every input, every error (urisan_parse tries the fast
@@ -299,14 +421,12 @@ urisan_status urisan_parse_full(const char *in, size_t len,
                                 urisan_uri *u, urisan_error *err)
 {
     parser p;
-    urisan_status bc = URISAN_OK;
-    size_t bo = 0;
-
     if (u == NULL || (in == NULL && len != 0))
         return urisan_fail(err, URISAN_E_BAD_ARGUMENT, 0);
     p.in = in;
     p.len = len;
     p.out = u;
+    p.bound_off = 0;
     urisan_limits_effective(lim_in, &p.lim);
 
     urisan_uri_reset(u);
@@ -314,127 +434,26 @@ urisan_status urisan_parse_full(const char *in, size_t len,
     u->scan_len_ = 0;
     u->scan_bits_ = 0;
 
-    /* Check the bound before reading anything. */
-    if (len > p.lim.max_uri) {
-        bc = URISAN_E_TOO_LONG;
-        bo = p.lim.max_uri;
-        goto bound;
-    }
-
-    /* scheme: ^([^:/?#]+):  (App. B). A colon with nothing before it is
-       not a scheme; then the first path segment holds a ":", which
-       path-noscheme forbids (4.2). */
+    /* Check the bound before reading anything; then each part in turn,
+       stopping at a bound. */
     size_t i = 0;
-    while (i < len && !cc_is((unsigned char)in[i], CC_SCHEND))
-        i++;
-    if (i < len && in[i] == ':') {
-        if (i == 0) {
-            invalid(&p, URISAN_E_MISSING_SCHEME, 0);
-            i = 0;
-        } else {
-            if (i > p.lim.max_scheme) {
-                bc = URISAN_E_TOO_LONG;
-                bo = p.lim.max_scheme;
-                goto bound;
-            }
-            u->scheme = span(0, i);
-            check_scheme(&p, i);
-            i++;
-        }
-    } else {
-        i = 0;
+    bool within = len <= p.lim.max_uri || bound(&p, p.lim.max_uri);
+    within = within && scheme_part(&p, &i) && authority_part(&p, &i) && path_part(&p, &i);
+    if (!within) {
+        /* A bound was hit: stop at once, every component absent. */
+        urisan_uri_reset(u);
+        u->segments = 0;
+        u->valid = 0;
+        (void)urisan_fail(&u->error, URISAN_E_TOO_LONG, p.bound_off);
+        if (err)
+            *err = u->error;
+        return URISAN_E_TOO_LONG;
     }
-
-    /* authority: (//([^/?#]*))? */
-    if (i + 1 < len && in[i] == '/' && in[i + 1] == '/') {
-        size_t as = i + 2, ae = as;
-        size_t last_at = URISAN_ABSENT, last_colon = URISAN_ABSENT;
-        for (; ae < len; ae++) {
-            unsigned char c = (unsigned char)in[ae];
-            if (!cc_is(c, CC_AUTHSTOP))
-                continue;
-            if (c == '@')
-                last_at = ae;
-            else if (c == ':')
-                last_colon = ae;
-            else
-                break; /* "/" "?" "#" end the authority */
-        }
-        if (!authority(&p, as, ae, last_at, last_colon, &bc, &bo))
-            goto bound;
-        i = ae;
-    }
-
-    /* path: ([^?#]*)  -- path-abempty / path-absolute / path-noscheme /
-       path-rootless / path-empty all reduce to pchar and "/" here: the
-       split already keeps "//" out of a path without authority. */
-    size_t ps = i;
-    size_t segs = (i < len && in[i] != '/' && !cc_is((unsigned char)in[i], CC_PATHEND)) ? 1 : 0;
-    while (i < len) {
-        unsigned char c = (unsigned char)in[i];
-        if (cc_is(c, CC_PCHAR)) {
-            i++;
-            continue;
-        }
-        if (c == '/') {
-            if (++segs > p.lim.max_segments) {
-                bc = URISAN_E_TOO_LONG;
-                bo = i;
-                goto bound;
-            }
-            i++;
-            continue;
-        }
-        if (cc_is(c, CC_PATHEND))
-            break;
-        if (c == '%') {
-            if (is_escape_at(in, len, i)) {
-                i += 3;
-                continue;
-            }
-            invalid(&p, URISAN_E_BAD_ESCAPE, i);
-        } else {
-            invalid(&p, URISAN_E_BAD_PATH, i);
-        }
-        i++;
-    }
-    if (segs > p.lim.max_segments) { /* the rootless first segment alone */
-        bc = URISAN_E_TOO_LONG;
-        bo = ps;
-        goto bound;
-    }
-    u->path = span(ps, i - ps);
-    u->segments = segs;
-
-    /* query: (\?([^#]*))?   query = *( pchar / "/" / "?" )  (3.4) */
-    if (i < len && in[i] == '?') {
-        size_t qs = ++i;
-        while (i < len && in[i] != '#')
-            i++;
-        u->query = span(qs, i - qs);
-        check_chars(&p, qs, i, CC_QUERY, URISAN_E_BAD_QUERY);
-    }
-    /* fragment: (#(.*))?   fragment = *( pchar / "/" / "?" )  (3.5) */
-    if (i < len && in[i] == '#') {
-        size_t fs = i + 1;
-        u->fragment = span(fs, len - fs);
-        check_chars(&p, fs, len, CC_QUERY, URISAN_E_BAD_FRAGMENT);
-    }
-
+    query_fragment_part(&p, i);
     u->valid = (u->error.code == URISAN_OK);
     if (err)
         *err = u->error;
     return u->error.code;
-
-bound:
-    /* A bound was hit: stop at once, every component absent. */
-    urisan_uri_reset(u);
-    u->segments = 0;
-    u->valid = 0;
-    (void)urisan_fail(&u->error, bc, bo);
-    if (err)
-        *err = u->error;
-    return bc;
 }
 
 #if defined(__GNUC__)
