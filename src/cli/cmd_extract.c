@@ -381,6 +381,48 @@ static bool read_box_file(void *ctx, const char *path, char **data, size_t *len)
 }
 #endif
 
+/* The hits of path ("-": standard input): a text file, or with --mail
+   (mail) a message, an mbox or a Maildir. Returns the exit status so far. */
+static int extract_path(ex_ctx *c, const char *path, bool mail)
+{
+    int status = CLI_EXIT_OK;
+#ifdef URISAN_HAVE_MAIL
+    if (mail && mailbox_is_maildir(path)) {
+        if (mailbox_each_maildir(path, read_box_file, on_box_msg, c) != 0 && !c->io_error)
+            status = cli_fail(CMD, "%s: cannot read the Maildir", path);
+        if (status == CLI_EXIT_OK)
+            status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
+        urisan_mail_shutdown();
+        return status;
+    }
+#endif
+    char *data = NULL;
+    size_t len = 0;
+    if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len))
+        return CLI_EXIT_USAGE;
+    if (!mail) {
+        if (!scan_text(c, NULL, data, len) && !c->io_error)
+            status = cli_fail(CMD, "%s: extraction failed", path);
+    }
+#ifdef URISAN_HAVE_MAIL
+    else {
+        if (mailbox_is_mbox(data, len)) { /* every message of an mbox */
+            if (!mailbox_each_mbox(path, data, len, on_box_msg, c) && !c->io_error)
+                status = CLI_EXIT_USAGE;
+            if (status == CLI_EXIT_OK)
+                status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
+        } else {
+            status = scan_mail(c, path, data, len);
+        }
+        urisan_mail_shutdown();
+    }
+#endif
+    if (c->io_error && status == CLI_EXIT_OK)
+        status = CLI_EXIT_USAGE;
+    free(data);
+    return status;
+}
+
 int cmd_extract(int argc, char **argv)
 {
     enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, NOPT };
@@ -424,43 +466,8 @@ int cmd_extract(int argc, char **argv)
     c->pol = pol;
     c->scap = urisan_extract_scratch_size(pol);
     c->scratch = malloc(c->scap);
-    char *data = NULL;
-    size_t len = 0;
-    int status = CLI_EXIT_OK;
-    if (c->scratch == NULL) {
-        status = cli_fail(CMD, "out of memory");
-#ifdef URISAN_HAVE_MAIL
-    } else if (opts[OPT_MAIL].seen && mailbox_is_maildir(path)) {
-        if (mailbox_each_maildir(path, read_box_file, on_box_msg, c) != 0 && !c->io_error)
-            status = cli_fail(CMD, "%s: cannot read the Maildir", path);
-        if (status == CLI_EXIT_OK)
-            status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
-        urisan_mail_shutdown();
-#endif
-    } else if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len)) {
-        status = CLI_EXIT_USAGE;
-    } else {
-        if (!opts[OPT_MAIL].seen) {
-            if (!scan_text(c, NULL, data, len) && !c->io_error)
-                status = cli_fail(CMD, "%s: extraction failed", path);
-        }
-#ifdef URISAN_HAVE_MAIL
-        else {
-            if (mailbox_is_mbox(data, len)) { /* every message of an mbox */
-                if (!mailbox_each_mbox(path, data, len, on_box_msg, c) && !c->io_error)
-                    status = CLI_EXIT_USAGE;
-                if (status == CLI_EXIT_OK)
-                    status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
-            } else {
-                status = scan_mail(c, path, data, len);
-            }
-            urisan_mail_shutdown();
-        }
-#endif
-        if (c->io_error && status == CLI_EXIT_OK)
-            status = CLI_EXIT_USAGE;
-        free(data);
-    }
+    int status = c->scratch == NULL ? cli_fail(CMD, "out of memory")
+                                    : extract_path(c, path, opts[OPT_MAIL].seen);
     if (status == CLI_EXIT_OK && c->denied)
         status = CLI_EXIT_FAIL;
     free(c->scratch);
