@@ -2,7 +2,8 @@
  * urisanmodule.c - the `urisan` Python module (doc/python.md).
  *
  * A thin layer over liburisan: every function takes str or bytes, does
- * its C call with the GIL released, and builds the same dictionaries as
+ * its C call with the GIL released (not the nested-URL walk, whose
+ * visitor builds Python objects: nested_out), and builds the same dictionaries as
  * `urisan check --json` / `extract --json` (same keys, same order, same
  * names). Text in results is str: the input's bytes decoded as UTF-8 with
  * the "surrogateescape" handler, so bytes that are not UTF-8 survive
