@@ -37,9 +37,9 @@ def as_cli(v):
 
 
 # The command adds what src/cli/hostview.c (ICU) says of a host: four keys
-# and two flags the library (so the module) does not have.
+# and three flags the library (so the module) does not have.
 HOSTVIEW_KEYS = ("host_unicode", "host_skeleton", "host_imitates", "registrable_domain")
-HOSTVIEW_FLAGS = ("homograph", "invisible_char")
+HOSTVIEW_FLAGS = ("homograph", "invisible_char", "host_uts46")
 
 
 def without_hostview(row):
@@ -73,7 +73,10 @@ def sample_urls(srcdir, limit=400):
                     if i >= limit:
                         break
                     lines.append(l.rstrip(b"\r\n"))
+    # http://\u2460\u2461.example/ and http://\uff25x.example/: UTS #46 maps
+    # their hosts (host_uts46, a flag only the command's hostview.c sets)
     lines += [b"\xff\xfe", b"http://\xc3\xa9.example/", b"http://[::1%25eth0]:99/",
+              b"http://\xe2\x91\xa0\xe2\x91\xa1.example/", b"http://\xef\xbc\xa5x.example/",
               b"javascript:alert(1)", b"", b"http://a/%0d%0a", b"//x:99999"]
     return [l for l in lines if b"\n" not in l and b"\r" not in l]
 
