@@ -116,6 +116,16 @@ static void put_error(cli_buf *b, const void *v)
 static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri, r->plain); }
 static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->rep); }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
+/* What flags, verdict, reasons, deny_reasons and flag_reasons are written
+   from (their run in check_fields). */
+static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    ROW(v);
+    key[0] = (uint64_t)r->rep.flags;
+    key[1] = (uint64_t)r->dec.deny_flags;
+    key[2] = (uint64_t)r->dec.flag_flags;
+    key[3] = (uint64_t)r->dec.rules << 32 | (uint32_t)r->dec.verdict;
+}
 static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
 static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
 static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
@@ -224,7 +234,8 @@ static const cli_field check_fields[] = {
     { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
     { .name = "components", .put = put_components, .fb = CLI_FB_TEXT, .fb_text = "null" },
     { .name = "host_ip", .put = put_host_ip, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]" },
+    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]",
+      .run_len = 4, .run_key = decision_run_key },
     { .name = "verdict", .put = put_verdict, .fb = CLI_FB_TEXT, .fb_text = "\"deny\"" },
     { .name = "reasons", .put = put_reasons, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]" },
     { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,

@@ -3,7 +3,21 @@
 #include "cli.h"
 #include "out.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/* The bytes of runs already written (cli_field.run_len), per thread
+   (serve and milter write from several), direct-mapped, no lock, no
+   allocation; a run longer than RUN_TEXT is written each time. */
+#define RUN_SLOTS 64
+#define RUN_TEXT 440
+typedef struct {
+    const cli_field *f;            /* the run's first field */
+    uint64_t key[CLI_RUN_KEY];
+    uint16_t len;                  /* 0: empty */
+    char text[RUN_TEXT];
+} run_slot;
+static _Thread_local run_slot run_memo[RUN_SLOTS];
 
 static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)
 {
@@ -58,8 +72,22 @@ static int bad_name(const char *cmd, const cli_field *table, size_t n,
     return rc;
 }
 
-int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
-                      unsigned mode, const char *list, cli_fieldset *out)
+/* out->run: the runs whose fields all follow one another here, as in
+   their table. */
+static void mark_runs(cli_fieldset *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        const cli_field *f = out->f[i];
+        size_t len = f->run_len;
+        bool whole = len != 0 && f->run_key != NULL && len < 256 && len < out->n - i;
+        for (size_t k = 0; whole && k <= len; k++)
+            whole = out->f[i + k] == f + k && out->f[i + k]->present == NULL;
+        out->run[i] = whole ? (unsigned char)len : 0;
+    }
+}
+
+static int select_fields(const char *cmd, const cli_field *table, size_t n,
+                         unsigned mode, const char *list, cli_fieldset *out)
 {
     out->n = 0;
     if (list == NULL) {
@@ -94,6 +122,15 @@ int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
     return 0;
 }
 
+int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
+                      unsigned mode, const char *list, cli_fieldset *out)
+{
+    int rc = select_fields(cmd, table, n, mode, list, out);
+    if (rc == 0)
+        mark_runs(out);
+    return rc;
+}
+
 /* write_key when the buffer must grow or the key is long. */
 static void write_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i)
 {
@@ -118,6 +155,40 @@ static inline void write_key(cli_buf *b, const cli_fieldset *fs, size_t i)
     }
 }
 
+static size_t run_index(const cli_field *f, const uint64_t key[CLI_RUN_KEY])
+{
+    uint64_t h = (uint64_t)(uintptr_t)f;
+    for (size_t i = 0; i < CLI_RUN_KEY; i++)
+        h = (h ^ key[i]) * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 58) & (RUN_SLOTS - 1);
+}
+
+/* The run that starts at field i (fs->run[i] != 0): its kept bytes, or
+   its fields one by one, kept for the next row with the same key. */
+static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
+{
+    const cli_field *f = fs->f[i];
+    uint64_t key[CLI_RUN_KEY];
+    f->run_key(row, key);
+    run_slot *m = &run_memo[run_index(f, key)];
+    if (m->len != 0 && m->f == f && memcmp(m->key, key, sizeof key) == 0) {
+        cli_buf_add(b, m->text, m->len);
+        return;
+    }
+    size_t start = b->len;
+    for (size_t k = i; k <= i + fs->run[i]; k++) {
+        write_key(b, fs, k);
+        fs->f[k]->put(b, row);
+    }
+    size_t n = b->len - start;
+    if (b->failed || n == 0 || n > RUN_TEXT)
+        return;
+    m->f = f;
+    memcpy(m->key, key, sizeof key);
+    memcpy(m->text, b->p + start, n);
+    m->len = (uint16_t)n;
+}
+
 /* The line, or (fallback) the fallback line, into b. Every key is written
    with its comma; the first key's comma, at start, becomes the '{'. */
 static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
@@ -126,6 +197,11 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
     if (!fallback) {
         for (size_t i = 0; i < fs->n; i++) {
             const cli_field *f = fs->f[i];
+            if (fs->run[i] != 0) {
+                write_run(b, fs, i, row);
+                i += fs->run[i];
+                continue;
+            }
             if (f->present != NULL && !f->present(row))
                 continue;
             write_key(b, fs, i);

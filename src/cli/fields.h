@@ -18,11 +18,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "json.h"
 
 /* Write the JSON value of the field for row (a command's own struct). */
 typedef void (*cli_field_put)(cli_buf *b, const void *row);
+
+#define CLI_RUN_KEY 4   /* 64-bit words of a run's key */
 
 typedef enum {
     CLI_FB_PUT = 0,   /* the fallback line has the field's own value (put) */
@@ -46,6 +49,14 @@ typedef struct {
        "error_input" only when something failed); not asked for the
        fallback line, which fb decides alone. */
     bool (*present)(const void *row);
+    /* 0, or: this field and the run_len that follow it in the table are
+       written from run_key(row) alone (the same key, the same bytes).
+       When a line has all of them in table order, write_line keeps the
+       bytes of the run (keys included) per thread and copies them on the
+       next row with the same key (e.g. check's flags and decision: a log
+       holds a few dozen distinct ones). No field of a run has present. */
+    unsigned run_len;
+    void (*run_key)(const void *row, uint64_t key[CLI_RUN_KEY]);
 } cli_field;
 
 #define CLI_FIELDS_MAX 64
@@ -57,6 +68,7 @@ typedef struct {
        names too long for it are written piece by piece (klen 0) */
     char key[CLI_FIELDS_MAX][CLI_FIELD_KEY_MAX];
     unsigned char klen[CLI_FIELDS_MAX];
+    unsigned char run[CLI_FIELDS_MAX];   /* f[i]->run_len when the run is whole here, else 0 */
     size_t n;
 } cli_fieldset;
 
