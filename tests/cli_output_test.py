@@ -53,6 +53,28 @@ def test_fields_equals_the_same_keys_of_the_full_line():
         assert json.loads(line) == {k: f[k] for k in keys}
 
 
+def test_decision_run_kept_bytes_equal_the_keys_written_one_by_one():
+    # flags..flag_reasons in table order are one run whose bytes are kept
+    # per (flags, decision) (fields.c); out of order each is written alone.
+    # Decisions interleaved and repeated, so kept runs are copied.
+    uris = [b"http://a.example/", b"http://evil.example/%2e%2e/x", b"not a uri",
+            b"http://user:pw@1.2.3.4/", b"http://xn--pple-43d.com/", b"javascript:alert(1)",
+            b"http://a.example/%00", b"\x00\xff", b"http://b.example//x/../y"]
+    inputs = b"\n".join(uris * 7 + list(reversed(uris)) * 5) + b"\n"
+    run_keys = ["flags", "verdict", "reasons", "deny_reasons", "flag_reasons"]
+    at_start = run(["check", "--fields", ",".join(run_keys)], inputs).stdout.decode()
+    alone = run(["check", "--fields", ",".join(run_keys[::-1])], inputs).stdout.decode()
+    full = run(["check", "--json"], inputs).stdout.decode()
+    a, b, f = at_start.splitlines(), alone.splitlines(), full.splitlines()
+    assert len(a) == len(b) == len(f) == 9 * 12
+    assert len(set(a)) > 4, "the inputs have several distinct decisions"
+    for la, lb, lf in zip(a, b, f):
+        assert la.startswith('{"flags":[')
+        assert [k for k, _ in pairs(la)] == run_keys
+        assert dict(pairs(la)) == dict(pairs(lb)) == {k: v for k, v in pairs(lf) if k in run_keys}
+        assert la[1:-1] in lf
+
+
 def test_fields_components_as_keys():
     r = run(["check", "--fields", "scheme,userinfo,host,host_type,port,path,query,fragment",
              "http://u@h.example:81/p?q#f"])
