@@ -75,6 +75,108 @@ static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t 
     }
 }
 
+/* Fast path: the scheme (App. B: the first special byte is its ":").
+   Returns where the rest starts, or URISAN_ABSENT: the full parser
+   decides. */
+static PARSE_INLINE size_t fast_scheme(scan_iter *it, const char *in, size_t len,
+                                       const urisan_limits *lim, urisan_uri *u)
+{
+    size_t j = scan_peek(it);
+    if (j < len && in[j] == ':') {
+        if (j == 0 || j > lim->max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
+            return URISAN_ABSENT;
+        /* "http" and "https" in any case are valid; else check each byte.
+           "| 0x20" maps only "H" and "h" to "h" (and so on). */
+        if (!((j == 4 || (j == 5 && (in[4] | 0x20) == 's')) &&
+              (load4(in) | 0x20202020u) == load4("http")))
+            for (size_t k = 1; k < j; k++)
+                if (!cc_is((unsigned char)in[k], CC_SCHEME))
+                    return URISAN_ABSENT;
+        u->scheme = span(0, j);
+        scan_drop(it);
+        return j + 1;
+    }
+    return (j >= len || cc_is((unsigned char)in[j], CC_SCHEND)) ? 0 : URISAN_ABSENT;
+}
+
+/* Fast path: host hs..he and port colon..ae of the authority (colon
+   URISAN_ABSENT: none), plain bytes only. */
+static PARSE_INLINE bool fast_host_port(const char *in, const urisan_limits *lim, urisan_uri *u,
+                                        size_t hs, size_t he, size_t colon, size_t ae)
+{
+    size_t hlen = he - hs;
+    /* No label can be longer than a DNS label (or the label bound) then. */
+    if (hlen > URISAN_DNS_LABEL || hlen > lim->max_host || hlen > lim->max_label)
+        return false;
+    u->host = span(hs, hlen);
+    if (hlen == 0)
+        u->host_type = URISAN_HOST_EMPTY;
+    else if (cc_is((unsigned char)in[hs], CC_DIGIT) &&
+             urisan_parse_ipv4_strict(in + hs, hlen, u->ip))
+        u->host_type = URISAN_HOST_IPV4;
+    else
+        u->host_type = URISAN_HOST_REG_NAME; /* ip[] as host_regname leaves it */
+    if (colon != URISAN_ABSENT) {
+        /* port = *DIGIT   (3.2.3), at most 65535: urisan_port_number
+           with an early exit (the helper here costs kasztp 1 Ir/URL) */
+        uint32_t v = 0;
+        for (size_t k = colon + 1; k < ae; k++) {
+            unsigned char c = (unsigned char)in[k];
+            if (!cc_is(c, CC_DIGIT))
+                return false;
+            v = v * 10 + (uint32_t)(c - '0');
+            if (v > 65535)
+                return false;
+        }
+        u->port = span(colon + 1, ae - colon - 1);
+        if (ae > colon + 1)
+            u->port_value = v;
+    }
+    return true;
+}
+
+/* Fast path: the authority after the "//" at in[i] - userinfo "@" and
+   host ":" port with plain bytes only. Returns where it ends, or
+   URISAN_ABSENT: the full parser decides. */
+static PARSE_INLINE size_t fast_authority(scan_iter *it, const char *in, size_t len,
+                                          const urisan_limits *lim, urisan_uri *u, size_t i)
+{
+    size_t as = i + 2, at = URISAN_ABSENT, colon = URISAN_ABSENT, j;
+    unsigned colons = 0;
+    scan_drop(it); /* the two slashes are the next special bytes */
+    scan_drop(it);
+    for (;; scan_drop(it)) {
+        j = scan_peek(it);
+        if (j >= len)
+            break;
+        char c = in[j];
+        if (c == ':') {
+            colon = j;
+            colons++;
+        } else if (c == '@' && at == URISAN_ABSENT) {
+            at = j;
+            colon = URISAN_ABSENT;
+            colons = 0;
+        } else if (c == '/' || c == '?' || c == '#') {
+            break; /* not taken: it starts the path, query or fragment */
+        } else {
+            return URISAN_ABSENT;
+        }
+    }
+    size_t ae = j, hs = as;
+    if (colons > 1)
+        return URISAN_ABSENT; /* a ":" in the host */
+    if (at != URISAN_ABSENT) {
+        if (at - as > lim->max_userinfo)
+            return URISAN_ABSENT;
+        u->userinfo = span(as, at - as);
+        hs = at + 1;
+    }
+    if (!fast_host_port(in, lim, u, hs, colon != URISAN_ABSENT ? colon : ae, colon, ae))
+        return URISAN_ABSENT;
+    return ae;
+}
+
 /* On success also leaves the scan summary (SCAN_SUM_*) in u. */
 static PARSE_INLINE bool parse_plain(const char *in, size_t len,
                                      const urisan_limits *lim_in, urisan_uri *u)
@@ -98,88 +200,13 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     scan_init(&it, in, len);
     size_t i = 0, j;
 
-    /* scheme: the first special byte is the ":" (App. B) */
-    j = scan_peek(&it);
-    if (j < len && in[j] == ':') {
-        if (j == 0 || j > lim->max_scheme || !cc_is((unsigned char)in[0], CC_ALPHA))
-            return false;
-        /* "http" and "https" in any case are valid; else check each byte.
-           "| 0x20" maps only "H" and "h" to "h" (and so on). */
-        if (!((j == 4 || (j == 5 && (in[4] | 0x20) == 's')) &&
-              (load4(in) | 0x20202020u) == load4("http")))
-            for (size_t k = 1; k < j; k++)
-                if (!cc_is((unsigned char)in[k], CC_SCHEME))
-                    return false;
-        u->scheme = span(0, j);
-        scan_drop(&it);
-        i = j + 1;
-    } else if (j < len && !cc_is((unsigned char)in[j], CC_SCHEND)) {
+    i = fast_scheme(&it, in, len, lim, u);
+    if (i == URISAN_ABSENT)
         return false;
-    }
-
-    /* authority: userinfo "@" and host ":" port with plain bytes only */
     if (i + 1 < len && in[i] == '/' && in[i + 1] == '/') {
-        size_t as = i + 2, at = URISAN_ABSENT, colon = URISAN_ABSENT;
-        unsigned colons = 0;
-        scan_drop(&it); /* the two slashes are the next special bytes */
-        scan_drop(&it);
-        for (;; scan_drop(&it)) {
-            j = scan_peek(&it);
-            if (j >= len)
-                break;
-            char c = in[j];
-            if (c == ':') {
-                colon = j;
-                colons++;
-            } else if (c == '@' && at == URISAN_ABSENT) {
-                at = j;
-                colon = URISAN_ABSENT;
-                colons = 0;
-            } else if (c == '/' || c == '?' || c == '#') {
-                break; /* not taken: it starts the path, query or fragment */
-            } else {
-                return false;
-            }
-        }
-        size_t ae = j, hs = as;
-        if (colons > 1)
-            return false; /* a ":" in the host */
-        if (at != URISAN_ABSENT) {
-            if (at - as > lim->max_userinfo)
-                return false;
-            u->userinfo = span(as, at - as);
-            hs = at + 1;
-        }
-        size_t he = (colon != URISAN_ABSENT) ? colon : ae;
-        size_t hlen = he - hs;
-        /* No label can be longer than a DNS label (or the label bound) then. */
-        if (hlen > URISAN_DNS_LABEL || hlen > lim->max_host || hlen > lim->max_label)
+        i = fast_authority(&it, in, len, lim, u, i);
+        if (i == URISAN_ABSENT)
             return false;
-        u->host = span(hs, hlen);
-        if (hlen == 0)
-            u->host_type = URISAN_HOST_EMPTY;
-        else if (cc_is((unsigned char)in[hs], CC_DIGIT) &&
-                 urisan_parse_ipv4_strict(in + hs, hlen, u->ip))
-            u->host_type = URISAN_HOST_IPV4;
-        else
-            u->host_type = URISAN_HOST_REG_NAME; /* ip[] as host_regname leaves it */
-        if (colon != URISAN_ABSENT) {
-            /* port = *DIGIT   (3.2.3), at most 65535: urisan_port_number
-               with an early exit (the helper here costs kasztp 1 Ir/URL) */
-            uint32_t v = 0;
-            for (size_t k = colon + 1; k < ae; k++) {
-                unsigned char c = (unsigned char)in[k];
-                if (!cc_is(c, CC_DIGIT))
-                    return false;
-                v = v * 10 + (uint32_t)(c - '0');
-                if (v > 65535)
-                    return false;
-            }
-            u->port = span(colon + 1, ae - colon - 1);
-            if (ae > colon + 1)
-                u->port_value = v;
-        }
-        i = ae;
     }
 
     /* path: pchar and "/" */
