@@ -37,7 +37,7 @@ extern "C" {
    (generated at build time, tools/gen_flat_header.py) has them here; in
    the source tree they are in the generated urisan_version.h. The
    soname follows the ABI (README "Library versions"). */
-/* The version of the library actually loaded, e.g. "0.1.0". */
+/* The version of the library actually loaded, e.g. "0.2.0". */
 URISAN_API const char *urisan_version(void);
 
 /* ------------------------------------------------------------------ */
@@ -151,13 +151,12 @@ typedef struct {
     size_t segments;            /* number of path segments */
     int valid;                  /* 1: a valid RFC 3986 URI-reference */
     urisan_error error;         /* first validation error (code OK when valid) */
-    /* Private to the library: what urisan_parse saw of in/len, so that
-       urisan_analyze of the same in/len need not read every byte again
-       (it is used only when in and len are the ones parsed). */
-    const char *scan_in_;
-    size_t scan_len_;
-    unsigned scan_bits_;
 } urisan_uri;
+/* ABI (0.2.0): urisan_uri has only the public fields above; 0.1.x carried
+   three private ones after them (its size and layout changed, so the
+   soname is liburisan.so.0.2; NEWS). urisan_check hands the parse's
+   summary to the analysis internally; urisan_parse then urisan_analyze
+   each read the input themselves. */
 
 #define URISAN_NO_PORT UINT32_MAX
 
@@ -274,6 +273,18 @@ URISAN_API urisan_status urisan_analyze(const char *in, size_t len,
                                         const urisan_uri *uri,
                                         const urisan_policy *pol,
                                         urisan_report *out);
+
+/*
+ * urisan_parse under pol's limits (pol NULL: the defaults) and then
+ * urisan_analyze of the same input, in one call: the parse hands what it
+ * saw of the bytes to the analysis, which then need not read them again
+ * (urisan_check does the same, then decides). Returns the parse's status;
+ * uri, err (may be NULL) and out are filled as the two calls fill them.
+ */
+URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
+                                              const urisan_policy *pol,
+                                              urisan_uri *uri, urisan_error *err,
+                                              urisan_report *out);
 
 /*
  * Nested URLs (SPEC 10, doc/policy.md "Nested URLs"): a query or fragment

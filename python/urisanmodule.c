@@ -603,10 +603,10 @@ static PyObject *uri_level(PyObject *uri_obj, const in_text *tp, const urisan_po
     Py_BEGIN_ALLOW_THREADS
     if (level == LEVEL_CHECK) {
         urisan_check(t.p, len, pol, &u, &r, &d);
+    } else if (level == LEVEL_ANALYSE) {
+        urisan_parse_analyze(t.p, len, pol, &u, NULL, &r);
     } else {
         urisan_parse(t.p, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
-        if (level == LEVEL_ANALYSE)
-            urisan_analyze(t.p, len, &u, pol, &r);
     }
     Py_END_ALLOW_THREADS
     return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol, NULL);

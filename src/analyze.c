@@ -145,7 +145,7 @@ static inline bool prefilter(const char *in, size_t len, const urisan_uri *uri, 
 /* A plain input (prefilter): the families with no odd byte. nested_url:
    only a raw ":" or "//" can start one, and the parse's summary says
    whether the query or fragment has one. */
-static inline void analyze_plain(const char *in, size_t len, const urisan_uri *uri,
+static ANALYZE_INLINE void analyze_plain(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, unsigned sum, unsigned pre,
                                  urisan_report *out)
 {
@@ -223,23 +223,33 @@ urisan_status urisan_analyze_full(const char *in, size_t len, const urisan_uri *
     return analyze_full(in, len, uri, pol, out);
 }
 
-URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan_uri *uri,
-                                        const urisan_policy *pol, urisan_report *out)
+/* sum: the parse's summary of this very in/len (SCAN_SUM_*), 0: none. */
+static ANALYZE_INLINE urisan_status analyze(const char *in, size_t len, const urisan_uri *uri,
+                                            const urisan_policy *pol, urisan_report *out,
+                                            unsigned sum)
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
     unsigned pre = 0;
-    unsigned sum = 0;
-    if (uri != NULL && in != NULL) {
-        /* the summary of this very in/len, when the parse left one */
-        if (uri->scan_in_ == in && uri->scan_len_ == len)
-            sum = uri->scan_bits_;
-        if (prefilter(in, len, uri, sum, &pre)) {
-            analyze_plain(in, len, uri, pol, sum, pre, out);
-            return URISAN_OK;
-        }
+    if (uri != NULL && in != NULL && prefilter(in, len, uri, sum, &pre)) {
+        analyze_plain(in, len, uri, pol, sum, pre, out);
+        return URISAN_OK;
     }
     return analyze_full(in, len, uri, pol, out);
+}
+
+/* urisan_check: the parse hands its summary over (internal.h). */
+urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out, unsigned sum)
+{
+    return analyze(in, len, uri, pol, out, sum);
+}
+
+/* On its own: no summary, the prefilter makes its own pass. */
+URISAN_API urisan_status urisan_analyze(const char *in, size_t len, const urisan_uri *uri,
+                                        const urisan_policy *pol, urisan_report *out)
+{
+    return analyze(in, len, uri, pol, out, 0);
 }

@@ -102,7 +102,7 @@ static inline urisan_status urisan_fail(urisan_error *err, urisan_status code, s
 /* ---- components ---- */
 /* The state of a urisan_uri before parsing: every component absent, no
    host, no port, no error. segments and valid are the parse's result and
-   are set where it ends (the scan summary too: the parser's own). */
+   are set where it ends. */
 static ALWAYS_INLINE void urisan_uri_reset(urisan_uri *u)
 {
     const urisan_span none = {URISAN_ABSENT, 0};
@@ -132,17 +132,27 @@ static ALWAYS_INLINE uint32_t urisan_port_number(const char *s, size_t n)
     return v;
 }
 
-/* ---- parse -> analyse hand-over (urisan_uri.scan_bits_) ---- */
-/* What the parse fast path (parse.c) saw of in/len (urisan_uri's
-   scan_in_, scan_len_), so an analysis of the same input need not look at
-   every byte again. Only meaningful with SCAN_SUM_PLAIN: then every byte
-   is unreserved, a sub-delim, ":" "@" "/" "?" "#" or "%" (no control,
-   space, DEL, non-ASCII or "\\"). */
+/* ---- parse -> analyse hand-over (urisan_check) ---- */
+/* What the parse fast path (parse_fast.h) saw of in[0..len), handed from
+   urisan_parse_sum to urisan_analyze_sum of the same in/len inside the
+   library (urisan_check), so the analysis need not read every byte again.
+   0: no summary. With SCAN_SUM_PLAIN every byte is unreserved, a
+   sub-delim, ":" "@" "/" "?" "#" or "%" (no control, space, DEL, non-ASCII
+   or "\\"). urisan_parse and urisan_analyze called on their own pass no
+   summary: the analysis' prefilter makes its own pass (analyze.c). */
 #define SCAN_SUM_PLAIN     1u /* the fast path parsed the input */
 #define SCAN_SUM_PCT       2u /* some "%" */
 #define SCAN_SUM_SLASH_DOT 4u /* some "/" of the path is followed by "." */
 #define SCAN_SUM_NEST      8u /* the query or fragment holds a ":" or a "//",
                                  where a nested URL may start (nested.c) */
+
+/* urisan_parse that also gives the summary (*sum; 0 when the full parser
+   ran), and urisan_analyze that takes it (sum 0: none). Only for one
+   in/len parsed and analysed in the same call (urisan_check). */
+urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
+                               urisan_uri *u, urisan_error *err, unsigned *sum);
+urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
+                                 const urisan_policy *pol, urisan_report *out, unsigned sum);
 
 /* ---- hosts (host.c) ---- */
 /* Strict RFC 3986 IPv6address in s[0..n); fills out[16]. On failure

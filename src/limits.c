@@ -1,5 +1,6 @@
 /* limits.c - the length bounds of SPEC section 2. */
 #include "internal.h"
+#include "risk.h"
 
 const urisan_limits urisan_default_limits = URISAN_LIMITS_DEFAULT;
 
@@ -22,4 +23,13 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out)
     out->max_host = clamp(in->max_host);
     out->max_label = clamp(in->max_label);
     out->max_segments = clamp(in->max_segments);
+}
+
+/* A policy's limits (here, not in policy.c: the parser asks for them,
+   and the parser calls nothing of the policy). */
+URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
+{
+    if (p == NULL || p->magic != POL_MAGIC)
+        return &urisan_default_limits;
+    return &p->limits;
 }

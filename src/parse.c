@@ -430,9 +430,6 @@ urisan_status urisan_parse_full(const char *in, size_t len,
     urisan_limits_effective(lim_in, &p.lim);
 
     urisan_uri_reset(u);
-    u->scan_in_ = NULL; /* no summary: the analysis reads every byte */
-    u->scan_len_ = 0;
-    u->scan_bits_ = 0;
 
     /* Check the bound before reading anything; then each part in turn,
        stopping at a bound. */
@@ -459,25 +456,26 @@ urisan_status urisan_parse_full(const char *in, size_t len,
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u)
+bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
+                            unsigned *sum)
 {
-    return parse_plain(in, len, lim, u);
+    return parse_plain(in, len, lim, u, sum);
 }
 
-URISAN_API urisan_status urisan_parse(const char *in, size_t len,
-                                      const urisan_limits *lim,
-                                      urisan_uri *u, urisan_error *err)
+urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
+                               urisan_uri *u, urisan_error *err, unsigned *sum)
 {
+    *sum = 0; /* no summary: the analysis reads every byte */
     if (u != NULL && (in != NULL || len == 0)) {
         bool fast;
 #ifdef URISAN_HAVE_SSSE3_VARIANT
         /* both fast paths out of line: this stays a small dispatcher */
         if (urisan_cpu_ssse3())
-            fast = urisan_parse_fast_ssse3(in, len, lim, u);
+            fast = urisan_parse_fast_ssse3(in, len, lim, u, sum);
         else
-            fast = urisan_parse_fast_base(in, len, lim, u);
+            fast = urisan_parse_fast_base(in, len, lim, u, sum);
 #else
-        fast = parse_plain(in, len, lim, u);
+        fast = parse_plain(in, len, lim, u, sum);
 #endif
         if (fast) {
             if (err)
@@ -486,4 +484,26 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
         }
     }
     return urisan_parse_full(in, len, lim, u, err);
+}
+
+URISAN_API urisan_status urisan_parse(const char *in, size_t len,
+                                      const urisan_limits *lim,
+                                      urisan_uri *u, urisan_error *err)
+{
+    unsigned sum;
+    return urisan_parse_sum(in, len, lim, u, err, &sum);
+}
+
+/* Parse and analyse in one call: the summary is handed over, as
+   urisan_check does. */
+URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
+                                              const urisan_policy *pol, urisan_uri *uri,
+                                              urisan_error *err, urisan_report *out)
+{
+    unsigned sum;
+    /* NULL: the defaults, without the clamping pass (as urisan_check) */
+    urisan_status st =
+        urisan_parse_sum(in, len, pol != NULL ? urisan_policy_limits(pol) : NULL, uri, err, &sum);
+    urisan_analyze_sum(in, len, uri, pol, out, sum);
+    return st;
 }

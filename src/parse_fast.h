@@ -177,9 +177,11 @@ static PARSE_INLINE size_t fast_authority(scan_iter *it, const char *in, size_t 
     return ae;
 }
 
-/* On success also leaves the scan summary (SCAN_SUM_*) in u. */
+/* On success also leaves the scan summary (SCAN_SUM_*, internal.h) in
+   *sum_out, for an analysis of this very input (urisan_check). */
 static PARSE_INLINE bool parse_plain(const char *in, size_t len,
-                                     const urisan_limits *lim_in, urisan_uri *u)
+                                     const urisan_limits *lim_in, urisan_uri *u,
+                                     unsigned *sum_out)
 {
     urisan_limits eff;
     const urisan_limits *lim = &parse_defaults; /* no call, no clamping to do */
@@ -256,9 +258,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     }
     u->valid = 1;
     /* A "%" anywhere else (scheme, authority) took the full parser. */
-    u->scan_in_ = in;
-    u->scan_len_ = len;
-    u->scan_bits_ = sum | (slash_dot ? SCAN_SUM_SLASH_DOT : 0u);
+    *sum_out = sum | (slash_dot ? SCAN_SUM_SLASH_DOT : 0u);
     return true;
 }
 

@@ -13,7 +13,8 @@
 #error "parse_ssse3.c must be compiled with -mssse3"
 #endif
 
-bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u)
+bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
+                             unsigned *sum)
 {
-    return parse_plain(in, len, lim, u);
+    return parse_plain(in, len, lim, u, sum);
 }

@@ -27,13 +27,6 @@ URISAN_API void urisan_policy_init(urisan_policy *p)
     p->limits = urisan_default_limits;
 }
 
-URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
-{
-    if (p == NULL || p->magic != POL_MAGIC)
-        return &urisan_default_limits;
-    return &p->limits;
-}
-
 static const char *pool_str(const urisan_policy *p, pol_str s)
 {
     return p->pool + s.off;
@@ -303,7 +296,10 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         pol = NULL;
     /* NULL: the default limits (urisan_policy_limits' defaults), taken
        without the clamping pass */
-    urisan_status st = urisan_parse(in, len, pol != NULL ? &pol->limits : NULL, uri, NULL);
+    /* the parse hands its summary of in[0..len) to the analysis */
+    unsigned sum;
+    urisan_status st =
+        urisan_parse_sum(in, len, pol != NULL ? &pol->limits : NULL, uri, NULL, &sum);
     if (st == URISAN_E_BAD_ARGUMENT) {
         memset(rep, 0, sizeof *rep);
         rep->flags = URISAN_F(INVALID);
@@ -312,7 +308,7 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         dec->deny_flags = URISAN_F(INVALID);
         return st;
     }
-    urisan_analyze(in, len, uri, pol, rep);
+    urisan_analyze_sum(in, len, uri, pol, rep, sum);
     urisan_decide(in, len, uri, rep, pol, dec);
     return st;
 }

@@ -111,13 +111,16 @@ urisan_status urisan_analyze_full(const char *in, size_t len, const urisan_uri *
                                   const urisan_policy *pol, urisan_report *out);
 
 /* The fast path alone (parse_fast.h): true when it parsed in (then *u is
-   what urisan_parse_full gives), false when the full parser must run.
+   what urisan_parse_full gives and *sum the scan summary, SCAN_SUM_*),
+   false when the full parser must run.
    _base is compiled for the build's baseline (parse.c); _ssse3 with
    -mssse3 (parse_ssse3.c, when URISAN_HAVE_SSSE3_VARIANT), to be called
    only when urisan_cpu_ssse3(). */
-bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u);
+bool urisan_parse_fast_base(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
+                            unsigned *sum);
 #ifdef URISAN_HAVE_SSSE3_VARIANT
-bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u);
+bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
+                             unsigned *sum);
 
 /* Does this CPU have SSSE3? (a load and a test: the compiler runtime
    fills its CPU model before main) */

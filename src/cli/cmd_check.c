@@ -387,8 +387,10 @@ int cmd_check(int argc, char **argv)
         [OPT_TSV] = { "--tsv", false, NULL, false },
     };
     int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
         return rc;
 
     check_ctx c;

@@ -446,8 +446,10 @@ int cmd_serve(int argc, char **argv)
     enum { O_LISTEN, O_POLICY, O_THREADS, O_TRUST, O_STRIP, O_MAXCONN, O_PERCLIENT,
            O_MAXHDR, O_IDLE, O_DRAIN, O_PROFILE };
     int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs, &rc))
+    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    if (rc == CLI_OPTS_HELP)
+        return cli_finish(CMD, CLI_EXIT_OK);
+    if (rc != 0)
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "takes no operands");
