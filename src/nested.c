@@ -50,6 +50,84 @@ static void analyse(const char *t, size_t n, size_t lead, const urisan_policy *p
     }
 }
 
+/* One nested URL counted into out and handed to fn (t[0..tn) and hu: the
+   URL and the parse whose host the browser goes to; NULL: not decoded). */
+static void tell(urisan_nested_report *out, urisan_nested_visit fn, void *ctx,
+                 const urisan_nested_url *nu, const char *t, size_t tn, const urisan_uri *hu)
+{
+    out->flags |= nu->report.flags;
+    out->count++;
+    if (nu->depth > out->depth)
+        out->depth = nu->depth;
+    if (fn != NULL)
+        fn(ctx, nu, t, tn, hu);
+}
+
+/* The value v[0..vn), decoded `times` times, as the text of the nested
+   URL: in place (*b NULL) when decoding changes nothing and no "\\" needs
+   rewriting, else in scratch[*used..cap) (*b: where; *used grows).
+   false: it does not fit the scratch. */
+static bool place_text(const char *v, size_t vn, unsigned times, char *scratch, size_t cap,
+                       size_t *used, const char **t, size_t *n, char **b)
+{
+    *t = v;
+    *n = vn;
+    *b = NULL;
+    if (memchr(v, '%', vn) == NULL && memchr(v, '\\', vn) == NULL)
+        return true;
+    if (vn > cap - *used)
+        return false;
+    bool esc = false;
+    *b = scratch + *used;
+    *n = urisan_nested_decode(v, vn, *b, vn, false, &esc);
+    if (times == 2)
+        *n = urisan_nested_decode(*b, *n, *b, *n, false, &esc);
+    *t = *b;
+    *used += *n;
+    return true;
+}
+
+/* "/\h", "\\h", "\/h" at t[lead] (b: t, in scratch): browsers go to
+   host h. Judge the host as "//h" too: the flags of both into *r, and the
+   address of the "//h" form. true: it was such a URL, and *ru holds the
+   parse whose host the browser goes to (its spans past the two rewritten
+   bytes hold). */
+static bool judge_backslash_host(char *b, size_t n, size_t lead, const urisan_policy *pol,
+                                 urisan_uri *ru, urisan_report *r)
+{
+    const char *t = b;
+    if (b == NULL || lead + 1 >= n || (t[lead] != '\\' && t[lead + 1] != '\\') ||
+        (t[lead] != '/' && t[lead] != '\\') || (t[lead + 1] != '/' && t[lead + 1] != '\\'))
+        return false;
+    char keep0 = b[lead], keep1 = b[lead + 1];
+    urisan_report rr;
+    b[lead] = b[lead + 1] = '/';
+    analyse(t, n, lead, pol, ru, &rr);
+    b[lead] = keep0;
+    b[lead + 1] = keep1;
+    r->flags |= rr.flags;
+    r->ip_family = rr.ip_family;
+    memcpy(r->ip, rr.ip, sizeof rr.ip);
+    return true;
+}
+
+/* The policy's nested-depth (1 without a policy or out of range). */
+static unsigned walk_depth(const urisan_policy *pol)
+{
+    unsigned maxd = pol != NULL ? pol->nested_depth : 1;
+    return maxd < 1 || maxd > URISAN_NESTED_MAX_DEPTH ? 1 : maxd;
+}
+
+/* The next parameter of frame f that holds a nested URL: its name and
+   value spans, and how often it is decoded (0: f has no more). */
+static unsigned next_nested(nframe *f, size_t *ns, size_t *vs, size_t *ve)
+{
+    unsigned times = 0;
+    while (times == 0 && urisan_params_next(&f->it, ns, vs, ve))
+        times = urisan_nested_decodes(f->t + *vs, *ve - *vs);
+    return times;
+}
+
 urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, char *scratch, size_t cap,
                                  urisan_nested_visit fn, void *ctx, urisan_nested_report *out)
@@ -64,24 +142,15 @@ urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *u
     if (in == NULL || uri->error.code == URISAN_E_TOO_LONG ||
         uri->error.code == URISAN_E_BAD_ARGUMENT)
         return URISAN_OK; /* nothing was split */
-    unsigned maxd = pol != NULL ? pol->nested_depth : 1;
-    if (maxd < 1 || maxd > URISAN_NESTED_MAX_DEPTH)
-        maxd = 1;
-
+    unsigned maxd = walk_depth(pol);
     nframe st[URISAN_NESTED_MAX_DEPTH];
     size_t top = 0, used = 0;
-    st[0].t = in;
-    st[0].n = len;
-    st[0].u = *uri;
-    st[0].mark = 0;
-    st[0].depth = 0;
+    st[0] = (nframe){.t = in, .n = len, .u = *uri, .mark = 0, .depth = 0};
     urisan_params_init(&st[0].it, in, len, uri);
     for (;;) {
         nframe *f = &st[top];
         size_t ns, vs, ve;
-        unsigned times = 0;
-        while (times == 0 && urisan_params_next(&f->it, &ns, &vs, &ve))
-            times = urisan_nested_decodes(f->t + vs, ve - vs);
+        unsigned times = next_nested(f, &ns, &vs, &ve);
         if (times == 0) {
             if (top == 0)
                 break;
@@ -95,67 +164,27 @@ urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *u
         nu.decodes = times;
         nu.name = f->t + ns;
         nu.name_len = vs - 1 - ns;
-        const char *v = f->t + vs;
-        size_t vn = ve - vs;
-        /* the text: in place when decoding changes nothing and no "\\"
-           needs rewriting; else in scratch */
-        const char *t = v;
-        char *b = NULL; /* t, when it is in scratch */
-        size_t n = vn, mark = used;
-        bool esc = false;
-        if (memchr(v, '%', vn) != NULL || memchr(v, '\\', vn) != NULL) {
-            if (vn > cap - used) {
-                /* does not fit: judged as a bound that was hit (SPEC 3) */
-                nu.uri = v;
-                nu.uri_len = vn;
-                nu.report.flags = URISAN_F(TOO_LONG) | URISAN_F(INVALID);
-                nu.incomplete = 1;
-                out->flags |= nu.report.flags;
-                out->count++;
-                if (nu.depth > out->depth)
-                    out->depth = nu.depth;
-                if (fn != NULL)
-                    fn(ctx, &nu, NULL, 0, NULL);
-                continue;
-            }
-            b = scratch + used;
-            n = urisan_nested_decode(v, vn, b, vn, false, &esc);
-            if (times == 2)
-                n = urisan_nested_decode(b, n, b, n, false, &esc);
-            t = b;
-            used += n;
+        const char *t;
+        char *b;
+        size_t n, mark = used;
+        if (!place_text(f->t + vs, ve - vs, times, scratch, cap, &used, &t, &n, &b)) {
+            /* does not fit: judged as a bound that was hit (SPEC 3) */
+            nu.uri = f->t + vs;
+            nu.uri_len = ve - vs;
+            nu.report.flags = URISAN_F(TOO_LONG) | URISAN_F(INVALID);
+            nu.incomplete = 1;
+            tell(out, fn, ctx, &nu, NULL, 0, NULL);
+            continue;
         }
         size_t lead = urisan_nested_blanks(t, n);
         nframe *c = top + 1 < URISAN_NESTED_MAX_DEPTH ? &st[top + 1] : NULL;
         urisan_uri u_local, ru;
-        urisan_uri *u = &u_local;
-        if (c != NULL)
-            u = &c->u;
-        const urisan_uri *hu = u; /* the parse whose host the browser goes to */
+        urisan_uri *u = c != NULL ? &c->u : &u_local;
         analyse(t, n, lead, pol, u, &nu.report);
-        if (b != NULL && lead + 1 < n && (t[lead] == '\\' || t[lead + 1] == '\\') &&
-            (t[lead] == '/' || t[lead] == '\\') && (t[lead + 1] == '/' || t[lead + 1] == '\\')) {
-            /* "/\h", "\\h", "\/h": browsers go to host h. Judge the host
-               as "//h" too (t is in scratch here); the flags of both. */
-            char keep0 = b[lead], keep1 = b[lead + 1];
-            urisan_report rr;
-            b[lead] = b[lead + 1] = '/';
-            analyse(t, n, lead, pol, &ru, &rr);
-            b[lead] = keep0;
-            b[lead + 1] = keep1;
-            nu.report.flags |= rr.flags;
-            nu.report.ip_family = rr.ip_family;
-            memcpy(nu.report.ip, rr.ip, sizeof rr.ip);
-            hu = &ru; /* its spans past the two rewritten bytes hold */
-        }
+        bool slash = judge_backslash_host(b, n, lead, pol, &ru, &nu.report);
         nu.uri = t;
         nu.uri_len = n;
-        out->flags |= nu.report.flags;
-        out->count++;
-        if (nu.depth > out->depth)
-            out->depth = nu.depth;
-        if (fn != NULL)
-            fn(ctx, &nu, t + lead, n - lead, hu);
+        tell(out, fn, ctx, &nu, t + lead, n - lead, slash ? &ru : u);
         if (nu.depth < maxd && c != NULL && (nu.report.flags & URISAN_F(NESTED_URL))) {
             /* look inside it: the blanks are not part of it */
             c->t = t + lead;
