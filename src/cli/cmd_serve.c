@@ -428,25 +428,150 @@ static void drain(serve_state *s, struct MHD_Daemon *d, const sigset_t *set, lon
     logf_("stopped after %lu answers", (unsigned long)atomic_load(&s->answered));
 }
 
+enum { O_LISTEN, O_POLICY, O_THREADS, O_TRUST, O_STRIP, O_MAXCONN, O_PERCLIENT,
+       O_MAXHDR, O_IDLE, O_DRAIN, O_PROFILE, NOPT };
+
+/* The numeric options, with their defaults. */
+typedef struct {
+    long threads, maxconn, perclient, maxhdr, idle, drain_s;
+} serve_limits;
+
+/* --trust and --strip-prefix into s; 0, or the usage error's status. */
+static int read_trust(const cli_opt *opts, serve_state *s)
+{
+    serve_trust_default(&s->trust);
+    s->trust_text = SERVE_TRUST_DEFAULT;
+    if (opts[O_TRUST].seen) {
+        const char *bad;
+        size_t badlen;
+        const char *v = opts[O_TRUST].value;
+        if (!serve_trust_parse(v, strlen(v), &s->trust, &bad, &badlen))
+            return cli_usage_error(CMD, "--trust: '%.*s' is not a source, or named twice "
+                                   "(sources: original-url, original-uri, forwarded-uri, "
+                                   "target)", (int)badlen, bad);
+        s->trust_text = v;
+    }
+    if (opts[O_STRIP].seen) {
+        const char *v = opts[O_STRIP].value;
+        if (v[0] != '/' || strlen(v) < 2)
+            return cli_usage_error(CMD, "--strip-prefix '%s': want a path such as /authz", v);
+        s->trust.strip_prefix = v;
+        s->trust.strip_len = strlen(v);
+    }
+    return 0;
+}
+
+/* The numeric options into l, each within its range; 0, or the usage
+   error's status. */
+static int read_limits(const cli_opt *opts, serve_limits *l)
+{
+    *l = (serve_limits){ .threads = 2, .maxconn = 1024, .perclient = -1, .maxhdr = 16384,
+                         .idle = 30, .drain_s = 10 };
+    struct { int opt; long lo, hi; long *out; } nums[] = {
+        { O_THREADS, 1, 64, &l->threads },
+        { O_MAXCONN, 1, 65536, &l->maxconn },
+        { O_PERCLIENT, 0, 65536, &l->perclient },
+        { O_MAXHDR, 1024, 1 << 20, &l->maxhdr },
+        { O_IDLE, 1, 86400, &l->idle },
+        { O_DRAIN, 0, 3600, &l->drain_s },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        const cli_opt *o = &opts[nums[i].opt];
+        if (o->seen && !parse_count(o->value, nums[i].lo, nums[i].hi, nums[i].out))
+            return cli_usage_error(CMD, "%s '%s': want a number from %ld to %ld", o->name,
+                                   o->value, nums[i].lo, nums[i].hi);
+    }
+    if (l->perclient < 0)
+        l->perclient = l->maxconn / 2 > 0 ? l->maxconn / 2 : 1;
+    return 0;
+}
+
+/* libmicrohttpd on the listening socket lfd, with the limits l; NULL when
+   it could not start (it logged why). */
+static struct MHD_Daemon *start_daemon(serve_state *s, int lfd, const serve_limits *l)
+{
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    struct MHD_OptionItem mopts[] = {
+        { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_logger, NULL },   /* first */
+        { MHD_OPTION_LISTEN_SOCKET, lfd, NULL },
+        { MHD_OPTION_CONNECTION_LIMIT, l->maxconn, NULL },
+        { MHD_OPTION_PER_IP_CONNECTION_LIMIT, l->perclient, NULL },
+        { MHD_OPTION_CONNECTION_TIMEOUT, l->idle, NULL },
+        /* the request line and headers live in this per-connection pool,
+           with the response's headers */
+        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, l->maxhdr + 4096, NULL },
+        { MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
+        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, s },
+        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s },
+        { l->threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, l->threads, NULL },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                            MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
+}
+
+/* The start-up log line and the READY notification. */
+static void announce(const serve_state *s, const serve_limits *l, const char *shown)
+{
+    logf_("listening on %s (policy %s; trust %s%s%s; threads %ld, connections %ld, "
+          "per client %ld, header bytes %ld, idle timeout %ld s)",
+          shown, s->policy_path ? s->policy_path : "built-in default", s->trust_text,
+          s->trust.strip_prefix ? "; strip-prefix " : "",
+          s->trust.strip_prefix ? s->trust.strip_prefix : "", l->threads, l->maxconn,
+          l->perclient, l->maxhdr, l->idle);
+    char status[INET6_ADDRSTRLEN + 64];
+    snprintf(status, sizeof status, "READY=1\nSTATUS=listening on %s", shown);
+    notify(status);
+}
+
+/* Signals go to the main thread only: block them before MHD starts its
+   threads (they inherit the mask), then sigwait for them. */
+static void block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
+/* Until SIGTERM or SIGINT (then drain): SIGHUP reloads the policy. */
+static void run_until_stopped(serve_state *s, struct MHD_Daemon *d, const sigset_t *set,
+                              long drain_s)
+{
+    for (;;) {
+        int sig = 0;
+        if (sigwait(set, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            reload(s);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            logf_("%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            drain(s, d, set, drain_s);
+            break;
+        }
+    }
+}
+
 int cmd_serve(int argc, char **argv)
 {
-    cli_opt opts[] = {
-        { "--listen", true, NULL, false },
-        { "--policy", true, NULL, false },
-        { "--threads", true, NULL, false },
-        { "--trust", true, NULL, false },
-        { "--strip-prefix", true, NULL, false },
-        { "--max-connections", true, NULL, false },
-        { "--max-per-client", true, NULL, false },
-        { "--max-header-bytes", true, NULL, false },
-        { "--idle-timeout", true, NULL, false },
-        { "--drain-timeout", true, NULL, false },
-        { "--profile", true, NULL, false },
+    cli_opt opts[NOPT] = {
+        [O_LISTEN] = { "--listen", true, NULL, false },
+        [O_POLICY] = { "--policy", true, NULL, false },
+        [O_THREADS] = { "--threads", true, NULL, false },
+        [O_TRUST] = { "--trust", true, NULL, false },
+        [O_STRIP] = { "--strip-prefix", true, NULL, false },
+        [O_MAXCONN] = { "--max-connections", true, NULL, false },
+        [O_PERCLIENT] = { "--max-per-client", true, NULL, false },
+        [O_MAXHDR] = { "--max-header-bytes", true, NULL, false },
+        [O_IDLE] = { "--idle-timeout", true, NULL, false },
+        [O_DRAIN] = { "--drain-timeout", true, NULL, false },
+        [O_PROFILE] = { "--profile", true, NULL, false },
     };
-    enum { O_LISTEN, O_POLICY, O_THREADS, O_TRUST, O_STRIP, O_MAXCONN, O_PERCLIENT,
-           O_MAXHDR, O_IDLE, O_DRAIN, O_PROFILE };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
+    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
     if (rc == CLI_OPTS_HELP)
         return cli_finish(CMD, CLI_EXIT_OK);
     if (rc != 0)
@@ -458,60 +583,18 @@ int cmd_serve(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.policy_path = opts[O_POLICY].value;
     s.profile = opts[O_PROFILE].value;
-    serve_trust_default(&s.trust);
-    s.trust_text = SERVE_TRUST_DEFAULT;
-    if (opts[O_TRUST].seen) {
-        const char *bad;
-        size_t badlen;
-        const char *v = opts[O_TRUST].value;
-        if (!serve_trust_parse(v, strlen(v), &s.trust, &bad, &badlen))
-            return cli_usage_error(CMD, "--trust: '%.*s' is not a source, or named twice "
-                                   "(sources: original-url, original-uri, forwarded-uri, "
-                                   "target)", (int)badlen, bad);
-        s.trust_text = v;
-    }
-    if (opts[O_STRIP].seen) {
-        const char *v = opts[O_STRIP].value;
-        if (v[0] != '/' || strlen(v) < 2)
-            return cli_usage_error(CMD, "--strip-prefix '%s': want a path such as /authz", v);
-        s.trust.strip_prefix = v;
-        s.trust.strip_len = strlen(v);
-    }
-
-    long threads = 2, maxconn = 1024, perclient = -1, maxhdr = 16384, idle = 30, drain_s = 10;
-    struct { int opt; long lo, hi; long *out; } nums[] = {
-        { O_THREADS, 1, 64, &threads },
-        { O_MAXCONN, 1, 65536, &maxconn },
-        { O_PERCLIENT, 0, 65536, &perclient },
-        { O_MAXHDR, 1024, 1 << 20, &maxhdr },
-        { O_IDLE, 1, 86400, &idle },
-        { O_DRAIN, 0, 3600, &drain_s },
-    };
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        const cli_opt *o = &opts[nums[i].opt];
-        if (o->seen && !parse_count(o->value, nums[i].lo, nums[i].hi, nums[i].out))
-            return cli_usage_error(CMD, "%s '%s': want a number from %ld to %ld", o->name,
-                                   o->value, nums[i].lo, nums[i].hi);
-    }
-    if (perclient < 0)
-        perclient = maxconn / 2 > 0 ? maxconn / 2 : 1;
+    serve_limits l;
+    if ((rc = read_trust(opts, &s)) != 0 || (rc = read_limits(opts, &l)) != 0)
+        return rc;
     /* The rebuilt URI is at most two header values and a scheme. */
-    s.uri_cap = (size_t)maxhdr * 2 + 64;
+    s.uri_cap = (size_t)l.maxhdr * 2 + 64;
 
     s.pol = cli_policy_load(CMD, s.policy_path, s.profile);
     if (s.pol == NULL)
         return CLI_EXIT_USAGE;
     pthread_rwlock_init(&s.lock, NULL);
-
-    /* Signals go to the main thread only: block them before MHD starts
-       its threads (they inherit the mask), then sigwait for them. */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    block_signals(&set);
 
     char shown[INET6_ADDRSTRLEN + 16];
     int lfd = open_listener(opts[O_LISTEN].seen ? opts[O_LISTEN].value : SERVE_DEFAULT_LISTEN,
@@ -520,55 +603,14 @@ int cmd_serve(int argc, char **argv)
         free(s.pol);
         return CLI_EXIT_USAGE;
     }
-
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG;
-    struct MHD_OptionItem mopts[] = {
-        { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_logger, NULL },   /* first */
-        { MHD_OPTION_LISTEN_SOCKET, lfd, NULL },
-        { MHD_OPTION_CONNECTION_LIMIT, maxconn, NULL },
-        { MHD_OPTION_PER_IP_CONNECTION_LIMIT, perclient, NULL },
-        { MHD_OPTION_CONNECTION_TIMEOUT, idle, NULL },
-        /* the request line and headers live in this per-connection pool,
-           with the response's headers */
-        { MHD_OPTION_CONNECTION_MEMORY_LIMIT, maxhdr + 4096, NULL },
-        { MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
-        { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, &s },
-        { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, &s },
-        { threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, NULL },
-        { MHD_OPTION_END, 0, NULL },
-    };
-    struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
-                                            MHD_OPTION_ARRAY, mopts, MHD_OPTION_END);
+    struct MHD_Daemon *d = start_daemon(&s, lfd, &l);
     if (d == NULL) {
         close(lfd);
         free(s.pol);
         return cli_fail(CMD, "libmicrohttpd could not start (see above)");
     }
-    logf_("listening on %s (policy %s; trust %s%s%s; threads %ld, connections %ld, "
-          "per client %ld, header bytes %ld, idle timeout %ld s)",
-          shown, s.policy_path ? s.policy_path : "built-in default", s.trust_text,
-          s.trust.strip_prefix ? "; strip-prefix " : "",
-          s.trust.strip_prefix ? s.trust.strip_prefix : "", threads, maxconn, perclient,
-          maxhdr, idle);
-    {
-        char status[INET6_ADDRSTRLEN + 64];
-        snprintf(status, sizeof status, "READY=1\nSTATUS=listening on %s", shown);
-        notify(status);
-    }
-
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) != 0)
-            continue;
-        if (sig == SIGHUP) {
-            reload(&s);
-        } else if (sig == SIGTERM || sig == SIGINT) {
-            logf_("%s: draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-            drain(&s, d, &set, drain_s);
-            break;
-        }
-    }
+    announce(&s, &l, shown);
+    run_until_stopped(&s, d, &set, l.drain_s);
     pthread_rwlock_destroy(&s.lock);
     free(s.pol);
     return CLI_EXIT_OK;
