@@ -87,6 +87,12 @@ typedef struct {
 int cli_getopts(const char *cmd, int argc, char **argv,
                 cli_opt *opts, size_t nopts, int *nargs);
 
+/* cli_getopts as a subcommand starts: true to go on (*status 0); false
+   when the subcommand is done, *status its exit status (0 after --help
+   was printed, or CLI_EXIT_USAGE after the usage error). */
+bool cli_opts_begin(const char *cmd, int argc, char **argv,
+                    cli_opt *opts, size_t nopts, int *nargs, int *status);
+
 /* The option called name ("--policy") in opts[0..nopts), NULL when the
    subcommand has none. */
 const cli_opt *cli_opt_find(const cli_opt *opts, size_t nopts, const char *name);

@@ -387,10 +387,8 @@ int cmd_check(int argc, char **argv)
         [OPT_TSV] = { "--tsv", false, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(CMD, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
 
     check_ctx c;

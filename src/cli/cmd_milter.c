@@ -262,10 +262,8 @@ int cmd_milter(int argc, char **argv)
         [O_QUIET] = { "--quiet", false, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(CMD, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs, &rc))
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "unexpected operand '%s'", argv[1]);

@@ -96,10 +96,8 @@ int cmd_normalize(int argc, char **argv)
         [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(cmd, argc, argv, opts, NOPT, &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(cmd, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(cmd, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
 
     normalize_ctx c;
@@ -122,10 +120,8 @@ int cmd_equivalent(int argc, char **argv)
 {
     static const char *const cmd = "equivalent";
     int nargs = 0;
-    int rc = cli_getopts(cmd, argc, argv, NULL, 0, &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(cmd, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(cmd, argc, argv, NULL, 0, &nargs, &rc))
         return rc;
     if (nargs != 2)
         return cli_usage_error(cmd, "need exactly two URIs, got %d", nargs);

@@ -133,10 +133,8 @@ int cmd_resolve(int argc, char **argv)
         [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(CMD, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
     if (nargs < 1)
         return cli_usage_error(CMD, "missing BASE");

@@ -571,10 +571,8 @@ int cmd_serve(int argc, char **argv)
         [O_PROFILE] = { "--profile", true, NULL, false },
     };
     int nargs = 0;
-    int rc = cli_getopts(CMD, argc, argv, opts, NOPT, &nargs);
-    if (rc == CLI_OPTS_HELP)
-        return cli_finish(CMD, CLI_EXIT_OK);
-    if (rc != 0)
+    int rc;
+    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "takes no operands");

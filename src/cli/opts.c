@@ -57,6 +57,14 @@ int cli_getopts(const char *cmd, int argc, char **argv,
     return 0;
 }
 
+bool cli_opts_begin(const char *cmd, int argc, char **argv,
+                    cli_opt *opts, size_t nopts, int *nargs, int *status)
+{
+    int rc = cli_getopts(cmd, argc, argv, opts, nopts, nargs);
+    *status = rc == CLI_OPTS_HELP ? cli_finish(cmd, CLI_EXIT_OK) : rc;
+    return rc == 0;
+}
+
 const cli_opt *cli_opt_find(const cli_opt *opts, size_t nopts, const char *name)
 {
     for (size_t k = 0; k < nopts; k++) {
