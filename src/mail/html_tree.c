@@ -1309,70 +1309,278 @@ static void start_after_head(html_tree *t, const tk_token *k)
     }
 }
 
-/* ---- in body (13.2.6.4.7) ---- */
+/* ---- in body (13.2.6.4.7) ----
+   start_in_body hands a start tag to the group of the standard's list
+   that names it, in the standard's order: the document and head elements,
+   the blocks, the formatting elements, the void and raw-text elements, and
+   the rest (select options, ruby, foreign roots, ignored tags, any other
+   tag). Every tag is named in one group only, so the order of the tries
+   never changes the answer. */
 
-static void start_in_body(html_tree *t, const tk_token *k)
+/* A frameset start tag while frameset is still allowed: the body leaves
+   the document, and every link in it. */
+static void frameset_replaces_body(html_tree *t, const tk_token *k)
+{
+    html_doc *d = t->d;
+    size_t w = t->body_first_link, h = 0;
+    for (size_t r = t->body_first_link; r < t->first; r++) {
+        while (h < t->n_html_links && t->html_links[h] < r)
+            h++;
+        if (h < t->n_html_links && t->html_links[h] == r)
+            d->links[w++] = d->links[r];
+    }
+    size_t nf = w;
+    for (size_t r = t->first; r < d->n; r++)
+        d->links[w++] = d->links[r];
+    d->n = w;
+    t->first = nf;
+    t->n_html_links = 0;
+    t->detached = true;
+    shorten_to(t, 1);
+    insert_element(t, k, NS_HTML);
+    t->mode = M_IN_FRAMESET;
+}
+
+/* html, the head elements, body, frameset. */
+static bool start_body_document(html_tree *t, const tk_token *k)
 {
     switch (k->tag) {
-    case T_I: case T_S: case T_B: case T_U: case T_EM: case T_TT: case T_BIG: case T_CODE:
-    case T_FONT: case T_SMALL: case T_STRIKE: case T_STRONG: {
-        reconstruct(t);
-        uint32_t s = insert_element(t, k, NS_HTML);
-        fe_push(t, s, k->tag, k->attr_hash);
-        break;
-    }
-    case T_A: {
-        uint32_t e = fe_find(t, T_A);
-        if (e != NONE) {
-            uint32_t serial = t->fe[e].serial;
-            adoption_agency(t, k);
-            if (t->fe[e].live && t->fe[e].serial == serial) {
-                uint32_t s = t->fe[e].slot;
-                fe_remove(t, e);
-                remove_at(t, s);
-            }
+    case T_HTML:
+        if (!in_template(t))
+            adopt(t, k, &t->html_attrs, true);
+        return true;
+    case T_BASE: case T_LINK: case T_META: case T_STYLE: case T_TITLE: case T_SCRIPT:
+    case T_BGSOUND: case T_BASEFONT: case T_TEMPLATE:
+        start_in_head(t, k);
+        return true;
+    case T_BODY:
+        if (t->depth >= 2 && t->st[1].tag == T_BODY && !in_template(t)) {
+            t->frameset_ok = false;
+            adopt(t, k, &t->body_attrs, false);
         }
-        reconstruct(t);
-        uint32_t s = insert_element(t, k, NS_HTML);
-        fe_push(t, s, k->tag, k->attr_hash);
-        break;
+        return true;
+    case T_FRAMESET:
+        if (t->frameset_ok && t->depth >= 2 && t->st[1].tag == T_BODY)
+            frameset_replaces_body(t, k);
+        return true;
+    default:
+        return false;
     }
-    case T_H1: case T_H2: case T_H3: case T_H4: case T_H5: case T_H6: {
+}
+
+/* li, dd, dt: close the open item of the same list level first. */
+static void start_body_list_item(html_tree *t, const tk_token *k)
+{
+    t->frameset_ok = false;
+    uint32_t i = k->tag == T_LI ? top_of(t, T_LI) : max2(top_of(t, T_DD), top_of(t, T_DT));
+    if (i != NONE && t->st[top_slot(t)].n_listb == t->st[i].n_listb) {
+        uint16_t tag = t->st[i].tag;
+        gen_implied_except(t, tag);
+        pop_until_tag(t, tag);
+    }
+    close_p_in_button_scope(t);
+    insert_element(t, k, NS_HTML);
+}
+
+/* form: one open form outside templates. */
+static void start_body_form(html_tree *t, const tk_token *k)
+{
+    bool tmpl = in_template(t);
+    if (!t->form_set || tmpl) {
         close_p_in_button_scope(t);
-        uint16_t c = cur_tag(t);
-        if (c >= T_H1 && c <= T_H6 && cur(t)->ns == NS_HTML)
-            pop(t);
-        insert_element(t, k, NS_HTML);
-        break;
+        uint32_t s = insert_element(t, k, NS_HTML);
+        if (!tmpl && s != NONE) {
+            t->form_set = true;
+            t->form_serial = t->st[s].serial;
+        }
     }
+}
+
+/* The blocks: address ... ul, headings, pre and listing, form, li, dd and
+   dt, plaintext, button. */
+static bool start_body_block(html_tree *t, const tk_token *k)
+{
+    switch (k->tag) {
     case T_P: case T_DL: case T_OL: case T_UL: case T_DIV: case T_DIR: case T_NAV: case T_MAIN:
     case T_MENU: case T_ASIDE: case T_CENTER: case T_FIGURE: case T_FOOTER: case T_HEADER:
     case T_HGROUP: case T_DIALOG: case T_DETAILS: case T_ADDRESS: case T_ARTICLE: case T_SEARCH:
     case T_SECTION: case T_SUMMARY: case T_FIELDSET: case T_BLOCKQUOTE: case T_FIGCAPTION:
         close_p_in_button_scope(t);
         insert_element(t, k, NS_HTML);
-        break;
-    case T_LI: case T_DD: case T_DT: {
-        t->frameset_ok = false;
-        uint32_t i = k->tag == T_LI ? top_of(t, T_LI) : max2(top_of(t, T_DD), top_of(t, T_DT));
-        if (i != NONE && t->st[top_slot(t)].n_listb == t->st[i].n_listb) {
-            uint16_t tag = t->st[i].tag;
-            gen_implied_except(t, tag);
-            pop_until_tag(t, tag);
-        }
+        return true;
+    case T_H1: case T_H2: case T_H3: case T_H4: case T_H5: case T_H6: {
+        close_p_in_button_scope(t);
+        uint16_t c = cur_tag(t);
+        if (c >= T_H1 && c <= T_H6 && cur(t)->ns == NS_HTML)
+            pop(t);
+        insert_element(t, k, NS_HTML);
+        return true;
+    }
+    case T_PRE: case T_LISTING:
         close_p_in_button_scope(t);
         insert_element(t, k, NS_HTML);
-        break;
+        t->skip_nl = true;
+        t->frameset_ok = false;
+        return true;
+    case T_FORM:
+        start_body_form(t, k);
+        return true;
+    case T_LI: case T_DD: case T_DT:
+        start_body_list_item(t, k);
+        return true;
+    case T_PLAINTEXT:
+        close_p_in_button_scope(t);
+        insert_element(t, k, NS_HTML);
+        t->tz = TZ_PLAINTEXT;
+        return true;
+    case T_BUTTON:
+        if (in_scope(t, T_BUTTON, SC_DEFAULT)) {
+            gen_implied(t, false, 0xFFFF);
+            pop_until_tag(t, T_BUTTON);
+        }
+        reconstruct(t);
+        insert_element(t, k, NS_HTML);
+        t->frameset_ok = false;
+        return true;
+    default:
+        return false;
     }
+}
+
+/* a: an open a in the active formatting list is closed first. */
+static void start_body_a(html_tree *t, const tk_token *k)
+{
+    uint32_t e = fe_find(t, T_A);
+    if (e != NONE) {
+        uint32_t serial = t->fe[e].serial;
+        adoption_agency(t, k);
+        if (t->fe[e].live && t->fe[e].serial == serial) {
+            uint32_t s = t->fe[e].slot;
+            fe_remove(t, e);
+            remove_at(t, s);
+        }
+    }
+}
+
+/* Insert a formatting element and push it on the active formatting list. */
+static bool insert_formatting(html_tree *t, const tk_token *k)
+{
+    uint32_t s = insert_element(t, k, NS_HTML);
+    fe_push(t, s, k->tag, k->attr_hash);
+    return true;
+}
+
+/* The formatting elements (a, b ... u, nobr) and the marker elements
+   (applet, marquee, object). */
+static bool start_body_formatting(html_tree *t, const tk_token *k)
+{
+    switch (k->tag) {
+    case T_A:
+        start_body_a(t, k);
+        break;
+    case T_I: case T_S: case T_B: case T_U: case T_EM: case T_TT: case T_BIG: case T_CODE:
+    case T_FONT: case T_SMALL: case T_STRIKE: case T_STRONG:
+        break;
+    case T_NOBR:
+        reconstruct(t);
+        if (!in_scope(t, T_NOBR, SC_DEFAULT))
+            return insert_formatting(t, k);
+        adoption_agency(t, k);
+        break;
+    case T_APPLET: case T_OBJECT: case T_MARQUEE:
+        reconstruct(t);
+        insert_element(t, k, NS_HTML);
+        fe_marker(t);
+        t->frameset_ok = false;
+        return true;
+    default:
+        return false;
+    }
+    reconstruct(t);
+    return insert_formatting(t, k);
+}
+
+/* select: the mode remembers whether it opened in a table. */
+static void start_body_select(html_tree *t, const tk_token *k)
+{
+    reconstruct(t);
+    insert_element(t, k, NS_HTML);
+    t->frameset_ok = false;
+    t->mode = (t->mode == M_IN_TABLE || t->mode == M_IN_CAPTION ||
+               t->mode == M_IN_TABLE_BODY || t->mode == M_IN_ROW || t->mode == M_IN_CELL)
+                  ? M_IN_SELECT_IN_TABLE : M_IN_SELECT;
+}
+
+/* table, the void elements (area ... wbr, input, param ... track, hr,
+   image) and the text elements (textarea, xmp, iframe, noembed, select). */
+static bool start_body_void_or_text(html_tree *t, const tk_token *k)
+{
+    switch (k->tag) {
+    case T_TABLE:
+        if (!t->quirks)
+            close_p_in_button_scope(t);
+        insert_element(t, k, NS_HTML);
+        t->frameset_ok = false;
+        t->mode = M_IN_TABLE;
+        return true;
     case T_BR: case T_IMG: case T_WBR: case T_AREA: case T_EMBED: case T_KEYGEN: case T_IMAGE:
         reconstruct(t);
         append_element(t, NS_HTML);
         t->frameset_ok = false;
-        break;
+        return true;
+    case T_INPUT:
+        reconstruct(t);
+        append_element(t, NS_HTML);
+        if (!k->hidden)
+            t->frameset_ok = false;
+        return true;
+    case T_PARAM: case T_TRACK: case T_SOURCE:
+        append_element(t, NS_HTML);
+        return true;
     case T_HR:
         close_p_in_button_scope(t);
         append_element(t, NS_HTML);
         t->frameset_ok = false;
+        return true;
+    case T_TEXTAREA:
+        insert_element(t, k, NS_HTML);
+        t->skip_nl = true;
+        t->tz = TZ_RCDATA;
+        t->orig_mode = t->mode;
+        t->frameset_ok = false;
+        t->mode = M_TEXT;
+        return true;
+    case T_XMP:
+        close_p_in_button_scope(t);
+        reconstruct(t);
+        t->frameset_ok = false;
+        switch_to_text(t, k, TZ_RAWTEXT);
+        return true;
+    case T_IFRAME:
+        t->frameset_ok = false;
+        switch_to_text(t, k, TZ_RAWTEXT);
+        return true;
+    case T_NOEMBED: case T_NOFRAMES:
+        switch_to_text(t, k, TZ_RAWTEXT);
+        return true;
+    case T_SELECT:
+        start_body_select(t, k);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* optgroup and option, the ruby elements, math and svg, the table parts
+   that are ignored here, and any other tag. */
+static void start_body_other(html_tree *t, const tk_token *k)
+{
+    switch (k->tag) {
+    case T_OPTION: case T_OPTGROUP:
+        if (cur_is(t, T_OPTION))
+            pop(t);
+        reconstruct(t);
+        insert_element(t, k, NS_HTML);
         break;
     case T_RB: case T_RTC:
         if (in_scope(t, T_RUBY, SC_DEFAULT))
@@ -1384,148 +1592,12 @@ static void start_in_body(html_tree *t, const tk_token *k)
             gen_implied_except(t, T_RTC);
         insert_element(t, k, NS_HTML);
         break;
-    case T_PRE: case T_LISTING:
-        close_p_in_button_scope(t);
-        insert_element(t, k, NS_HTML);
-        t->skip_nl = true;
-        t->frameset_ok = false;
-        break;
-    case T_XMP:
-        close_p_in_button_scope(t);
-        reconstruct(t);
-        t->frameset_ok = false;
-        switch_to_text(t, k, TZ_RAWTEXT);
-        break;
     case T_SVG: case T_MATH:
         reconstruct(t);
         if (k->self_closing)
             append_element(t, k->tag == T_SVG ? NS_SVG : NS_MATH);
         else
             insert_element(t, k, k->tag == T_SVG ? NS_SVG : NS_MATH);
-        break;
-    case T_HTML:
-        if (!in_template(t))
-            adopt(t, k, &t->html_attrs, true);
-        break;
-    case T_BASE: case T_LINK: case T_META: case T_STYLE: case T_TITLE: case T_SCRIPT:
-    case T_BGSOUND: case T_BASEFONT: case T_TEMPLATE:
-        start_in_head(t, k);
-        break;
-    case T_BODY:
-        if (t->depth >= 2 && t->st[1].tag == T_BODY && !in_template(t)) {
-            t->frameset_ok = false;
-            adopt(t, k, &t->body_attrs, false);
-        }
-        break;
-    case T_FORM: {
-        bool tmpl = in_template(t);
-        if (!t->form_set || tmpl) {
-            close_p_in_button_scope(t);
-            uint32_t s = insert_element(t, k, NS_HTML);
-            if (!tmpl && s != NONE) {
-                t->form_set = true;
-                t->form_serial = t->st[s].serial;
-            }
-        }
-        break;
-    }
-    case T_NOBR: {
-        reconstruct(t);
-        if (in_scope(t, T_NOBR, SC_DEFAULT)) {
-            adoption_agency(t, k);
-            reconstruct(t);
-        }
-        uint32_t s = insert_element(t, k, NS_HTML);
-        fe_push(t, s, k->tag, k->attr_hash);
-        break;
-    }
-    case T_TABLE:
-        if (!t->quirks)
-            close_p_in_button_scope(t);
-        insert_element(t, k, NS_HTML);
-        t->frameset_ok = false;
-        t->mode = M_IN_TABLE;
-        break;
-    case T_INPUT:
-        reconstruct(t);
-        append_element(t, NS_HTML);
-        if (!k->hidden)
-            t->frameset_ok = false;
-        break;
-    case T_PARAM: case T_TRACK: case T_SOURCE:
-        append_element(t, NS_HTML);
-        break;
-    case T_BUTTON:
-        if (in_scope(t, T_BUTTON, SC_DEFAULT)) {
-            gen_implied(t, false, 0xFFFF);
-            pop_until_tag(t, T_BUTTON);
-        }
-        reconstruct(t);
-        insert_element(t, k, NS_HTML);
-        t->frameset_ok = false;
-        break;
-    case T_APPLET: case T_OBJECT: case T_MARQUEE:
-        reconstruct(t);
-        insert_element(t, k, NS_HTML);
-        fe_marker(t);
-        t->frameset_ok = false;
-        break;
-    case T_IFRAME:
-        t->frameset_ok = false;
-        switch_to_text(t, k, TZ_RAWTEXT);
-        break;
-    case T_SELECT:
-        reconstruct(t);
-        insert_element(t, k, NS_HTML);
-        t->frameset_ok = false;
-        t->mode = (t->mode == M_IN_TABLE || t->mode == M_IN_CAPTION ||
-                   t->mode == M_IN_TABLE_BODY || t->mode == M_IN_ROW || t->mode == M_IN_CELL)
-                      ? M_IN_SELECT_IN_TABLE : M_IN_SELECT;
-        break;
-    case T_OPTION: case T_OPTGROUP:
-        if (cur_is(t, T_OPTION))
-            pop(t);
-        reconstruct(t);
-        insert_element(t, k, NS_HTML);
-        break;
-    case T_NOEMBED: case T_NOFRAMES:
-        switch_to_text(t, k, TZ_RAWTEXT);
-        break;
-    case T_FRAMESET:
-        if (t->frameset_ok && t->depth >= 2 && t->st[1].tag == T_BODY) {
-            /* the body leaves the document, and every link in it */
-            html_doc *d = t->d;
-            size_t w = t->body_first_link, h = 0;
-            for (size_t r = t->body_first_link; r < t->first; r++) {
-                while (h < t->n_html_links && t->html_links[h] < r)
-                    h++;
-                if (h < t->n_html_links && t->html_links[h] == r)
-                    d->links[w++] = d->links[r];
-            }
-            size_t nf = w;
-            for (size_t r = t->first; r < d->n; r++)
-                d->links[w++] = d->links[r];
-            d->n = w;
-            t->first = nf;
-            t->n_html_links = 0;
-            t->detached = true;
-            shorten_to(t, 1);
-            insert_element(t, k, NS_HTML);
-            t->mode = M_IN_FRAMESET;
-        }
-        break;
-    case T_TEXTAREA:
-        insert_element(t, k, NS_HTML);
-        t->skip_nl = true;
-        t->tz = TZ_RCDATA;
-        t->orig_mode = t->mode;
-        t->frameset_ok = false;
-        t->mode = M_TEXT;
-        break;
-    case T_PLAINTEXT:
-        close_p_in_button_scope(t);
-        insert_element(t, k, NS_HTML);
-        t->tz = TZ_PLAINTEXT;
         break;
     case T_COL: case T_TH: case T_TD: case T_TR: case T_HEAD: case T_FRAME: case T_TBODY:
     case T_TFOOT: case T_THEAD: case T_CAPTION: case T_COLGROUP:
@@ -1534,6 +1606,14 @@ static void start_in_body(html_tree *t, const tk_token *k)
         reconstruct(t);
         insert_element(t, k, NS_HTML);
     }
+}
+
+static void start_in_body(html_tree *t, const tk_token *k)
+{
+    if (start_body_document(t, k) || start_body_block(t, k) || start_body_formatting(t, k) ||
+        start_body_void_or_text(t, k))
+        return;
+    start_body_other(t, k);
 }
 
 static void end_in_body(html_tree *t, const tk_token *k)
