@@ -248,6 +248,72 @@ static bool parse_size(const char *v, size_t min, size_t *out)
 
 enum { O_SOCKET, O_POLICY, O_PROFILE, O_ON_DENY, O_ON_FLAG, O_ON_ERROR, O_MAX, O_TIMEOUT, O_QUIET };
 
+/* --on-deny, --on-flag, --on-error, --max-message into conf and --timeout
+   into *timeout; 0, or the usage error's status. */
+static int read_conf(const cli_opt *opts, size_t *timeout)
+{
+    struct {
+        int opt;
+        milter_action *dst;
+        bool reject_ok;
+    } acts[] = {
+        { O_ON_DENY, &conf.on_deny, true },
+        { O_ON_FLAG, &conf.on_flag, true },
+        { O_ON_ERROR, &conf.on_error, true },
+    };
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+        const cli_opt *o = &opts[acts[i].opt];
+        if (o->seen && !milter_action_parse(o->value, acts[i].dst))
+            return cli_usage_error(CMD, "%s: '%s' is not accept, quarantine, reject or tempfail",
+                                   o->name, o->value);
+    }
+    if (opts[O_MAX].seen && !parse_size(opts[O_MAX].value, 1024, &conf.max_message))
+        return cli_usage_error(CMD, "--max-message: '%s' is not a size from 1024 to 1G "
+                                    "(bytes, or with k or M)", opts[O_MAX].value);
+    if (opts[O_TIMEOUT].seen && (!parse_size(opts[O_TIMEOUT].value, 1, timeout) || *timeout > 86400))
+        return cli_usage_error(CMD, "--timeout: '%s' is not a number of seconds from 1 to 86400",
+                               opts[O_TIMEOUT].value);
+    return 0;
+}
+
+/* Register the filter, listen on where (spec: its copy, libmilter may keep it)
+   and serve until libmilter stops; CLI_EXIT_OK or the failure's status. */
+static int run_milter(const char *where, char *spec, size_t timeout)
+{
+    static char name[] = "urisan";
+    struct smfiDesc desc = {
+        .xxfi_name = name,
+        .xxfi_version = SMFI_VERSION,
+        .xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE,
+        .xxfi_connect = on_connect,
+        .xxfi_envfrom = on_envfrom,
+        .xxfi_header = on_header,
+        .xxfi_eoh = on_eoh,
+        .xxfi_body = on_body,
+        .xxfi_eom = on_eom,
+        .xxfi_abort = on_abort,
+        .xxfi_close = on_close,
+    };
+    if (smfi_register(desc) != MI_SUCCESS)
+        return cli_fail(CMD, "libmilter refused to register the filter");
+    if (smfi_setconn(spec) != MI_SUCCESS)
+        return cli_fail(CMD, "--socket: '%s' is not a milter socket", where);
+    if (timeout > 0 && smfi_settimeout((int)timeout) != MI_SUCCESS)
+        return cli_fail(CMD, "--timeout: libmilter refused it");
+    if (smfi_opensocket(1) != MI_SUCCESS)
+        return cli_fail(CMD, "%s: cannot listen there", where);
+    if (!quiet)
+        fprintf(stderr, "urisan: milter: listening on %s (on-deny %s, on-flag %s, "
+                        "on-error %s, max-message %zu)\n",
+                where, milter_action_name(conf.on_deny), milter_action_name(conf.on_flag),
+                milter_action_name(conf.on_error), conf.max_message);
+    /* Returns on SIGTERM, SIGINT or SIGHUP (libmilter's own handler),
+       after the sessions finish. */
+    if (smfi_main() != MI_SUCCESS)
+        return cli_fail(CMD, "libmilter stopped with an error");
+    return CLI_EXIT_OK;
+}
+
 int cmd_milter(int argc, char **argv)
 {
     cli_opt opts[] = {
@@ -272,28 +338,9 @@ int cmd_milter(int argc, char **argv)
 
     milter_conf_default(&conf);
     quiet = opts[O_QUIET].seen;
-    struct {
-        int opt;
-        milter_action *dst;
-        bool reject_ok;
-    } acts[] = {
-        { O_ON_DENY, &conf.on_deny, true },
-        { O_ON_FLAG, &conf.on_flag, true },
-        { O_ON_ERROR, &conf.on_error, true },
-    };
-    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
-        const cli_opt *o = &opts[acts[i].opt];
-        if (o->seen && !milter_action_parse(o->value, acts[i].dst))
-            return cli_usage_error(CMD, "%s: '%s' is not accept, quarantine, reject or tempfail",
-                                   o->name, o->value);
-    }
-    if (opts[O_MAX].seen && !parse_size(opts[O_MAX].value, 1024, &conf.max_message))
-        return cli_usage_error(CMD, "--max-message: '%s' is not a size from 1024 to 1G "
-                                    "(bytes, or with k or M)", opts[O_MAX].value);
     size_t timeout = 0;
-    if (opts[O_TIMEOUT].seen && (!parse_size(opts[O_TIMEOUT].value, 1, &timeout) || timeout > 86400))
-        return cli_usage_error(CMD, "--timeout: '%s' is not a number of seconds from 1 to 86400",
-                               opts[O_TIMEOUT].value);
+    if ((rc = read_conf(opts, &timeout)) != 0)
+        return rc;
 
     urisan_policy *pol = cli_policy_load(CMD, opts[O_POLICY].value, opts[O_PROFILE].value);
     if (pol == NULL)
@@ -304,46 +351,12 @@ int cmd_milter(int argc, char **argv)
     urisan_mail_init();
     hostview_init();
 
-    static char name[] = "urisan";
     char *spec = strdup(opts[O_SOCKET].value);
     if (spec == NULL) {
         free(pol);
         return cli_fail(CMD, "out of memory");
     }
-    struct smfiDesc desc = {
-        .xxfi_name = name,
-        .xxfi_version = SMFI_VERSION,
-        .xxfi_flags = SMFIF_ADDHDRS | SMFIF_CHGHDRS | SMFIF_QUARANTINE,
-        .xxfi_connect = on_connect,
-        .xxfi_envfrom = on_envfrom,
-        .xxfi_header = on_header,
-        .xxfi_eoh = on_eoh,
-        .xxfi_body = on_body,
-        .xxfi_eom = on_eom,
-        .xxfi_abort = on_abort,
-        .xxfi_close = on_close,
-    };
-    int status = CLI_EXIT_OK;
-    if (smfi_register(desc) != MI_SUCCESS) {
-        status = cli_fail(CMD, "libmilter refused to register the filter");
-    } else if (smfi_setconn(spec) != MI_SUCCESS) {
-        status = cli_fail(CMD, "--socket: '%s' is not a milter socket", opts[O_SOCKET].value);
-    } else if (timeout > 0 && smfi_settimeout((int)timeout) != MI_SUCCESS) {
-        status = cli_fail(CMD, "--timeout: libmilter refused it");
-    } else if (smfi_opensocket(1) != MI_SUCCESS) {
-        status = cli_fail(CMD, "%s: cannot listen there", opts[O_SOCKET].value);
-    } else {
-        if (!quiet)
-            fprintf(stderr, "urisan: milter: listening on %s (on-deny %s, on-flag %s, "
-                            "on-error %s, max-message %zu)\n",
-                    opts[O_SOCKET].value, milter_action_name(conf.on_deny),
-                    milter_action_name(conf.on_flag), milter_action_name(conf.on_error),
-                    conf.max_message);
-        /* Returns on SIGTERM, SIGINT or SIGHUP (libmilter's own handler),
-           after the sessions finish. */
-        if (smfi_main() != MI_SUCCESS)
-            status = cli_fail(CMD, "libmilter stopped with an error");
-    }
+    int status = run_milter(opts[O_SOCKET].value, spec, timeout);
     urisan_mail_shutdown();
     hostview_shutdown();
     free(spec);
