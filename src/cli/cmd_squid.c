@@ -112,29 +112,65 @@ static bool internal_failure(urisan_status st)
            st == URISAN_E_BAD_POLICY;
 }
 
-/* The reply to one request line (without LF) into out. */
-static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
-                   const urisan_policy *pol)
+/* [channel-ID SP]: digits then a space, copied to out; *vstart is where
+   the value begins. Returns false when the line is a bare channel-ID, out
+   then holding the whole reply. */
+static bool add_channel(cli_buf *out, const char *p, size_t len, size_t *vstart)
 {
     size_t i = 0;
 
-    /* [channel-ID SP]: digits then a space. The value never starts that
-       way: %>ru is a URL or, for CONNECT, host:port. */
+    /* The value never starts that way: %>ru is a URL or, for CONNECT,
+       host:port. */
     while (i < len && i <= SQUID_CHANNEL_MAX && p[i] >= '0' && p[i] <= '9')
         i++;
-    size_t vstart = 0;
-    cli_buf_clear(out);
+    *vstart = 0;
     if (i > 0 && i <= SQUID_CHANNEL_MAX && i < len && p[i] == ' ') {
         cli_buf_add(out, p, i);
         cli_buf_addc(out, ' ');
-        vstart = i + 1;
+        *vstart = i + 1;
     } else if (i > 0 && i <= SQUID_CHANNEL_MAX && i == len) {
         /* A bare channel-ID: a request without its value (no %>ru is
            all digits). Answer it under its ID, never as a URL "5". */
         cli_buf_add(out, p, i);
         cli_buf_adds(out, " ERR message=\"urisan: no URL in the request\" log=\"empty\"");
-        return;
+        return false;
     }
+    return true;
+}
+
+/* The verdict part of the reply to a judged URL: ERR with the deny
+   reasons, OK with the flags reported, or OK. */
+static void add_verdict(cli_buf *out, cli_buf *tmp, const urisan_decision *dec)
+{
+    cli_buf_clear(tmp);
+    if (dec->verdict == URISAN_DENY) {
+        add_reasons(tmp, dec->deny_flags, dec->rules);
+        if (tmp->len == 0)
+            cli_buf_adds(tmp, "denied");
+        cli_buf_adds(out, "ERR message=");
+        add_quoted(out, "urisan denied the URL: ", tmp->p, tmp->len);
+        /* log: the deny reasons apart from the flags only reported */
+        cli_buf_clear(tmp);
+        cli_text_reasons(tmp, dec);
+        cli_buf_adds(out, " log=");
+        add_quoted(out, "", tmp->p, tmp->len);
+    } else if (dec->verdict == URISAN_FLAGGED && dec->flag_flags != 0) {
+        cli_text_reasons(tmp, dec);
+        cli_buf_adds(out, "OK log=");
+        add_quoted(out, "", tmp->p, tmp->len);
+    } else {
+        cli_buf_adds(out, "OK");
+    }
+}
+
+/* The reply to one request line (without LF) into out. */
+static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
+                   const urisan_policy *pol)
+{
+    size_t vstart;
+    cli_buf_clear(out);
+    if (!add_channel(out, p, len, &vstart))
+        return;
     size_t chan_len = out->len;
 
     /* The value runs to the next space: Squid escapes the spaces inside a
@@ -168,26 +204,7 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
         cli_buf_addc(out, '"');
         return;
     }
-
-    cli_buf_clear(tmp);
-    if (dec.verdict == URISAN_DENY) {
-        add_reasons(tmp, dec.deny_flags, dec.rules);
-        if (tmp->len == 0)
-            cli_buf_adds(tmp, "denied");
-        cli_buf_adds(out, "ERR message=");
-        add_quoted(out, "urisan denied the URL: ", tmp->p, tmp->len);
-        /* log: the deny reasons apart from the flags only reported */
-        cli_buf_clear(tmp);
-        cli_text_reasons(tmp, &dec);
-        cli_buf_adds(out, " log=");
-        add_quoted(out, "", tmp->p, tmp->len);
-    } else if (dec.verdict == URISAN_FLAGGED && dec.flag_flags != 0) {
-        cli_text_reasons(tmp, &dec);
-        cli_buf_adds(out, "OK log=");
-        add_quoted(out, "", tmp->p, tmp->len);
-    } else {
-        cli_buf_adds(out, "OK");
-    }
+    add_verdict(out, tmp, &dec);
 
     if (out->failed || tmp->failed) {
         /* Cannot happen with SQUID_REPLY_MAX, but never send half a
