@@ -152,6 +152,117 @@ static bool walk_headers(GMimeObject *o, const char *path, mail_part_fn fn, void
     return true;
 }
 
+/* What one walk has counted so far, against the limits. */
+typedef struct {
+    size_t parts, decoded;
+} walk_count;
+
+/* After one part: go on with the next, stop at a limit (hit set) or stop
+   because fn said so. */
+typedef enum { PART_NEXT, PART_LIMIT, PART_STOPPED } part_step;
+
+/* Count the part o at path against the depth and parts limits; true when
+   one is reached (hit set). */
+static bool part_over_limits(GMimeObject *o, GMimeContentType *ct, const char *path,
+                             const urisan_mail_limits *lim, walk_count *wc, mail_limit_hit *hit)
+{
+    size_t max_depth = lim->max_depth;
+    size_t depth = 1;
+    for (const char *q = path; *q; q++)
+        depth += *q == '.';
+    /* GMime stops descending at its nesting limit (MAX_LEVEL,
+       1024): what lies deeper is a container left unparsed or
+       lost. Hiding a link down there must not hide it from us. */
+    if (depth >= max_depth ||
+        (GMIME_IS_PART(o) && ct != NULL &&
+         (g_mime_content_type_is_type(ct, "multipart", "*") ||
+          g_mime_content_type_is_type(ct, "message", "rfc822"))))
+        mail_set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, depth, max_depth);
+    if (++wc->parts > lim->max_parts)
+        mail_set_hit(hit, URISAN_MAIL_LIMIT_PARTS, wc->parts, lim->max_parts);
+    return hit->limit >= 0;
+}
+
+/* A text part: decoded (counted against max_decoded) and handed to fn. */
+static part_step walk_text_part(GMimeObject *o, GMimeContentType *ct, const char *path,
+                                const urisan_mail_limits *lim, mail_part_fn fn, void *ctx,
+                                walk_count *wc, mail_limit_hit *hit)
+{
+    mail_part mp;
+    GByteArray *arr = decode_part(GMIME_PART(o));
+    wc->decoded += arr->len;
+    if (wc->decoded > lim->max_decoded) {
+        mail_set_hit(hit, URISAN_MAIL_LIMIT_DECODED, wc->decoded, lim->max_decoded);
+        g_byte_array_free(arr, TRUE);
+        return PART_LIMIT;
+    }
+    mp.path = path;
+    mp.header = NULL;
+    mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
+    mp.text = (const char *)arr->data;
+    mp.len = arr->len;
+    bool ok = fn(ctx, &mp);
+    g_byte_array_free(arr, TRUE);
+    return ok ? PART_NEXT : PART_STOPPED;
+}
+
+/* One part of the tree at path: the limits, an attached message's head,
+   a text part's body. */
+static part_step walk_part(GMimeObject *o, const char *path, const urisan_mail_limits *lim,
+                           mail_part_fn fn, void *ctx, walk_count *wc, mail_limit_hit *hit)
+{
+    GMimeContentType *ct = g_mime_object_get_content_type(o);
+    if (part_over_limits(o, ct, path, lim, wc, hit))
+        return PART_LIMIT;
+    if (GMIME_IS_MESSAGE_PART(o)) {
+        /* an attached message: its head, "2.HEADER" (RFC 3501 6.4.5) */
+        GMimeMessage *am = g_mime_message_part_get_message(GMIME_MESSAGE_PART(o));
+        char *hpath = g_strdup_printf("%s.HEADER", path);
+        bool ok = am == NULL || walk_headers(GMIME_OBJECT(am), hpath, fn, ctx);
+        g_free(hpath);
+        if (!ok)
+            return PART_STOPPED;
+    }
+    if (!GMIME_IS_PART(o) || (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*")))
+        return PART_NEXT; /* multiparts and attached messages: their
+                             children come next; no other type is text */
+    return walk_text_part(o, ct, path, lim, fn, ctx, wc, hit);
+}
+
+/* Every part of m in order, until a limit (hit set) or fn stops. */
+static mail_walk_status walk_parts(GMimeMessage *m, const urisan_mail_limits *lim,
+                                   mail_part_fn fn, void *ctx, mail_limit_hit *hit)
+{
+    mail_walk_status rc = MAIL_WALK_OK;
+    walk_count wc = { 0, 0 };
+    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
+    if (g_mime_part_iter_is_valid(it)) {
+        do {
+            char *path = part_path(it);
+            part_step step = walk_part(g_mime_part_iter_get_current(it), path, lim, fn, ctx,
+                                       &wc, hit);
+            g_free(path);
+            if (step == PART_STOPPED)
+                rc = MAIL_WALK_STOPPED;
+            if (step != PART_NEXT)
+                break;
+        } while (g_mime_part_iter_next(it));
+    }
+    g_mime_part_iter_free(it);
+    return rc;
+}
+
+/* The message GMime parses from data, or NULL. */
+static GMimeMessage *parse_message(const char *data, size_t len)
+{
+    GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
+    GMimeParser *p = g_mime_parser_new_with_stream(s);
+    g_object_unref(s);
+    GMimeMessage *m = g_mime_parser_construct_message(p, NULL);
+    g_object_unref(p);
+    return m;
+}
+
 mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, mail_limit_hit *hit)
 {
@@ -163,12 +274,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
         mail_part raw = { "raw", false, data, len, NULL };
         return fn(ctx, &raw) ? MAIL_WALK_LIMIT : MAIL_WALK_STOPPED;
     }
-    size_t max_depth = lim->max_depth, parts = 0, decoded = 0;
-    GMimeStream *s = g_mime_stream_mem_new_with_buffer(data, len);
-    GMimeParser *p = g_mime_parser_new_with_stream(s);
-    g_object_unref(s);
-    GMimeMessage *m = g_mime_parser_construct_message(p, NULL);
-    g_object_unref(p);
+    GMimeMessage *m = parse_message(data, len);
     if (m == NULL)
         return MAIL_WALK_NOT_MESSAGE;
 
@@ -176,72 +282,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
         g_object_unref(m);
         return MAIL_WALK_STOPPED;
     }
-    mail_walk_status rc = MAIL_WALK_OK;
-    GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
-    if (g_mime_part_iter_is_valid(it)) {
-        do {
-            GMimeObject *o = g_mime_part_iter_get_current(it);
-            GMimeContentType *ct = g_mime_object_get_content_type(o);
-            char *path = part_path(it);
-            size_t depth = 1;
-            for (const char *q = path; *q; q++)
-                depth += *q == '.';
-            /* GMime stops descending at its nesting limit (MAX_LEVEL,
-               1024): what lies deeper is a container left unparsed or
-               lost. Hiding a link down there must not hide it from us. */
-            if (depth >= max_depth ||
-                (GMIME_IS_PART(o) && ct != NULL &&
-                 (g_mime_content_type_is_type(ct, "multipart", "*") ||
-                  g_mime_content_type_is_type(ct, "message", "rfc822"))))
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, depth, max_depth);
-            if (++parts > lim->max_parts)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_PARTS, parts, lim->max_parts);
-            if (hit->limit >= 0) {
-                g_free(path);
-                break;
-            }
-            if (GMIME_IS_MESSAGE_PART(o)) {
-                /* an attached message: its head, "2.HEADER" (RFC 3501 6.4.5) */
-                GMimeMessage *am = g_mime_message_part_get_message(GMIME_MESSAGE_PART(o));
-                char *hpath = g_strdup_printf("%s.HEADER", path);
-                bool ok = am == NULL || walk_headers(GMIME_OBJECT(am), hpath, fn, ctx);
-                g_free(hpath);
-                if (!ok) {
-                    g_free(path);
-                    rc = MAIL_WALK_STOPPED;
-                    break;
-                }
-            }
-            if (!GMIME_IS_PART(o) ||
-                (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*"))) {
-                g_free(path); /* multiparts and attached messages: their
-                                 children come next; no other type is text */
-                continue;
-            }
-            mail_part mp;
-            GByteArray *arr = decode_part(GMIME_PART(o));
-            decoded += arr->len;
-            if (decoded > lim->max_decoded) {
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_DECODED, decoded, lim->max_decoded);
-                g_free(path);
-                g_byte_array_free(arr, TRUE);
-                break;
-            }
-            mp.path = path;
-            mp.header = NULL;
-            mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
-            mp.text = (const char *)arr->data;
-            mp.len = arr->len;
-            bool ok = fn(ctx, &mp);
-            g_free(path);
-            g_byte_array_free(arr, TRUE);
-            if (!ok) {
-                rc = MAIL_WALK_STOPPED;
-                break;
-            }
-        } while (g_mime_part_iter_next(it));
-    }
-    g_mime_part_iter_free(it);
+    mail_walk_status rc = walk_parts(m, lim, fn, ctx, hit);
     g_object_unref(m);
     if (rc == MAIL_WALK_OK && hit->limit >= 0) {
         /* Fail closed: every link the raw bytes show, and the limit. */
