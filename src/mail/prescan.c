@@ -145,97 +145,163 @@ static bool opens_head(const pre *p, const char *d, size_t i, size_t n)
     return false;
 }
 
+/* The pass over one message: where it is and what it has counted. */
+typedef struct {
+    pre p;
+    const char *d;
+    const urisan_mail_limits *lim;
+    mail_limit_hit *hit;
+    size_t fields, heads, multiparts, bwork, bbudget;
+    bool in_head, in_ct, ct_multipart, head_message;
+    size_t field_start, params, all_params, params_budget;
+} prescan;
+
+/* One raw line d[i..e) (no '\n'): len its bytes, lenr without a final CR
+   (GMime drops the CR), cont when it folds onto the field before. */
+typedef struct {
+    size_t i, e, len, lenr;
+    bool cont;
+} raw_line;
+
+static void prescan_init(prescan *s, const char *d, size_t n, const urisan_mail_limits *lim,
+                         mail_limit_hit *hit)
+{
+    s->p.nbounds = 0;
+    s->p.any_dash = false;
+    s->d = d;
+    s->lim = lim;
+    s->hit = hit;
+    s->fields = 0;
+    s->heads = 1;
+    s->multiparts = 0;
+    s->bwork = 0;
+    s->bbudget = lim->max_boundary_ratio > SIZE_MAX / 2 / (n + 1)
+                     ? SIZE_MAX / 2
+                     : lim->max_boundary_ratio * n + ((size_t)1 << 20);
+    s->in_head = true;
+    s->in_ct = false;
+    s->ct_multipart = false;
+    s->head_message = false;
+    s->field_start = 0;
+    s->params = 0;
+    s->all_params = 0;
+    s->params_budget = lim->max_params_total + n / 256;
+}
+
+/* A line in a head: true when it is the empty line that ends it. */
+static bool head_line(prescan *s, const raw_line *l)
+{
+    if (l->lenr == 0) {
+        /* the head ends; a message/rfc822 part's content is a head */
+        s->in_head = s->head_message;
+        s->head_message = false;
+        s->fields = 0;
+        return true;
+    }
+    if (!l->cont && ++s->fields > s->lim->max_headers)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_HEADERS, s->fields, s->lim->max_headers);
+    if (l->e - s->field_start > s->lim->max_header_bytes)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_HEADER_SIZE, l->e - s->field_start,
+                     s->lim->max_header_bytes);
+    return false;
+}
+
+/* A "--" line in a body: the boundary work it costs GMime; true when it
+   opens a head. */
+static bool dash_line(prescan *s, const raw_line *l)
+{
+    if (s->multiparts > 0) {
+        /* GMime compares it with every enclosing boundary;
+           multiparts < max_depth here (the limit ends the loop) */
+        s->bwork += (l->lenr + 16) * s->multiparts;
+        if (s->bwork > s->bbudget)
+            mail_set_hit(s->hit, URISAN_MAIL_LIMIT_BOUNDARIES, s->bwork, s->bbudget);
+    }
+    if (!opens_head(&s->p, s->d, l->i, l->lenr))
+        return false;
+    s->in_head = true;
+    s->fields = 0;
+    if (++s->heads > s->lim->max_parts)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_PARTS, s->heads, s->lim->max_parts);
+    return true;
+}
+
+/* The first line of a Content-Type or Content-Disposition field, in a
+   head or not (one in a body only makes the counts larger). */
+static void content_field(prescan *s, const raw_line *l)
+{
+    const char *d = s->d;
+    size_t i = l->i, e = l->e;
+    s->in_ct = true;
+    s->ct_multipart = false;
+    s->params = 0;
+    if (!iprefix(d + i, l->len, "content-type:"))
+        return;
+    size_t v = i + 13, ve = i + l->lenr;
+    while (v < ve && (d[v] == ' ' || d[v] == '\t'))
+        v++;
+    /* GMime skips white space and comments, also across folded
+       lines, before the type: a value that is empty on this
+       line or starts with '(' or '"' may be multipart too */
+    if (v >= ve || d[v] == '(' || d[v] == '"' || iprefix(d + v, ve - v, "multipart")) {
+        s->ct_multipart = true;
+        if (++s->multiparts >= s->lim->max_depth)
+            mail_set_hit(s->hit, URISAN_MAIL_LIMIT_DEPTH, s->multiparts, s->lim->max_depth);
+    } else if (s->in_head && iprefix(d + v, e - v, "message/")) {
+        s->head_message = true;
+    }
+    if (!s->in_head && ++s->heads > s->lim->max_parts) /* declared in a body */
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_PARTS, s->heads, s->lim->max_parts);
+}
+
+/* A line of a Content-Type or Content-Disposition field: its parameters,
+   its size, a multipart's boundaries. */
+static void content_field_line(prescan *s, const raw_line *l)
+{
+    const char *d = s->d;
+    size_t e = l->e;
+    size_t before = s->params;
+    for (const char *q = d + l->i; (q = memchr(q, ';', (size_t)(d + e - q))) != NULL; q++)
+        s->params++;
+    s->all_params += s->params - before;
+    if (s->params > s->lim->max_params)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_PARAMS, s->params, s->lim->max_params);
+    if (s->all_params > s->params_budget)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_PARAMS_TOTAL, s->all_params, s->params_budget);
+    if (e - s->field_start > s->lim->max_header_bytes)
+        mail_set_hit(s->hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - s->field_start,
+                     s->lim->max_header_bytes);
+    if (s->ct_multipart)
+        read_boundaries(&s->p, d, l->i, l->i + l->lenr);
+}
+
 void mail_pre_scan(const char *d, size_t n, const urisan_mail_limits *lim, mail_limit_hit *hit)
 {
-    pre p;
-    p.nbounds = 0;
-    p.any_dash = false;
-    size_t i = 0, fields = 0, heads = 1, multiparts = 0, bwork = 0;
-    size_t bbudget = lim->max_boundary_ratio > SIZE_MAX / 2 / (n + 1)
-                         ? SIZE_MAX / 2
-                         : lim->max_boundary_ratio * n + ((size_t)1 << 20);
-    bool in_head = true, in_ct = false, ct_multipart = false, head_message = false;
-    size_t field_start = 0, params = 0, all_params = 0;
-    size_t params_budget = lim->max_params_total + n / 256;
+    prescan s;
+    prescan_init(&s, d, n, lim, hit);
+    size_t i = 0;
     while (i < n && hit->limit < 0) {
         const char *nl = memchr(d + i, '\n', n - i);
-        size_t e = nl ? (size_t)(nl - d) : n;
-        size_t len = e - i;
-        size_t lenr = len > 0 && d[e - 1] == '\r' ? len - 1 : len; /* GMime drops the CR */
-        bool cont = len > 0 && (d[i] == ' ' || d[i] == '\t');
-        if (!cont) {
-            in_ct = false;
-            field_start = i;
+        raw_line l;
+        l.i = i;
+        l.e = nl ? (size_t)(nl - d) : n;
+        l.len = l.e - i;
+        l.lenr = l.len > 0 && d[l.e - 1] == '\r' ? l.len - 1 : l.len;
+        l.cont = l.len > 0 && (d[i] == ' ' || d[i] == '\t');
+        if (!l.cont) {
+            s.in_ct = false;
+            s.field_start = i;
         }
-        if (in_head) {
-            if (lenr == 0) {
-                /* the head ends; a message/rfc822 part's content is a head */
-                in_head = head_message;
-                head_message = false;
-                fields = 0;
-                i = e + 1;
-                continue;
-            }
-            if (!cont && ++fields > lim->max_headers)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_HEADERS, fields, lim->max_headers);
-            if (e - field_start > lim->max_header_bytes)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
-        } else if (lenr >= 2 && d[i] == '-' && d[i + 1] == '-') {
-            if (multiparts > 0) {
-                /* GMime compares it with every enclosing boundary;
-                   multiparts < max_depth here (the limit ends the loop) */
-                bwork += (lenr + 16) * multiparts;
-                if (bwork > bbudget)
-                    mail_set_hit(hit, URISAN_MAIL_LIMIT_BOUNDARIES, bwork, bbudget);
-            }
-            if (opens_head(&p, d, i, lenr)) {
-                in_head = true;
-                fields = 0;
-                if (++heads > lim->max_parts)
-                    mail_set_hit(hit, URISAN_MAIL_LIMIT_PARTS, heads, lim->max_parts);
-                i = e + 1;
-                continue;
-            }
+        bool boundary = s.in_head ? head_line(&s, &l)
+                                  : l.lenr >= 2 && d[i] == '-' && d[i + 1] == '-' &&
+                                        dash_line(&s, &l);
+        if (!boundary) {
+            if (!l.cont && (iprefix(d + i, l.len, "content-type:") ||
+                            iprefix(d + i, l.len, "content-disposition:")))
+                content_field(&s, &l);
+            if (s.in_ct)
+                content_field_line(&s, &l);
         }
-        /* Content-Type and Content-Disposition fields, in a head or not
-           (one in a body only makes the counts larger) */
-        if (!cont && (iprefix(d + i, len, "content-type:") ||
-                      iprefix(d + i, len, "content-disposition:"))) {
-            in_ct = true;
-            ct_multipart = false;
-            params = 0;
-            if (iprefix(d + i, len, "content-type:")) {
-                size_t v = i + 13, ve = i + lenr;
-                while (v < ve && (d[v] == ' ' || d[v] == '\t'))
-                    v++;
-                /* GMime skips white space and comments, also across folded
-                   lines, before the type: a value that is empty on this
-                   line or starts with '(' or '"' may be multipart too */
-                if (v >= ve || d[v] == '(' || d[v] == '"' || iprefix(d + v, ve - v, "multipart")) {
-                    ct_multipart = true;
-                    if (++multiparts >= lim->max_depth)
-                        mail_set_hit(hit, URISAN_MAIL_LIMIT_DEPTH, multiparts, lim->max_depth);
-                } else if (in_head && iprefix(d + v, e - v, "message/")) {
-                    head_message = true;
-                }
-                if (!in_head && ++heads > lim->max_parts) /* declared in a body */
-                    mail_set_hit(hit, URISAN_MAIL_LIMIT_PARTS, heads, lim->max_parts);
-            }
-        }
-        if (in_ct) {
-            size_t before = params;
-            for (const char *q = d + i; (q = memchr(q, ';', (size_t)(d + e - q))) != NULL; q++)
-                params++;
-            all_params += params - before;
-            if (params > lim->max_params)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_PARAMS, params, lim->max_params);
-            if (all_params > params_budget)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_PARAMS_TOTAL, all_params, params_budget);
-            if (e - field_start > lim->max_header_bytes)
-                mail_set_hit(hit, URISAN_MAIL_LIMIT_HEADER_SIZE, e - field_start, lim->max_header_bytes);
-            if (ct_multipart)
-                read_boundaries(&p, d, i, i + lenr);
-        }
-        i = e + 1;
+        i = l.e + 1;
     }
 }
