@@ -1616,6 +1616,43 @@ static void start_in_body(html_tree *t, const tk_token *k)
     start_body_other(t, k);
 }
 
+/* li (in list item scope), dd, dt: close the item and what it holds. */
+static void end_body_list_item(html_tree *t, uint16_t tag)
+{
+    if (in_scope(t, tag, tag == T_LI ? SC_LIST : SC_DEFAULT)) {
+        gen_implied_except(t, tag);
+        pop_until_tag(t, tag);
+    }
+}
+
+/* h1 ... h6: any open heading closes, whatever its level. */
+static void end_body_heading(html_tree *t)
+{
+    if (slot_in_scope(t, top_header(t), SC_DEFAULT)) {
+        gen_implied(t, false, 0xFFFF);
+        uint32_t i = top_header(t);
+        shorten_to(t, i == NONE ? 0 : i);
+    }
+}
+
+/* form: outside templates the form element pointer is cleared and that
+   element (not the current node) removed; inside, popped to a form. */
+static void end_body_form(html_tree *t)
+{
+    bool tmpl = in_template(t);
+    bool had = t->form_set;
+    uint32_t serial = t->form_serial;
+    if (!tmpl)
+        t->form_set = false;
+    if ((had || tmpl) && in_scope(t, T_FORM, SC_DEFAULT)) {
+        gen_implied(t, false, 0xFFFF);
+        if (tmpl)
+            pop_until_tag(t, T_FORM);
+        else
+            remove_at(t, find_serial(t, T_FORM, serial));
+    }
+}
+
 static void end_in_body(html_tree *t, const tk_token *k)
 {
     switch (k->tag) {
@@ -1638,24 +1675,11 @@ static void end_in_body(html_tree *t, const tk_token *k)
             pop_until_tag(t, k->tag);
         }
         break;
-    case T_LI:
-        if (in_scope(t, T_LI, SC_LIST)) {
-            gen_implied_except(t, T_LI);
-            pop_until_tag(t, T_LI);
-        }
-        break;
-    case T_DD: case T_DT:
-        if (in_scope(t, k->tag, SC_DEFAULT)) {
-            gen_implied_except(t, k->tag);
-            pop_until_tag(t, k->tag);
-        }
+    case T_LI: case T_DD: case T_DT:
+        end_body_list_item(t, k->tag);
         break;
     case T_H1: case T_H2: case T_H3: case T_H4: case T_H5: case T_H6:
-        if (slot_in_scope(t, top_header(t), SC_DEFAULT)) {
-            gen_implied(t, false, 0xFFFF);
-            uint32_t i = top_header(t);
-            shorten_to(t, i == NONE ? 0 : i);
-        }
+        end_body_heading(t);
         break;
     case T_BR:
         reconstruct(t);
@@ -1673,21 +1697,9 @@ static void end_in_body(html_tree *t, const tk_token *k)
             on_end(t, k);
         }
         break;
-    case T_FORM: {
-        bool tmpl = in_template(t);
-        bool had = t->form_set;
-        uint32_t serial = t->form_serial;
-        if (!tmpl)
-            t->form_set = false;
-        if ((had || tmpl) && in_scope(t, T_FORM, SC_DEFAULT)) {
-            gen_implied(t, false, 0xFFFF);
-            if (tmpl)
-                pop_until_tag(t, T_FORM);
-            else
-                remove_at(t, find_serial(t, T_FORM, serial));
-        }
+    case T_FORM:
+        end_body_form(t);
         break;
-    }
     case T_APPLET: case T_OBJECT: case T_MARQUEE:
         if (in_scope(t, k->tag, SC_DEFAULT)) {
             gen_implied(t, false, 0xFFFF);
