@@ -429,26 +429,17 @@ static const char *decoded_value(html_doc *d, const char *v, size_t vlen, size_t
 
 #define TAG_HASHED_NAMES 32
 
-/* One attribute as written: its name h[name, name + name_len) and its
-   value h[vs, ve) (empty when it has none). */
-typedef struct {
-    size_t name, name_len, vs, ve;
-} attr_span;
-
-/* What a start tag's attributes have shown so far. */
-typedef struct {
-    uint64_t names[TAG_HASHED_NAMES]; /* hashes of the names, for the ark */
-    size_t n_names;
-    unsigned bits; /* link attributes, xlink:href, encoding, type */
-    bool formatting; /* the tag is a formatting element: hash for the ark */
-} attr_seen;
-
-/* The tag name at h[i] ('<' or "</"): into t (lower case) and k (id,
-   hash, type); the rest of both zeroed. Returns the position after it. */
-static size_t read_tag_name(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k)
+/* Read a tag (name and attributes) at h[i] == '<'; the links of href,
+   src, action and formaction (and xlink:href) are added to the doc, the
+   facts tree construction needs set in *k. Returns the position after
+   the tag, or n when the input ends inside it (a tag cut off is no tag:
+   *complete false). */
+static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k,
+                       bool *complete)
 {
     const char *h = s->h;
     size_t n = s->n;
+    html_doc *d = s->d;
     size_t p = i + (end_tag ? 2 : 1), name = p;
     while (p < n && !is_space((unsigned char)h[p]) && h[p] != '/' && h[p] != '>')
         p++;
@@ -460,136 +451,11 @@ static size_t read_tag_name(scan *s, size_t i, bool end_tag, tag_info *t, tk_tok
     k->type = end_tag ? TK_END : TK_START;
     k->tag = t->name_len < sizeof t->name ? html_tag_id(t->name, t->name_len) : 0;
     k->name_hash = name_hash(h + name, t->name_len);
-    k->first_link = s->d->n;
-    return p;
-}
-
-/* One attribute at h[*pp] (not white space, '/' or '>') into *a; *pp
-   after it. False when a quoted value never closes: *pp is n and the
-   tag never completes. */
-static bool read_attr(const char *h, size_t n, size_t *pp, attr_span *a)
-{
-    size_t p = *pp;
-    a->name = p;
-    p++; /* the first byte is part of the name even when it is '=' */
-    while (p < n && !is_space((unsigned char)h[p]) && h[p] != '/' && h[p] != '>' && h[p] != '=')
-        p++;
-    a->name_len = p - a->name;
-    while (p < n && is_space((unsigned char)h[p]))
-        p++;
-    a->vs = a->ve = p;
-    if (p < n && h[p] == '=') {
-        p++;
-        while (p < n && is_space((unsigned char)h[p]))
-            p++;
-        if (p < n && (h[p] == '"' || h[p] == '\'')) {
-            const char *c = memchr(h + p + 1, h[p], n - p - 1);
-            if (c == NULL) {
-                *pp = n;
-                return false;
-            }
-            a->vs = p + 1;
-            a->ve = (size_t)(c - h);
-            p = a->ve + 1;
-        } else {
-            a->vs = p;
-            while (p < n && !is_space((unsigned char)h[p]) && h[p] != '>')
-                p++;
-            a->ve = p;
-        }
-    }
-    *pp = p;
-    return true;
-}
-
-/* The facts tree construction reads from attributes: font's color, face
-   and size; the first encoding (annotation-xml) and type (input). */
-static void attr_tree_facts(html_doc *d, tk_token *k, attr_seen *as, const char *nm,
-                            size_t an_len, const char *v, size_t vlen)
-{
-    if (ieq(nm, an_len, "color") || ieq(nm, an_len, "face") || ieq(nm, an_len, "size"))
-        k->font_attr = true;
-    if (ieq(nm, an_len, "encoding") && !(as->bits & 0x40)) {
-        as->bits |= 0x40;
-        size_t mark = d->text.len, vl;
-        const char *dv = decoded_value(d, v, vlen, &vl);
-        k->enc_html = ieq(dv, vl, "text/html") || ieq(dv, vl, "application/xhtml+xml");
-        d->text.len = mark;
-    }
-    if (ieq(nm, an_len, "type") && !(as->bits & 0x80)) {
-        as->bits |= 0x80;
-        size_t mark = d->text.len, vl;
-        const char *dv = decoded_value(d, v, vlen, &vl);
-        k->hidden = ieq(dv, vl, "hidden");
-        d->text.len = mark;
-    }
-}
-
-/* Noah's ark compares names and values: an order-free hash of the first
-   attribute of each name, added to k->attr_hash. */
-static void attr_ark_hash(html_doc *d, tk_token *k, attr_seen *as, const char *nm,
-                          size_t an_len, const char *v, size_t vlen)
-{
-    uint64_t nh = name_hash(nm, an_len);
-    bool dup = false;
-    for (size_t q = 0; q < as->n_names && !dup; q++)
-        dup = as->names[q] == nh;
-    if (dup)
-        return;
-    if (as->n_names < TAG_HASHED_NAMES)
-        as->names[as->n_names++] = nh;
-    size_t mark = d->text.len, vl;
-    const char *dv = decoded_value(d, v, vlen, &vl);
-    k->attr_hash += fnv(nh, dv, vl) * 0x9E3779B97F4A7C15ULL;
-    d->text.len = mark;
-}
-
-/* href, src, action, formaction (and xlink:href): the first of each
-   name becomes a link of the doc. */
-static void attr_link(scan *s, const tk_token *k, attr_seen *as, const attr_span *a)
-{
-    html_doc *d = s->d;
-    const char *nm = s->h + a->name;
-    size_t an_len = a->name_len;
-    /* xlink:href is href in the XLink namespace on a foreign element
-       (13.2.6.1 "adjust foreign attributes"), no link on an HTML one:
-       tree construction decides */
-    bool xlink = ieq(nm, an_len, "xlink:href");
-    if (xlink) {
-        nm += 6;
-        an_len -= 6;
-    }
-    for (unsigned q = 0; q < 4; q++) {
-        if (!ieq(nm, an_len, link_attr_names[q]))
-            continue;
-        /* A repeated attribute is dropped (13.2.5.33): the first one
-           is what a browser opens. */
-        unsigned bit = xlink ? 0x10u : 1u << q;
-        if (!(as->bits & bit)) {
-            as->bits |= bit;
-            add_link(s, (html_attr)q, a->vs, s->h + a->vs, a->ve - a->vs);
-            if (d->n > k->first_link && !d->failed)
-                d->links[d->n - 1].xlink = xlink;
-        }
-        break;
-    }
-}
-
-/* Read a tag (name and attributes) at h[i] == '<'; the links of href,
-   src, action and formaction (and xlink:href) are added to the doc, the
-   facts tree construction needs set in *k. Returns the position after
-   the tag, or n when the input ends inside it (a tag cut off is no tag:
-   *complete false). */
-static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k,
-                       bool *complete)
-{
-    const char *h = s->h;
-    size_t n = s->n;
-    size_t p = read_tag_name(s, i, end_tag, t, k);
-    attr_seen as;
-    as.n_names = 0;
-    as.bits = 0;
-    as.formatting = !end_tag && html_tag_is_formatting(k->tag);
+    k->first_link = d->n;
+    bool formatting = !end_tag && html_tag_is_formatting(k->tag);
+    uint64_t seen_names[TAG_HASHED_NAMES];
+    size_t nseen = 0;
+    unsigned seen = 0; /* link attributes, xlink:href, encoding, type */
     *complete = false;
     while (p < n) {
         while (p < n && is_space((unsigned char)h[p]))
@@ -611,15 +477,91 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
             }
             continue; /* reconsumed in the before attribute name state */
         }
-        attr_span a;
-        if (!read_attr(h, n, &p, &a))
-            break; /* unterminated: the tag never completes */
+        size_t an = p;
+        p++; /* the first byte is part of the name even when it is '=' */
+        while (p < n && !is_space((unsigned char)h[p]) && h[p] != '/' && h[p] != '>' && h[p] != '=')
+            p++;
+        size_t an_len = p - an;
+        while (p < n && is_space((unsigned char)h[p]))
+            p++;
+        size_t vs = p, ve = p;
+        if (p < n && h[p] == '=') {
+            p++;
+            while (p < n && is_space((unsigned char)h[p]))
+                p++;
+            if (p < n && (h[p] == '"' || h[p] == '\'')) {
+                const char *c = memchr(h + p + 1, h[p], n - p - 1);
+                if (c == NULL) {
+                    p = n;
+                    break; /* unterminated: the tag never completes */
+                }
+                vs = p + 1;
+                ve = (size_t)(c - h);
+                p = ve + 1;
+            } else {
+                vs = p;
+                while (p < n && !is_space((unsigned char)h[p]) && h[p] != '>')
+                    p++;
+                ve = p;
+            }
+        }
         if (end_tag)
             continue;
-        attr_tree_facts(s->d, k, &as, h + a.name, a.name_len, h + a.vs, a.ve - a.vs);
-        if (as.formatting)
-            attr_ark_hash(s->d, k, &as, h + a.name, a.name_len, h + a.vs, a.ve - a.vs);
-        attr_link(s, k, &as, &a);
+        const char *nm = h + an;
+        if (ieq(nm, an_len, "color") || ieq(nm, an_len, "face") || ieq(nm, an_len, "size"))
+            k->font_attr = true;
+        if (ieq(nm, an_len, "encoding") && !(seen & 0x40)) {
+            seen |= 0x40;
+            size_t mark = d->text.len, vl;
+            const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+            k->enc_html = ieq(v, vl, "text/html") || ieq(v, vl, "application/xhtml+xml");
+            d->text.len = mark;
+        }
+        if (ieq(nm, an_len, "type") && !(seen & 0x80)) {
+            seen |= 0x80;
+            size_t mark = d->text.len, vl;
+            const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+            k->hidden = ieq(v, vl, "hidden");
+            d->text.len = mark;
+        }
+        if (formatting) {
+            /* Noah's ark compares names and values: an order-free hash
+               of the first attribute of each name */
+            uint64_t nh = name_hash(nm, an_len);
+            bool dup = false;
+            for (size_t q = 0; q < nseen && !dup; q++)
+                dup = seen_names[q] == nh;
+            if (!dup) {
+                if (nseen < TAG_HASHED_NAMES)
+                    seen_names[nseen++] = nh;
+                size_t mark = d->text.len, vl;
+                const char *v = decoded_value(d, h + vs, ve - vs, &vl);
+                k->attr_hash += fnv(nh, v, vl) * 0x9E3779B97F4A7C15ULL;
+                d->text.len = mark;
+            }
+        }
+        /* xlink:href is href in the XLink namespace on a foreign element
+           (13.2.6.1 "adjust foreign attributes"), no link on an HTML one:
+           tree construction decides */
+        bool xlink = ieq(nm, an_len, "xlink:href");
+        if (xlink) {
+            nm += 6;
+            an_len -= 6;
+        }
+        for (unsigned q = 0; q < 4; q++) {
+            if (!ieq(nm, an_len, link_attr_names[q]))
+                continue;
+            /* A repeated attribute is dropped (13.2.5.33): the first one
+               is what a browser opens. */
+            unsigned bit = xlink ? 0x10u : 1u << q;
+            if (!(seen & bit)) {
+                seen |= bit;
+                add_link(s, (html_attr)q, vs, h + vs, ve - vs);
+                if (d->n > k->first_link && !d->failed)
+                    d->links[d->n - 1].xlink = xlink;
+            }
+            break;
+        }
     }
     return p;
 }
