@@ -270,7 +270,8 @@ static int read_conf(const cli_opt *opts, size_t *timeout)
     if (opts[O_MAX].seen && !parse_size(opts[O_MAX].value, 1024, &conf.max_message))
         return cli_usage_error(CMD, "--max-message: '%s' is not a size from 1024 to 1G "
                                     "(bytes, or with k or M)", opts[O_MAX].value);
-    if (opts[O_TIMEOUT].seen && (!parse_size(opts[O_TIMEOUT].value, 1, timeout) || *timeout > 86400))
+    if (opts[O_TIMEOUT].seen &&
+        (!parse_size(opts[O_TIMEOUT].value, 1, timeout) || *timeout > 86400))
         return cli_usage_error(CMD, "--timeout: '%s' is not a number of seconds from 1 to 86400",
                                opts[O_TIMEOUT].value);
     return 0;

@@ -225,6 +225,54 @@ static long gz_read(void *ctx, char *buf, size_t n)
     return got;
 }
 
+/* Where the URI of line ln is, by the format: into L (uri, uri_len,
+   uri_cut, why). Returns false for a Zeek header line, read into z. */
+static bool locate_uri(const cli_logfmt *fmt, zeek_state *z, const cli_line *ln,
+                       cli_logline *L)
+{
+    size_t off = 0, ulen = 0;
+    const char *why = NULL;
+    switch (fmt->kind) {
+    case LOG_ZEEK:
+        if (ln->len > 0 && ln->p[0] == '#') {
+            zeek_header(z, ln->p, ln->len);
+            return false;
+        }
+        why = ln->truncated ? "line too long for its columns"
+                            : zeek_uri(z, ln->p, ln->len, &L->uri, &L->uri_len);
+        break;
+    case LOG_COMBINED:
+        why = combined_uri(ln->p, ln->len, &off, &ulen);
+        break;
+    case LOG_SQUID:
+    case LOG_FIELD:
+        if (!nth_field(ln->p, ln->len, fmt->field, &off, &ulen)) {
+            why = fmt->kind == LOG_SQUID ? "fewer than 7 fields (not a native access.log line)"
+                                         : "fewer fields than asked for";
+        } else if (fmt->kind == LOG_SQUID) {
+            /* CONNECT host:port is authority-form: judged as "//host:port" */
+            size_t mo, ml;
+            if (nth_field(ln->p, ln->len, 6, &mo, &ml) && ml == 7 &&
+                memcmp(ln->p + mo, "CONNECT", 7) == 0 && ulen > 0 && ln->p[off] != '/' &&
+                !(ulen > 3 && memchr(ln->p + off, '/', ulen) != NULL))
+                why = join2(z, "//", 2, ln->p + off, ulen, &L->uri, &L->uri_len);
+        }
+        break;
+    }
+    if (why == NULL && L->uri == NULL) {
+        L->uri = ln->p + off;
+        L->uri_len = ulen;
+    }
+    if (why == NULL && ln->truncated && L->uri >= ln->p && L->uri + L->uri_len == ln->p + ln->len)
+        L->uri_cut = true;
+    if (why != NULL && ln->truncated)
+        why = "line too long: its URI field is past the kept bytes";
+    L->why = why;
+    if (why != NULL)
+        L->uri = NULL;
+    return true;
+}
+
 /* One file: 0 ok, -1 read error (printed), 1 output failure. */
 static int each_line(const char *cmd, const cli_logfmt *fmt, const char *name, int fd,
                      size_t keep, zeek_state *z, cli_log_fn fn, void *ctx)
@@ -256,46 +304,8 @@ static int each_line(const char *cmd, const cli_logfmt *fmt, const char *name, i
         L.len = ln.len;
         L.full_len = ln.full_len;
         L.truncated = ln.truncated;
-        size_t off = 0, ulen = 0;
-        const char *why = NULL;
-        switch (fmt->kind) {
-        case LOG_ZEEK:
-            if (ln.len > 0 && ln.p[0] == '#') {
-                zeek_header(z, ln.p, ln.len);
-                continue;
-            }
-            why = ln.truncated ? "line too long for its columns"
-                               : zeek_uri(z, ln.p, ln.len, &L.uri, &L.uri_len);
-            break;
-        case LOG_COMBINED:
-            why = combined_uri(ln.p, ln.len, &off, &ulen);
-            break;
-        case LOG_SQUID:
-        case LOG_FIELD:
-            if (!nth_field(ln.p, ln.len, fmt->field, &off, &ulen)) {
-                why = fmt->kind == LOG_SQUID ? "fewer than 7 fields (not a native access.log line)"
-                                             : "fewer fields than asked for";
-            } else if (fmt->kind == LOG_SQUID) {
-                /* CONNECT host:port is authority-form: judged as "//host:port" */
-                size_t mo, ml;
-                if (nth_field(ln.p, ln.len, 6, &mo, &ml) && ml == 7 &&
-                    memcmp(ln.p + mo, "CONNECT", 7) == 0 && ulen > 0 && ln.p[off] != '/' &&
-                    !(ulen > 3 && memchr(ln.p + off, '/', ulen) != NULL))
-                    why = join2(z, "//", 2, ln.p + off, ulen, &L.uri, &L.uri_len);
-            }
-            break;
-        }
-        if (why == NULL && L.uri == NULL) {
-            L.uri = ln.p + off;
-            L.uri_len = ulen;
-        }
-        if (why == NULL && ln.truncated && L.uri >= ln.p && L.uri + L.uri_len == ln.p + ln.len)
-            L.uri_cut = true;
-        if (why != NULL && ln.truncated)
-            why = "line too long: its URI field is past the kept bytes";
-        L.why = why;
-        if (why != NULL)
-            L.uri = NULL;
+        if (!locate_uri(fmt, z, &ln, &L))
+            continue;
         if (!fn(ctx, &L)) {
             rc = 1;
             break;
