@@ -172,6 +172,83 @@ static void t_link(tbuf *t, const scan_state *s)
     t_adds(t, ")");
 }
 
+/* Scan msg with the links judged into s. */
+static urisan_mail_status scan_message(const milter_conf *conf, const char *msg, size_t len,
+                                       scan_state *s)
+{
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    lim.max_html_mem = conf->max_html_mem;
+    urisan_mail_sink sink = { on_hit, on_diag, s };
+    urisan_mail_result res;
+    memset(&res, 0, sizeof res);
+    return urisan_mail_scan(msg, len, conf->pol, &lim, &sink, &res);
+}
+
+/* What was not scanned (an error), or NULL when the message was whole. */
+static const char *not_scanned(urisan_mail_status st, bool truncated, const scan_state *s)
+{
+    if (st == URISAN_MAIL_NOT_MESSAGE)
+        return "not a mail message";
+    if (st == URISAN_MAIL_NOMEM || st == URISAN_MAIL_STOPPED)
+        return "out of memory";
+    if (truncated)
+        return "larger than the message bound; only its beginning was scanned";
+    if (st == URISAN_MAIL_LIMIT)
+        return s->limit[0] != '\0' ? s->limit : "a mail limit";
+    return NULL;
+}
+
+/* X-Urisan-Links: "2 links: 1 deny, 0 flag; worst: ...; not scanned whole: ..." */
+static void t_links_header(tbuf *lh, const scan_state *s, const char *why)
+{
+    t_addu(lh, s->links);
+    t_adds(lh, s->links == 1 ? " link: " : " links: ");
+    t_addu(lh, s->denied);
+    t_adds(lh, " deny, ");
+    t_addu(lh, s->flagged);
+    t_adds(lh, " flag");
+    if (s->links > 0 && s->worst != URISAN_ALLOW) {
+        t_adds(lh, "; worst: ");
+        t_link(lh, s);
+    }
+    if (why != NULL) {
+        t_adds(lh, "; not scanned whole: ");
+        t_adds(lh, why);
+    }
+}
+
+/* The verdict, its action and the SMTP reply text into out and rp. */
+static void decide(const milter_conf *conf, const scan_state *s, const char *why,
+                   milter_outcome *out, tbuf *rp)
+{
+    if (s->denied > 0) {
+        /* A deny in what was scanned stands, whole message or not. */
+        out->verdict = "deny";
+        out->action = conf->on_deny;
+        t_adds(rp, "urisan: link denied: ");
+        t_link(rp, s);
+        if (s->denied > 1) {
+            t_adds(rp, " and ");
+            t_addu(rp, s->denied - 1);
+            t_adds(rp, " more");
+        }
+    } else if (why != NULL) {
+        out->verdict = "error";
+        out->action = conf->on_error;
+        t_adds(rp, "urisan: message not scanned: ");
+        t_adds(rp, why);
+    } else if (s->flagged > 0) {
+        out->verdict = "flag";
+        out->action = conf->on_flag;
+        t_adds(rp, "urisan: link flagged: ");
+        t_link(rp, s);
+    } else {
+        out->verdict = "allow";
+        out->action = MILTER_ACCEPT;
+    }
+}
+
 void milter_judge(const milter_conf *conf, const char *msg, size_t len,
                   bool truncated, milter_outcome *out)
 {
@@ -190,68 +267,14 @@ void milter_judge(const milter_conf *conf, const char *msg, size_t len,
     }
     s->conf = conf;
     s->worst = URISAN_ALLOW;
-
-    urisan_mail_limits lim;
-    urisan_mail_limits_default(&lim);
-    lim.max_html_mem = conf->max_html_mem;
-    urisan_mail_sink sink = { on_hit, on_diag, s };
-    urisan_mail_result res;
-    memset(&res, 0, sizeof res);
-    urisan_mail_status st = urisan_mail_scan(msg, len, conf->pol, &lim, &sink, &res);
+    urisan_mail_status st = scan_message(conf, msg, len, s);
 
     out->links = s->links;
     out->denied = s->denied;
     out->flagged = s->flagged;
-    const char *why = NULL;     /* an error: what was not scanned */
-    if (st == URISAN_MAIL_NOT_MESSAGE)
-        why = "not a mail message";
-    else if (st == URISAN_MAIL_NOMEM || st == URISAN_MAIL_STOPPED)
-        why = "out of memory";
-    else if (truncated)
-        why = "larger than the message bound; only its beginning was scanned";
-    else if (st == URISAN_MAIL_LIMIT)
-        why = s->limit[0] != '\0' ? s->limit : "a mail limit";
+    const char *why = not_scanned(st, truncated, s);
     out->error = why != NULL;
-
-    t_addu(&lh, s->links);
-    t_adds(&lh, s->links == 1 ? " link: " : " links: ");
-    t_addu(&lh, s->denied);
-    t_adds(&lh, " deny, ");
-    t_addu(&lh, s->flagged);
-    t_adds(&lh, " flag");
-    if (s->links > 0 && s->worst != URISAN_ALLOW) {
-        t_adds(&lh, "; worst: ");
-        t_link(&lh, s);
-    }
-    if (why != NULL) {
-        t_adds(&lh, "; not scanned whole: ");
-        t_adds(&lh, why);
-    }
-
-    if (s->denied > 0) {
-        /* A deny in what was scanned stands, whole message or not. */
-        out->verdict = "deny";
-        out->action = conf->on_deny;
-        t_adds(&rp, "urisan: link denied: ");
-        t_link(&rp, s);
-        if (s->denied > 1) {
-            t_adds(&rp, " and ");
-            t_addu(&rp, s->denied - 1);
-            t_adds(&rp, " more");
-        }
-    } else if (why != NULL) {
-        out->verdict = "error";
-        out->action = conf->on_error;
-        t_adds(&rp, "urisan: message not scanned: ");
-        t_adds(&rp, why);
-    } else if (s->flagged > 0) {
-        out->verdict = "flag";
-        out->action = conf->on_flag;
-        t_adds(&rp, "urisan: link flagged: ");
-        t_link(&rp, s);
-    } else {
-        out->verdict = "allow";
-        out->action = MILTER_ACCEPT;
-    }
+    t_links_header(&lh, s, why);
+    decide(conf, s, why, out, &rp);
     free(s);
 }
