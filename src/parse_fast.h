@@ -192,7 +192,10 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
     /* The scan reads up to 63 bytes ahead. With no more bytes than the
        segment bound allows segments (there are at most len), no bound can
        stop the work part-way through the path, so reading ahead never reads
-       past a bound; longer inputs take the full parser, which stops there. */
+       past a bound; longer inputs take the full parser, which stops there.
+       So the path below counts segments without checking the bound: a
+       rootless first segment and every "/" after it are distinct bytes of
+       the path, so segs <= path length <= len <= max_segments. */
     if (len > lim->max_uri || len > lim->max_segments)
         return false;
 
@@ -222,8 +225,7 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
             break;
         char c = in[j];
         if (c == '/') {
-            if (++segs > lim->max_segments)
-                return false;
+            segs++; /* within the bound: see the length check above */
             /* in[j + 1], or this "/" itself when it is the last byte */
             slash_dot |= in[j + (j + 1 < len)] == '.';
         } else if (c == '?' || c == '#') {
@@ -236,8 +238,6 @@ static PARSE_INLINE bool parse_plain(const char *in, size_t len,
             return false;
         }
     }
-    if (segs > lim->max_segments)
-        return false;
     u->path = span(ps, j - ps);
     u->segments = segs;
     i = j;
