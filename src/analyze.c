@@ -39,20 +39,9 @@ static urisan_flags implications(urisan_flags f)
 /*
  * Could a query or fragment parameter hold a nested URL (nested.c)? Its
  * value starts, after decoding once or twice, with a scheme's ":" or two
- * of "/" "\\": from the query on, some raw ":", "\\" or "//", or an
- * escape that decodes to ":", "/", "\\" or "%" (%3a %2f %5c %25), or a
- * "%" that is no escape (the second decoding may make one: "%%32%66").
- * A walk over the special bytes only.
+ * of "/" "\\": from the query on, some raw ":", "\\" or "//", or a "%"
+ * nest_escape_at accepts (internal.h). A walk over the special bytes only.
  */
-static bool nested_escape(const char *in, size_t len, size_t j)
-{
-    if (!is_escape_at(in, len, j))
-        return true;
-    char h = in[j + 1], l = (char)(in[j + 2] | 0x20);
-    return (h == '3' && l == 'a') || (h == '2' && (l == 'f' || l == '5')) ||
-           (h == '5' && l == 'c');
-}
-
 static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
 {
     size_t from = len;
@@ -67,7 +56,7 @@ static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
     for (size_t j; (j = scan_pop(&it)) < len;) {
         char c = in[j];
         if (c == ':' || c == '\\' || (c == '/' && j + 1 < len && in[j + 1] == '/') ||
-            (c == '%' && nested_escape(in, len, j)))
+            (c == '%' && nest_escape_at(in, len, j)))
             return true;
     }
     return false;
@@ -142,17 +131,22 @@ static inline bool prefilter(const char *in, size_t len, const urisan_uri *uri, 
     return !odd;
 }
 
-/* A plain input (prefilter): the families with no odd byte. nested_url:
-   only a raw ":" or "//" can start one, and the parse's summary says
-   whether the query or fragment has one. */
+/* nested_maybe, or the parse's summary of this very input when it has
+   one (sum: SCAN_SUM_*): the fast path marked the same bytes of the query
+   and fragment (SCAN_SUM_NEST). */
+static inline bool nested_gate(const char *in, size_t len, const urisan_uri *uri, unsigned sum)
+{
+    return (sum & SCAN_SUM_PLAIN) ? (sum & SCAN_SUM_NEST) != 0 : nested_maybe(in, len, uri);
+}
+
+/* A plain input (prefilter): the families with no odd byte. */
 static ANALYZE_INLINE void analyze_plain(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, unsigned sum, unsigned pre,
                                  urisan_report *out)
 {
     memset(out, 0, sizeof *out);
     urisan_flags f = families(in, len, uri, pol, 0, pre | PRE_PLAIN, out);
-    if (((sum & SCAN_SUM_PLAIN) ? (sum & SCAN_SUM_NEST) != 0 : nested_maybe(in, len, uri)) &&
-        urisan_nested_any(in, len, uri))
+    if (nested_gate(in, len, uri, sum) && urisan_nested_any(in, len, uri))
         f |= F(NESTED_URL);
     out->flags = f ? implications(f) : 0;
 }
@@ -173,11 +167,12 @@ static void spans_checked(const urisan_uri *uri, size_t len, urisan_uri *u)
     if (!span_ok(u->path, len)) u->path = none;
 }
 
-/* Every input: the byte checks, then the families. */
+/* Every input: the byte checks, then the families. sum: the parse's
+   summary of this very in/len (SCAN_SUM_*), 0: none. */
 static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
                                                    const urisan_uri *uri,
                                                    const urisan_policy *pol,
-                                                   urisan_report *out)
+                                                   urisan_report *out, unsigned sum)
 {
     memset(out, 0, sizeof *out);
     if (uri == NULL || (in == NULL && len != 0)) {
@@ -203,7 +198,7 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     urisan_uri u;
     spans_checked(uri, len, &u);
     f |= families(in, len, &u, pol, cls, 0, out);
-    if (nested_maybe(in, len, uri) && urisan_nested_any(in, len, uri))
+    if (nested_gate(in, len, uri, sum) && urisan_nested_any(in, len, uri))
         f |= F(NESTED_URL);
     out->flags = implications(f);
     return URISAN_OK;
@@ -220,7 +215,7 @@ urisan_status urisan_analyze_full(const char *in, size_t len, const urisan_uri *
         return URISAN_E_BAD_ARGUMENT;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
-    return analyze_full(in, len, uri, pol, out);
+    return analyze_full(in, len, uri, pol, out, 0);
 }
 
 /* sum: the parse's summary of this very in/len (SCAN_SUM_*), 0: none. */
@@ -237,7 +232,7 @@ static ANALYZE_INLINE urisan_status analyze(const char *in, size_t len, const ur
         analyze_plain(in, len, uri, pol, sum, pre, out);
         return URISAN_OK;
     }
-    return analyze_full(in, len, uri, pol, out);
+    return analyze_full(in, len, uri, pol, out, sum);
 }
 
 /* urisan_check: the parse hands its summary over (internal.h). */

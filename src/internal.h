@@ -55,6 +55,20 @@ static inline bool is_escape_at(const char *in, size_t len, size_t i)
            cc_is((unsigned char)in[i + 2], CC_HEX);
 }
 
+/* Could the "%" at in[i] (i < len) start a nested URL once decoded once
+   or twice (nested.c)? An escape that decodes to ":", "/", "\\" or "%"
+   (%3a %2f %5c %25), or a "%" that is no escape (the second decoding may
+   make one: "%%32%66"). The one rule of the analysis' cheap look
+   (analyze.c nested_maybe) and of the parse's summary (SCAN_SUM_NEST). */
+static inline bool nest_escape_at(const char *in, size_t len, size_t i)
+{
+    if (!is_escape_at(in, len, i))
+        return true;
+    char h = in[i + 1], l = (char)(in[i + 2] | 0x20);
+    return (h == '3' && l == 'a') || (h == '2' && (l == 'f' || l == '5')) ||
+           (h == '5' && l == 'c');
+}
+
 /* Case-insensitive ASCII compare of a span with a literal. */
 bool urisan_ieq(const char *a, size_t alen, const char *lit);
 
@@ -143,8 +157,9 @@ static ALWAYS_INLINE uint32_t urisan_port_number(const char *s, size_t n)
 #define SCAN_SUM_PLAIN     1u /* the fast path parsed the input */
 #define SCAN_SUM_PCT       2u /* some "%" */
 #define SCAN_SUM_SLASH_DOT 4u /* some "/" of the path is followed by "." */
-#define SCAN_SUM_NEST      8u /* the query or fragment holds a ":" or a "//",
-                                 where a nested URL may start (nested.c) */
+#define SCAN_SUM_NEST      8u /* the query or fragment holds a ":", a "//" or
+                                 an escape nest_escape_at accepts: where a
+                                 nested URL may start (nested.c) */
 
 /* urisan_parse that also gives the summary (*sum; 0 when the full parser
    ran), and urisan_analyze that takes it (sum 0: none). Only for one

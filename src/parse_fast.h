@@ -52,7 +52,7 @@ static const urisan_limits parse_defaults = URISAN_LIMITS_DEFAULT;
  * "#" (stop_at_hash). *end gets where it ended; false: not plain (the
  * full parser decides).
  */
-static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t len,
+static PARSE_INLINE bool fast_query_or_fragment(scan_iter *it, const char *in, size_t len,
                                           bool stop_at_hash, unsigned *sum, size_t *end)
 {
     for (;;) {
@@ -63,13 +63,15 @@ static inline bool fast_query_or_fragment(scan_iter *it, const char *in, size_t 
         char c = in[j];
         if (c == '#' && stop_at_hash)
             return true;
+        /* SCAN_SUM_NEST: where a nested URL may start (nested.c), as
+           analyze.c nested_maybe finds it (no "\\" gets here) */
         if (c == '%') {
             if (!is_escape_at(in, len, j))
                 return false;
-            *sum |= SCAN_SUM_PCT;
-        } else if (c == ':' || c == '/') {
-            *sum |= SCAN_SUM_NEST; /* where a nested URL may start (nested.c) */
-        } else if (c != '@' && c != '?') {
+            *sum |= SCAN_SUM_PCT | (nest_escape_at(in, len, j) ? SCAN_SUM_NEST : 0u);
+        } else if (c == ':' || (c == '/' && j + 1 < len && in[j + 1] == '/')) {
+            *sum |= SCAN_SUM_NEST;
+        } else if (c != '@' && c != '?' && c != '/') {
             return false;
         }
     }

@@ -192,7 +192,9 @@ END_TEST
 
 /* The analysis' cheap look (analyze.c nested_maybe) never hides a nested
    URL that urisan_nested finds: every escaped start, either case, once
-   and twice encoded, and a "%" that is no escape until the first decoding. */
+   and twice encoded, and a "%" that is no escape until the first decoding.
+   Nor does the parse's summary that stands in for it (SCAN_SUM_NEST,
+   urisan_parse_analyze). */
 START_TEST(nested_url_flag_for_every_encoded_start)
 {
     static const char *const yes[] = {
@@ -205,6 +207,7 @@ START_TEST(nested_url_flag_for_every_encoded_start)
     };
     static const char *const no[] = {
         "http://a/?u=%41%42", "http://a/?u=a%20b", "http://a/?u=%2Fa", "http://a/?u=%2541",
+        "http://a/?u=/a/b",   "http://a/?u=a//b",  "http://a/#u=/a",   "http://a/?u=1:b",
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0] + sizeof no / sizeof no[0]; i++) {
         bool want = i < sizeof yes / sizeof yes[0];
@@ -215,6 +218,9 @@ START_TEST(nested_url_flag_for_every_encoded_start)
         ck_assert_int_eq(urisan_analyze(in, strlen(in), &u, NULL, &r), URISAN_OK);
         ck_assert_msg(((r.flags & F(NESTED_URL)) != 0) == want, "%s: nested_url %s", in,
                       want ? "missing" : "set");
+        (void)urisan_parse_analyze(in, strlen(in), NULL, &u, NULL, &r); /* the parse's status */
+        ck_assert_msg(((r.flags & F(NESTED_URL)) != 0) == want,
+                      "%s: nested_url %s with the parse's summary", in, want ? "missing" : "set");
         seen s;
         ck_assert_uint_eq(nested(in, NULL, &s, 4096).count, want ? 1 : 0);
     }
