@@ -29,6 +29,9 @@ typedef struct {
     bool tsv;                  /* --tsv (with --format) */
     const cli_logline *log;    /* --format: the log line being checked */
     cli_buf tmp;               /* --format: a bad line's or a --tsv line */
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview_last last;        /* the host view of the last line that had one */
+#endif
 } check_ctx;
 
 /* What we found about one input. */
@@ -44,7 +47,8 @@ typedef struct {
     size_t rlen;
     urisan_error rerr;
 #ifdef URISAN_HAVE_HOSTVIEW
-    hostview hv;               /* the host as a reader sees it */
+    const hostview *hv;        /* the host as a reader sees it; NULL: not
+                                  looked at (no IDN, no host view key) */
 #endif
 } check_result;
 
@@ -55,15 +59,22 @@ static void judge_host(check_ctx *c, check_result *r)
     /* homograph, invisible_char (hostview.c): only an IDN host can have
        them; --json shows every host's Unicode form and registrable domain
        (unless --fields leaves those keys out). */
-    r->hv.is_name = false;
+    r->hv = NULL;
     if ((r->rep.flags & URISAN_F(IDN)) || c->hostview_keys) {
         const char *u = r->resolved ? c->rbuf : r->in;
         size_t ul = r->resolved ? r->rlen : r->len;
         /* the input's own parse serves when it was made with the limits
            hostview parses with (the defaults) */
-        bool parsed = !r->resolved && c->default_limits;
-        if (parsed ? hostview_uri_parsed(u, ul, &r->uri, &r->hv) : hostview_uri(u, ul, &r->hv))
-            hostview_redecide(u, ul, r->hv.flags, c->pol, &r->rep, &r->dec);
+        const urisan_uri *up = &r->uri;
+        urisan_uri own;
+        if (r->resolved || !c->default_limits) {
+            urisan_parse(u, ul, NULL, &own, NULL);
+            up = &own;
+        }
+        bool name = hostview_uri_last(u, up, &c->last);
+        r->hv = &c->last.hv;
+        if (name)
+            hostview_redecide(u, ul, r->hv->flags, c->pol, &r->rep, &r->dec);
     }
 #else
     (void)c;
@@ -108,6 +119,15 @@ static void put_uri(cli_buf *b, const void *v)
         json_quote(b, r->in, r->len);
 }
 static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->uri.valid != 0); }
+/* What valid and error are written from (their run in check_fields). */
+static void validity_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    ROW(v);
+    key[0] = r->uri.valid != 0;
+    key[1] = r->uri.valid ? 0 : (uint64_t)r->uri.error.code;
+    key[2] = r->uri.valid ? 0 : (uint64_t)r->uri.error.offset;
+    key[3] = 0;
+}
 static void put_error(cli_buf *b, const void *v)
 {
     ROW(v);
@@ -173,42 +193,63 @@ static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v,
 #ifdef URISAN_HAVE_HOSTVIEW
 /* hostview.c's keys: the host's Unicode form, TR39 skeleton, what it
    imitates, registrable domain; null when not a reg-name or unknown. */
+static bool has_name(const check_result *r)
+{
+    return r->hv != NULL && r->hv->is_name;
+}
 static void put_hv_str(cli_buf *b, const check_result *r, const char *s, size_t n)
 {
-    if (r->hv.json_plain)
+    if (r->hv->json_plain)
         json_quote_plain(b, s, n);
     else
         json_quote(b, s, n);
 }
 static void put_hv(cli_buf *b, const check_result *r, const char *s, size_t n)
 {
-    if (r->hv.is_name && n != 0)
+    if (n != 0)
         put_hv_str(b, r, s, n);
     else
         cli_buf_lit(b, "null");
 }
+/* What the four are written from: the view (hostview_last.serial names
+   it; 0 when there is none). */
+static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    ROW(v);
+    key[0] = r->hv != NULL ? row->c->last.serial : 0;
+    key[1] = key[2] = key[3] = 0;
+}
 static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (r->hv.is_name)
-        put_hv_str(b, r, r->hv.unicode, r->hv.unicode_len);
+    if (has_name(r))
+        put_hv_str(b, r, r->hv->unicode, r->hv->unicode_len);
     else
         cli_buf_lit(b, "null");
 }
 static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, r, r->hv.skeleton, r->hv.skeleton_len);
+    if (has_name(r))
+        put_hv(b, r, r->hv->skeleton, r->hv->skeleton_len);
+    else
+        cli_buf_lit(b, "null");
 }
 static void put_host_imitates(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, r, r->hv.imitates, r->hv.imitates_len);
+    if (has_name(r))
+        put_hv(b, r, r->hv->imitates, r->hv->imitates_len);
+    else
+        cli_buf_lit(b, "null");
 }
 static void put_registrable(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, r, r->hv.registrable, r->hv.registrable_len);
+    if (has_name(r))
+        put_hv(b, r, r->hv->registrable, r->hv->registrable_len);
+    else
+        cli_buf_lit(b, "null");
 }
 #endif
 
@@ -230,7 +271,8 @@ COMPONENT(fragment, cli_jv_span(b, r->in, r->uri.fragment))
    the input, error no_space, flags and reasons "invalid". */
 static const cli_field check_fields[] = {
     { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false" },
+    { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false",
+      .run_len = 1, .run_key = validity_run_key },
     { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
     { .name = "components", .put = put_components, .fb = CLI_FB_TEXT, .fb_text = "null" },
     { .name = "host_ip", .put = put_host_ip, .fb = CLI_FB_TEXT, .fb_text = "null" },
@@ -242,7 +284,8 @@ static const cli_field check_fields[] = {
       .fb_text = "[\"invalid\"]" },
     { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
 #ifdef URISAN_HAVE_HOSTVIEW
-    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT },
+    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT,
+      .run_len = 3, .run_key = host_run_key, .run_last = true },
     { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
     { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
     { .name = "registrable_domain", .put = put_registrable, .fb = CLI_FB_OMIT },
@@ -393,6 +436,9 @@ int cmd_check(int argc, char **argv)
 
     check_ctx c;
     memset(&c, 0, sizeof c);
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview_last_init(&c.last);
+#endif
     c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
     rc = cli_fields_select(CMD, check_fields, sizeof check_fields / sizeof check_fields[0],
                            (opts[OPT_BASE].seen ? MODE_BASE : 0) |

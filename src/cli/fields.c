@@ -18,6 +18,9 @@ typedef struct {
     char text[RUN_TEXT];
 } run_slot;
 static _Thread_local run_slot run_memo[RUN_SLOTS];
+/* The runs with run_last, by field (a few tables have one). */
+#define LAST_SLOTS 4
+static _Thread_local run_slot last_memo[LAST_SLOTS];
 
 static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)
 {
@@ -170,7 +173,8 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
     const cli_field *f = fs->f[i];
     uint64_t key[CLI_RUN_KEY];
     f->run_key(row, key);
-    run_slot *m = &run_memo[run_index(f, key)];
+    run_slot *m = f->run_last ? &last_memo[((uintptr_t)f / sizeof *f) % LAST_SLOTS]
+                              : &run_memo[run_index(f, key)];
     if (m->len != 0 && m->f == f && memcmp(m->key, key, sizeof key) == 0) {
         cli_buf_add(b, m->text, m->len);
         return;

@@ -57,6 +57,10 @@ typedef struct {
        holds a few dozen distinct ones). No field of a run has present. */
     unsigned run_len;
     void (*run_key)(const void *row, uint64_t key[CLI_RUN_KEY]);
+    /* the run's key changes on many rows (check's host view: a new host
+       on half the lines of a log): only its last bytes are kept, in a
+       slot of their own, where they evict no other run's */
+    bool run_last;
 } cli_field;
 
 #define CLI_FIELDS_MAX 64

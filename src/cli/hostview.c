@@ -686,15 +686,18 @@ bool hostview_uri(const char *uri, size_t len, hostview *hv)
     return hostview_uri_parsed(uri, len, &u, hv);
 }
 
-bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostview *hv)
+/* The host of uri that hostview_uri_parsed views: false (and "") when
+   it has none to show; an IP literal is "" (its view is no name). */
+static bool uri_host(const char *uri, const urisan_uri *u, const char **host, size_t *len)
 {
-    (void)len;
+    *host = "";
+    *len = 0;
     if (urisan_span_present(u->host) && u->host.len > 0) {
-        if (uri[u->host.off] == '[') {
-            hostview_host("", 0, hv);
+        if (uri[u->host.off] == '[')
             return false;
-        }
-        return hostview_host(uri + u->host.off, u->host.len, hv);
+        *host = uri + u->host.off;
+        *len = u->host.len;
+        return true;
     }
     /* mailto:user@domain - the domain of the (first) address */
     if (urisan_span_present(u->scheme) && u->scheme.len == 6 &&
@@ -708,11 +711,48 @@ bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostv
         for (size_t i = 0; i < end; i++)
             if (p[i] == '@')
                 at = i;
-        if (at < end)
-            return hostview_host(p + at + 1, end - at - 1, hv);
+        if (at < end) {
+            *host = p + at + 1;
+            *len = end - at - 1;
+            return true;
+        }
     }
-    hostview_host("", 0, hv);
     return false;
+}
+
+bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostview *hv)
+{
+    (void)len;
+    const char *host;
+    size_t hl;
+    bool some = uri_host(uri, u, &host, &hl);
+    bool name = hostview_host(host, hl, hv);
+    return some && name;
+}
+
+void hostview_last_init(hostview_last *hl)
+{
+    hl->name = false;
+    hl->klen = SIZE_MAX;
+    hl->serial = 0;
+}
+
+bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
+{
+    static _Thread_local uint64_t serials;   /* this thread's, never reused */
+    const char *host;
+    size_t n;
+    bool some = uri_host(uri, u, &host, &n);
+    if (n == hl->klen && memcmp(host, hl->key, n) == 0)
+        return hl->name;
+    hl->name = hostview_host(host, n, &hl->hv) && some;
+    hl->serial = ++serials;
+    hl->klen = n;
+    if (n <= HOSTVIEW_LAST_KEY)
+        memcpy(hl->key, host, n);
+    else
+        hl->klen = SIZE_MAX;
+    return hl->name;
 }
 
 urisan_flags hostview_link_flags(const char *uri, size_t len,

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "urisan.h"
 #include "json.h"
@@ -75,6 +76,29 @@ bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostv
 
 /* The same for a host given as it is written (percent-escapes allowed). */
 bool hostview_host(const char *host, size_t len, hostview *hv);
+
+/*
+ * The view of the last host one stream of lines asked about, kept by its
+ * reader (issue 17: in a log, half the lines name the host of the line
+ * before). A host whose bytes are the last one's is not looked at again:
+ * hv and name stay as they are. serial changes whenever hv does, and is
+ * never the same twice in a thread (0: nothing viewed yet), so a writer
+ * may keep text made from hv under it.
+ */
+#define HOSTVIEW_LAST_KEY 64   /* longer hosts are viewed each time */
+typedef struct {
+    hostview hv;
+    bool name;                 /* what the view of key returned */
+    size_t klen;               /* key[0..klen): the host; SIZE_MAX: none */
+    char key[HOSTVIEW_LAST_KEY];
+    uint64_t serial;
+} hostview_last;
+
+/* Start hl empty. */
+void hostview_last_init(hostview_last *hl);
+
+/* hostview_uri_parsed into hl->hv, unless the host is hl's last one. */
+bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl);
 
 /* hostview_host without its shortcuts: every host through libidn2 and
    ICU, every registrable domain from libpsl (no cache). The same answer,

@@ -94,6 +94,29 @@ bool cli_buf_reserve(cli_buf *b, size_t n)
     return true;
 }
 
+/* "00" "01" ... "99": two digits a step */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* The decimal digits of v, ending just before end; returns where they start. */
+static char *digits_before(char *end, uint64_t v)
+{
+    while (v >= 100) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * v, 2);
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
 bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     if (cli_buf_room(b, 20)) {
@@ -101,21 +124,13 @@ bool cli_buf_addu(cli_buf *b, uint64_t v)
         size_t n = 1;
         for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
             n++;
-        char *o = b->p + b->len + n;
-        do {
-            *--o = (char)('0' + (v % 10));
-            v /= 10;
-        } while (v != 0);
+        (void)digits_before(b->p + b->len + n, v);
         b->len += n;
         return true;
     }
     char tmp[20]; /* UINT64_MAX has 20 digits */
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + (v % 10));
-        v /= 10;
-    } while (v != 0);
-    return cli_buf_add(b, tmp + i, sizeof tmp - i);
+    char *o = digits_before(tmp + sizeof tmp, v);
+    return cli_buf_add(b, o, (size_t)(tmp + sizeof tmp - o));
 }
 
 /* ------------------------------------------------------------------ */
