@@ -39,7 +39,6 @@ typedef struct {
     const char *in;
     size_t len, full_len;
     bool truncated;
-    bool plain;                /* json_plain_len: in is its own JSON text */
     urisan_uri uri;            /* the input as written */
     urisan_report rep;         /* flags: the union over input, resolved, merge */
     urisan_decision dec;
@@ -106,6 +105,9 @@ static void judge(check_ctx *c, check_result *r)
 typedef struct {
     const check_ctx *c;
     const check_result *r;
+    /* is the input its own JSON text (json_plain_len)? -1: not known
+       yet; the first key that writes the input learns it */
+    signed char *plain;
 } check_row;
 
 #define ROW(v) const check_row *row = (v); const check_result *r = row->r
@@ -113,10 +115,15 @@ typedef struct {
 static void put_uri(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (r->plain)
+    if (*row->plain < 0) {
+        bool plain;
+        json_quote_scan(b, r->in, r->len, &plain);
+        *row->plain = plain;
+    } else if (*row->plain) {
         json_quote_plain(b, r->in, r->len);
-    else
+    } else {
         json_quote(b, r->in, r->len);
+    }
 }
 static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->uri.valid != 0); }
 /* What valid and error are written from (their run in check_fields). */
@@ -133,7 +140,13 @@ static void put_error(cli_buf *b, const void *v)
     ROW(v);
     cli_jv_error(b, r->uri.valid ? NULL : &r->uri.error);
 }
-static void put_components(cli_buf *b, const void *v) { ROW(v); cli_jv_components(b, r->in, &r->uri, r->plain); }
+static void put_components(cli_buf *b, const void *v)
+{
+    ROW(v);
+    if (*row->plain < 0)
+        *row->plain = json_plain_len(r->in, r->len) == r->len;
+    cli_jv_components(b, r->in, &r->uri, *row->plain != 0);
+}
 static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->rep); }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
 /* What flags, verdict, reasons, deny_reasons and flag_reasons are written
@@ -370,8 +383,8 @@ static bool check_one(void *ctx, const char *in, size_t len,
     }
     if (!c->json)
         return write_text(c, &r);
-    r.plain = json_plain_len(in, len) == len;
-    check_row row = { c, &r };
+    signed char plain = -1;
+    check_row row = { c, &r, &plain };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
 }
 

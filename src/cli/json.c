@@ -10,10 +10,7 @@
 #endif
 
 /* lim for the other fields (json.h) */
-static void set_lim(cli_buf *b)
-{
-    b->lim = b->failed ? b->len : b->cap < b->max ? b->cap : b->max;
-}
+#define set_lim cli_buf_set_lim
 
 void cli_buf_init(cli_buf *b, size_t max)
 {
@@ -43,19 +40,6 @@ void cli_buf_clear(cli_buf *b)
 void cli_buf_fail(cli_buf *b)
 {
     b->failed = true;
-    set_lim(b);
-}
-
-void cli_buf_rewind(cli_buf *b, size_t len)
-{
-    b->len = len;
-    b->failed = false;
-    set_lim(b);
-}
-
-void cli_buf_set_max(cli_buf *b, size_t max)
-{
-    b->max = max;
     set_lim(b);
 }
 
@@ -366,6 +350,31 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
     o[n + 1] = '"';
     b->len += n + 2;
     return true;
+}
+
+bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (n >= 16 && (cli_buf_room(b, n + 2) || cli_buf_reserve(b, n + 2))) {
+        /* 16 bytes a step, each checked before it is copied; the last
+           step ends at n (it may cover bytes copied already) */
+        char *o = b->p + b->len + 1;
+        size_t i = 0;
+        while (i + 16 < n && plain16(s + i)) {
+            memcpy(o + i, s + i, 16);
+            i += 16;
+        }
+        if (i + 16 >= n && plain16(s + n - 16)) {
+            memcpy(o + n - 16, s + n - 16, 16);
+            o[-1] = '"';
+            o[n] = '"';
+            b->len += n + 2;
+            *plain = true;
+            return true;
+        }
+    }
+    *plain = json_plain_len(str, n) == n;
+    return *plain ? json_quote_plain(b, str, n) : json_quote(b, str, n);
 }
 
 bool json_escape(cli_buf *b, const char *str, size_t n)

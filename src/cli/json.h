@@ -50,10 +50,24 @@ void cli_buf_clear(cli_buf *b);
 bool cli_buf_reserve(cli_buf *b, size_t n);
 /* Mark b failed (a line too large, a misuse): appends fail until cleared. */
 void cli_buf_fail(cli_buf *b);
+/* b->lim from the fields above (json.c and the two below). */
+static inline void cli_buf_set_lim(cli_buf *b)
+{
+    b->lim = b->failed ? b->len : b->cap < b->max ? b->cap : b->max;
+}
 /* Keep only b->p[0..len) (len <= b->len) and forget a failure. */
-void cli_buf_rewind(cli_buf *b, size_t len);
+static inline void cli_buf_rewind(cli_buf *b, size_t len)
+{
+    b->len = len;
+    b->failed = false;
+    cli_buf_set_lim(b);
+}
 /* A new max (>= len). */
-void cli_buf_set_max(cli_buf *b, size_t max);
+static inline void cli_buf_set_max(cli_buf *b, size_t max)
+{
+    b->max = max;
+    cli_buf_set_lim(b);
+}
 /* Remove the first n (<= len) bytes. */
 void cli_buf_drop(cli_buf *b, size_t n);
 
@@ -131,6 +145,9 @@ bool json_quote(cli_buf *b, const char *s, size_t n);
 size_t json_plain_len(const char *s, size_t n);
 /* json_quote of s[0..n) that json_plain_len() found plain: a copy. */
 bool json_quote_plain(cli_buf *b, const char *s, size_t n);
+/* json_quote of s[0..n), and *plain := json_plain_len(s, n) == n, found
+   while it copies (one pass over a plain s). */
+bool json_quote_scan(cli_buf *b, const char *s, size_t n, bool *plain);
 
 #define JSON_MAX_DEPTH 16
 

@@ -130,11 +130,18 @@ void cli_jv_verdict(cli_buf *b, urisan_verdict v)
         name_keep(b, &names, (unsigned)v, urisan_verdict_name(v));
 }
 
+static _Thread_local name_table host_type_names;
+
+/* cli_jv_host_type, inlined in cli_jv_components */
+static inline void host_type(cli_buf *b, urisan_host_type t)
+{
+    if (!name_hit(b, &host_type_names, (unsigned)t))
+        name_keep(b, &host_type_names, (unsigned)t, urisan_host_type_name(t));
+}
+
 void cli_jv_host_type(cli_buf *b, urisan_host_type t)
 {
-    static _Thread_local name_table names;
-    if (!name_hit(b, &names, (unsigned)t))
-        name_keep(b, &names, (unsigned)t, urisan_host_type_name(t));
+    host_type(b, t);
 }
 
 void cli_jv_bool(cli_buf *b, bool v)
@@ -278,7 +285,7 @@ void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool pla
         o = plain_span(o, &k_host, in, u->host);
         memcpy(o, k_host_type.text, sizeof k_host_type.text);
         b->len = (size_t)(o + k_host_type.len - b->p);
-        cli_jv_host_type(b, u->host_type);
+        host_type(b, u->host_type);
         if (!cli_buf_room(b, need)) {
             cli_buf_fail(b);
             return;
