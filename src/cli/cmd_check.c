@@ -285,7 +285,7 @@ COMPONENT(fragment, cli_jv_span(b, r->in, r->uri.fragment))
 static const cli_field check_fields[] = {
     { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
     { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false",
-      .run_len = 1, .run_key = validity_run_key },
+      .run_len = 1, .run_key = validity_run_key, .run_last = true },
     { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
     { .name = "components", .put = put_components, .fb = CLI_FB_TEXT, .fb_text = "null" },
     { .name = "host_ip", .put = put_host_ip, .fb = CLI_FB_TEXT, .fb_text = "null" },

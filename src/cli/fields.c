@@ -10,7 +10,9 @@
    (serve and milter write from several), direct-mapped, no lock, no
    allocation; a run longer than RUN_TEXT is written each time. */
 #define RUN_SLOTS 64
-#define RUN_TEXT 440
+#define RUN_TEXT 448
+#define RUN_STEP 32   /* a kept run is copied RUN_STEP bytes at a time */
+_Static_assert(RUN_TEXT % RUN_STEP == 0, "a run's text is whole steps");
 typedef struct {
     const cli_field *f;            /* the run's first field */
     uint64_t key[CLI_RUN_KEY];
@@ -18,8 +20,8 @@ typedef struct {
     char text[RUN_TEXT];
 } run_slot;
 static _Thread_local run_slot run_memo[RUN_SLOTS];
-/* The runs with run_last, by field (a few tables have one). */
-#define LAST_SLOTS 4
+/* The runs with run_last, by their place in the line (mod LAST_SLOTS). */
+#define LAST_SLOTS 8
 static _Thread_local run_slot last_memo[LAST_SLOTS];
 
 static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)
@@ -166,6 +168,28 @@ static size_t run_index(const cli_field *f, const uint64_t key[CLI_RUN_KEY])
     return (size_t)(h >> 58) & (RUN_SLOTS - 1);
 }
 
+static inline bool same_key(const uint64_t a[CLI_RUN_KEY], const uint64_t b[CLI_RUN_KEY])
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < CLI_RUN_KEY; i++)
+        d |= a[i] ^ b[i];
+    return d == 0;
+}
+
+/* The kept bytes of m into b: whole steps (the text array holds them;
+   only m->len count) when the buffer has room for them. */
+static inline void copy_kept(cli_buf *b, const run_slot *m)
+{
+    if (!cli_buf_room(b, RUN_TEXT)) {
+        cli_buf_add(b, m->text, m->len);
+        return;
+    }
+    char *o = b->p + b->len;
+    for (size_t k = 0; k < m->len; k += RUN_STEP)
+        memcpy(o + k, m->text + k, RUN_STEP);
+    b->len += m->len;
+}
+
 /* The run that starts at field i (fs->run[i] != 0): its kept bytes, or
    its fields one by one, kept for the next row with the same key. */
 static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
@@ -173,10 +197,9 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
     const cli_field *f = fs->f[i];
     uint64_t key[CLI_RUN_KEY];
     f->run_key(row, key);
-    run_slot *m = f->run_last ? &last_memo[((uintptr_t)f / sizeof *f) % LAST_SLOTS]
-                              : &run_memo[run_index(f, key)];
-    if (m->len != 0 && m->f == f && memcmp(m->key, key, sizeof key) == 0) {
-        cli_buf_add(b, m->text, m->len);
+    run_slot *m = f->run_last ? &last_memo[i % LAST_SLOTS] : &run_memo[run_index(f, key)];
+    if (m->len != 0 && m->f == f && same_key(m->key, key)) {
+        copy_kept(b, m);
         return;
     }
     size_t start = b->len;
