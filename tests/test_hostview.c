@@ -151,6 +151,66 @@ START_TEST(every_host_of_the_shared_url_lists_gives_the_full_answer)
 }
 END_TEST
 
+/* hostview_uri_last on uri: its view is hostview_uri's; returns whether
+   it looked again (the serial moved). */
+static bool last_view(hostview_last *hl, const char *uri)
+{
+    uint64_t before = hl->serial;
+    urisan_uri u;
+    urisan_parse(uri, strlen(uri), NULL, &u, NULL);
+    bool a = hostview_uri_last(uri, &u, hl);
+    bool b = hostview_uri(uri, strlen(uri), &full);
+    ck_assert_msg(a == b, "return differs for '%s'", uri);
+    ck_assert_msg(hl->hv.is_name == full.is_name && hl->hv.why == full.why &&
+                  hl->hv.flags == full.flags, "facts differ for '%s'", uri);
+    ck_assert_str_eq(hl->hv.unicode, full.unicode);
+    ck_assert_str_eq(hl->hv.skeleton, full.skeleton);
+    ck_assert_str_eq(hl->hv.registrable, full.registrable);
+    ck_assert_str_eq(hl->hv.imitates, full.imitates);
+    ck_assert_msg(hl->serial != 0, "no serial after '%s'", uri);
+    return hl->serial != before;
+}
+
+START_TEST(the_last_host_is_looked_at_again_only_when_its_bytes_change)
+{
+    static hostview_last hl;
+    hostview_last_init(&hl);
+    ck_assert(last_view(&hl, "http://example.com/a"));
+    ck_assert(!last_view(&hl, "https://example.com:8080/b?c"));
+    ck_assert(!last_view(&hl, "ftp://user@example.com/"));
+    ck_assert(last_view(&hl, "http://EXAMPLE.com/"));        /* other bytes */
+    ck_assert(last_view(&hl, "http://xn--pple-43d.com/"));
+    ck_assert(!last_view(&hl, "http://xn--pple-43d.com/x"));
+    ck_assert(last_view(&hl, "http://[::1]/"));              /* no name: "" */
+    ck_assert(!last_view(&hl, "http://[2001:db8::1]/"));
+    ck_assert(!last_view(&hl, "urn:isbn:0451450523"));       /* no host: "" */
+    ck_assert(last_view(&hl, "mailto:a@example.org"));       /* the address's */
+    ck_assert(!last_view(&hl, "mailto:b@example.org,c@example.net"));
+    ck_assert(last_view(&hl, "mailto:nobody"));
+    /* a host longer than HOSTVIEW_LAST_KEY is looked at every time */
+    char uri[200];
+    char host[HOSTVIEW_LAST_KEY + 8];
+    for (size_t i = 0; i < sizeof host - 1; i++)   /* labels of 7 */
+        host[i] = i % 8 == 7 ? '.' : 'a';
+    host[sizeof host - 1] = '\0';
+    memcpy(host + sizeof host - 5, ".com", 4);
+    snprintf(uri, sizeof uri, "http://%s/", host);
+    ck_assert(last_view(&hl, uri));
+    ck_assert(last_view(&hl, uri));
+    /* one of exactly HOSTVIEW_LAST_KEY bytes is kept */
+    host[HOSTVIEW_LAST_KEY] = '\0';
+    memcpy(host + HOSTVIEW_LAST_KEY - 4, ".com", 4);
+    snprintf(uri, sizeof uri, "http://%s/", host);
+    ck_assert(last_view(&hl, uri));
+    ck_assert(!last_view(&hl, uri));
+    /* serials are never reused: a second reader starts past the first */
+    static hostview_last other;
+    hostview_last_init(&other);
+    ck_assert(last_view(&other, "http://example.com/"));
+    ck_assert_uint_gt(other.serial, hl.serial);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostview");
@@ -160,6 +220,7 @@ int main(void)
     tcase_add_test(t, hand_picked_hosts_give_the_full_answer);
     tcase_add_test(t, lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer);
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
+    tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -9,9 +9,11 @@
 /* The texts of a view in one entry: the key (the host as written), then
    the Unicode, ASCII and skeleton forms unless equal to one before them
    (an ASCII host is its own Unicode and ASCII form, and usually its own
-   skeleton), then the imitated name. The registrable domain is a suffix
-   of the ASCII form (libpsl answers with a pointer into it): its length
-   is enough. */
+   skeleton) or, for the skeleton, made from the ASCII form by
+   hostview_skeleton_ascii's table (a few instructions a byte: made
+   again on a hit), then the imitated name. The registrable domain is a
+   suffix of the ASCII form (libpsl answers with a pointer into it): its
+   length is enough. */
 #define HM_TEXT HOSTMEMO_KEY_MAX
 #define HM_COPY 64   /* forms shorter than this are one fixed-size copy */
 enum {
@@ -24,6 +26,8 @@ enum {
     HM_A_IS_U = 64,     /* ascii is unicode */
     HM_S_IS_U = 128,    /* skeleton is unicode */
 };
+/* hm_entry.why: hostview.why (HOSTVIEW_*, below HM_S_TABLE) and */
+#define HM_S_TABLE 0x80u   /* the skeleton is hostview_skeleton_ascii(ascii) */
 typedef struct {
     urisan_flags flags;
     unsigned char klen;   /* 0: an empty entry */
@@ -153,13 +157,20 @@ static void fill(hostview *hv, const hm_entry *e)
         t += e->alen;
     }
     s = u;
-    if (!(e->bits & HM_S_IS_U)) {
+    bool table = (e->why & HM_S_TABLE) != 0;
+    if (!(e->bits & HM_S_IS_U) && !table) {
         s = t;
         t += e->slen;
     }
     put_text(hv->unicode, u, e->ulen);
     put_text(hv->ascii, a, e->alen);
-    put_text(hv->skeleton, s, e->slen);
+    if (table) {
+        bool jplain;
+        (void)hostview_skeleton_ascii(hv->ascii, e->alen, hv->skeleton, sizeof hv->skeleton,
+                                      &jplain);
+    } else {
+        put_text(hv->skeleton, s, e->slen);
+    }
     put_text(hv->imitates, t, e->ilen);
     put_text(hv->registrable, a + e->alen - e->rlen, e->rlen);
     hv->unicode_len = e->ulen;
@@ -171,7 +182,8 @@ static void fill(hostview *hv, const hm_entry *e)
     hv->invisible = (e->bits & HM_INVISIBLE) != 0;
     hv->uts46 = (e->bits & HM_UTS46) != 0;
     hv->json_plain = (e->bits & HM_JPLAIN) != 0;
-    hv->why = e->why;
+    hv->why = e->why & ~HM_S_TABLE;
+    hv->skeleton_table = table;
     hv->flags = e->flags;
 }
 
@@ -215,7 +227,7 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
     size_t ul = hv->unicode_len, sl = hv->skeleton_len, il = hv->imitates_len;
     size_t rl = hv->registrable_len, al = strlen(hv->ascii);
     if (len == 0 || len > HM_TEXT || ul > HM_TEXT || al > HM_TEXT || sl > HM_TEXT ||
-        il > HM_TEXT || rl > al || hv->why > 255 ||
+        il > HM_TEXT || rl > al || hv->why >= HM_S_TABLE ||
         memcmp(hv->ascii + al - rl, hv->registrable, rl) != 0)
         return;
     hm_table *t = table();
@@ -231,11 +243,16 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
         e.bits |= HM_A_IS_U;
     if (same(hv->skeleton, sl, hv->unicode, ul))
         e.bits |= HM_S_IS_U;
+    /* the table's skeleton is made again on a hit only when its text
+       does not fit */
+    size_t need = len + (e.bits & HM_U_IS_KEY ? 0 : ul) + (e.bits & HM_A_IS_U ? 0 : al) +
+                  (e.bits & HM_S_IS_U ? 0 : sl) + il;
+    bool table = !(e.bits & HM_S_IS_U) && hv->skeleton_table && need > HM_TEXT;
     size_t o = 0;
     if (!add_text(&e, &o, false, host, len) ||
         !add_text(&e, &o, e.bits & HM_U_IS_KEY, hv->unicode, ul) ||
         !add_text(&e, &o, e.bits & HM_A_IS_U, hv->ascii, al) ||
-        !add_text(&e, &o, e.bits & HM_S_IS_U, hv->skeleton, sl) ||
+        !add_text(&e, &o, (e.bits & HM_S_IS_U) || table, hv->skeleton, sl) ||
         !add_text(&e, &o, false, hv->imitates, il))
         return;
     e.flags = hv->flags;
@@ -245,7 +262,7 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
     e.slen = (unsigned char)sl;
     e.ilen = (unsigned char)il;
     e.rlen = (unsigned char)rl;
-    e.why = (unsigned char)hv->why;
+    e.why = (unsigned char)(hv->why | (table ? HM_S_TABLE : 0));
     /* the newest first; the oldest of the set goes */
     size_t set = set_of(hash);
     memmove(&t->hash[set][1], &t->hash[set][0], (HOSTMEMO_WAYS - 1) * sizeof t->hash[set][0]);

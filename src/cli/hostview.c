@@ -476,7 +476,7 @@ static void judge_labels(hostview *hv)
 
 /* The skeleton of an ASCII host from ascii_skel (as ICU writes it, ""
    when it does not fit); false when a byte has no entry there. */
-static bool skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
+bool hostview_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
 {
     size_t o = 0;
     bool jbad = false;
@@ -562,7 +562,9 @@ static void view_ascii(hostview *hv, const char *raw, size_t n, bool jplain)
     memcpy(hv->ascii, raw, n + 1);
     memcpy(hv->unicode, raw, n + 1);
     bool skel_plain = true;   /* "" when ICU is not there */
-    if (spoof != NULL && !skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain)) {
+    hv->skeleton_table = spoof != NULL &&
+                         hostview_skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain);
+    if (spoof != NULL && !hv->skeleton_table) {
         skel_plain = false;
         UErrorCode st = U_ZERO_ERROR;
         int32_t k = uspoof_getSkeletonUTF8(spoof, 0, raw, -1, hv->skeleton,
@@ -612,6 +614,7 @@ static bool view_host(const char *host, size_t len, hostview *hv, bool shortcut)
 {
     hostview_init();
     hv->is_name = hv->idn = hv->invisible = hv->uts46 = hv->json_plain = false;
+    hv->skeleton_table = false;
     hv->why = 0;
     hv->flags = 0;
     hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';

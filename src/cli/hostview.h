@@ -49,6 +49,8 @@ typedef struct {
     bool uts46;                    /* UTS #46 removes or maps a code point
                                       of it beyond case (host_uts46) */
     urisan_flags flags;            /* homograph, invisible_char */
+    bool skeleton_table;           /* skeleton is hostview_skeleton_ascii
+                                      of ascii (a plain ASCII host) */
     bool json_plain;               /* unicode, skeleton, imitates and
                                       registrable are printable ASCII
                                       without '"' or '\\': each is its
@@ -104,6 +106,11 @@ bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl);
    ICU, every registrable domain from libpsl (no cache). The same answer,
    slower; tests compare the two. */
 bool hostview_host_full(const char *host, size_t len, hostview *hv);
+
+/* The TR39 skeleton of an ASCII host h[0..n) from a table of each byte's
+   (as ICU writes it; "" when it does not fit in cap): false when a byte
+   has none there. *jplain: the skeleton is its own JSON text. */
+bool hostview_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain);
 
 /* Does text[0..len) (UTF-8) hold a zero-width or bidi control character
    (U+200B-200F, U+202A-202E, U+2060-2064, U+2066-2069, U+FEFF, U+061C,
