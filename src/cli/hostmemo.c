@@ -126,23 +126,6 @@ static inline void put_text(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-/* a[0..n) == b[0..n), 8 bytes at a time (the last word may overlap the
-   one before; nothing outside either is read). */
-static inline bool same_bytes(const char *a, const char *b, size_t n)
-{
-    if (n < 8)
-        return memcmp(a, b, n) == 0;
-    uint64_t x, y, d = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        d |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (d | (x ^ y)) == 0;
-}
-
 static void fill(hostview *hv, const hm_entry *e)
 {
     const char *t = e->text + e->klen;
@@ -197,7 +180,7 @@ bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv)
         if (tags[w] != hash)
             continue;
         const hm_entry *e = &memo->e[set][w];
-        if (e->klen == len && same_bytes(e->text, host, len)) {
+        if (e->klen == len && hostmemo_same(e->text, host, len)) {
             fill(hv, e);
             return true;
         }

@@ -22,12 +22,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hostview.h"
 
 #define HOSTMEMO_SETS 8192u
 #define HOSTMEMO_WAYS 8u
 #define HOSTMEMO_KEY_MAX 48    /* longer hosts are not kept */
+
+/* a[0..n) == b[0..n), 8 bytes at a time (the last word may overlap the
+   one before; nothing outside either is read): the compare of a host
+   with a kept one (here and hostview_last). */
+static inline bool hostmemo_same(const char *a, const char *b, size_t n)
+{
+    if (n < 8)
+        return memcmp(a, b, n) == 0;
+    uint64_t x, y, d = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (d | (x ^ y)) == 0;
+}
 
 /* 32 bits of a host's bytes (also the registrable-domain cache's). */
 uint32_t hostmemo_hash(const char *s, size_t n);

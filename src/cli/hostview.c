@@ -746,7 +746,7 @@ bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
     const char *host;
     size_t n;
     bool some = uri_host(uri, u, &host, &n);
-    if (n == hl->klen && memcmp(host, hl->key, n) == 0)
+    if (n == hl->klen && hostmemo_same(host, hl->key, n))
         return hl->name;
     hl->name = hostview_host(host, n, &hl->hv) && some;
     hl->serial = ++serials;

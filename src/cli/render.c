@@ -199,12 +199,20 @@ static void render_flags(cli_buf *b, const void *arg)
     cli_buf_addc(b, ']');
 }
 
-void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
+static __attribute__((noinline)) void host_ip_text(cli_buf *b, const urisan_report *r)
 {
     char ip[64];
     size_t iplen = 0;
-    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &iplen) == URISAN_OK)
+    if (urisan_format_ip(r, ip, sizeof ip, &iplen) == URISAN_OK)
         json_quote(b, ip, iplen);
+    else
+        cli_buf_lit(b, "null");
+}
+
+void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
+{
+    if (r->ip_family != 0)
+        host_ip_text(b, r);   /* apart: most hosts are names */
     else
         cli_buf_lit(b, "null");
 }
