@@ -106,6 +106,13 @@ static ANALYZE_INLINE urisan_flags families(const char *in, size_t len, const ur
 static inline bool prefilter(const char *in, size_t len, const urisan_uri *uri, unsigned sum,
                              unsigned *pre)
 {
+    if (sum & SCAN_SUM_PLAIN) {
+        /* uri is the fast path's parse of this very in/len: valid, and
+           its spans fit as the checks below demand (parse_fast.h); no odd
+           byte but "%"; whether the path has "/." is known */
+        *pre = PRE_PLAIN | ((sum & SCAN_SUM_SLASH_DOT) ? 0 : PRE_NO_SLASH_DOT);
+        return len != 0 && (sum & SCAN_SUM_PCT) == 0;
+    }
     if (!uri->valid || uri->error.code != URISAN_OK || len == 0)
         return false;
     urisan_span sch = uri->scheme, host = uri->host, path = uri->path;
@@ -120,11 +127,6 @@ static inline bool prefilter(const char *in, size_t len, const urisan_uri *uri, 
         return false;
     if (uri->port.off != URISAN_ABSENT && uri->port.len > 0 && !span_ok(uri->port, len))
         return false;
-    if (sum & SCAN_SUM_PLAIN) {
-        /* no odd byte but "%"; whether the path has "/." is known */
-        *pre = PRE_PLAIN | ((sum & SCAN_SUM_SLASH_DOT) ? 0 : PRE_NO_SLASH_DOT);
-        return (sum & SCAN_SUM_PCT) == 0;
-    }
     bool odd, pairs;
     simd_plain_summary(in, len, &odd, &pairs);
     *pre = PRE_PLAIN | (pairs ? 0 : PRE_NO_SLASH_DOT | PRE_NO_DASH_DASH);

@@ -163,7 +163,9 @@ static ALWAYS_INLINE uint32_t urisan_port_number(const char *s, size_t n)
 
 /* urisan_parse that also gives the summary (*sum; 0 when the full parser
    ran), and urisan_analyze that takes it (sum 0: none). Only for one
-   in/len parsed and analysed in the same call (urisan_check). */
+   in/len parsed and analysed in the same call (urisan_check): with
+   SCAN_SUM_PLAIN the analysis takes the parse's spans as they are,
+   without checking them against in/len again. */
 urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *lim,
                                urisan_uri *u, urisan_error *err, unsigned *sum);
 urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
