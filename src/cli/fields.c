@@ -136,8 +136,8 @@ int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
     return rc;
 }
 
-/* write_key when the buffer must grow or the key is long. */
-static void write_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i)
+/* cli_fields_key when the buffer must grow or the key is long. */
+void cli_fields_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i)
 {
     if (fs->klen[i] != 0) {
         cli_buf_add(b, fs->key[i], fs->klen[i]);
@@ -145,18 +145,6 @@ static void write_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i)
         cli_buf_lit(b, ",\"");
         cli_buf_adds(b, fs->f[i]->name);
         cli_buf_lit(b, "\":");
-    }
-}
-
-/* The key of field i with its comma: ,"name": */
-static inline void write_key(cli_buf *b, const cli_fieldset *fs, size_t i)
-{
-    if (fs->klen[i] != 0 && cli_buf_room(b, CLI_FIELD_KEY_MAX)) {
-        /* a fixed-size copy (no call), then the length that counts */
-        memcpy(b->p + b->len, fs->key[i], CLI_FIELD_KEY_MAX);
-        b->len += fs->klen[i];
-    } else {
-        write_key_slow(b, fs, i);
     }
 }
 
@@ -203,9 +191,13 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
         return;
     }
     size_t start = b->len;
-    for (size_t k = i; k <= i + fs->run[i]; k++) {
-        write_key(b, fs, k);
-        fs->f[k]->put(b, row);
+    if (f->run_put != NULL) {
+        f->run_put(b, row, fs, i);
+    } else {
+        for (size_t k = i; k <= i + fs->run[i]; k++) {
+            cli_fields_key(b, fs, k);
+            fs->f[k]->put(b, row);
+        }
     }
     size_t n = b->len - start;
     if (b->failed || n == 0 || n > RUN_TEXT)
@@ -231,7 +223,7 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
             }
             if (f->present != NULL && !f->present(row))
                 continue;
-            write_key(b, fs, i);
+            cli_fields_key(b, fs, i);
             f->put(b, row);
         }
     } else {
@@ -239,7 +231,7 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
             const cli_field *f = fs->f[i];
             if (f->fb == CLI_FB_OMIT)
                 continue;
-            write_key(b, fs, i);
+            cli_fields_key(b, fs, i);
             if (f->fb == CLI_FB_TEXT)
                 cli_buf_adds(b, f->fb_text);
             else if (f->fb == CLI_FB_FN)

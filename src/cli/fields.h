@@ -27,6 +27,8 @@ typedef void (*cli_field_put)(cli_buf *b, const void *row);
 
 #define CLI_RUN_KEY 4   /* 64-bit words of a run's key */
 
+struct cli_fieldset;
+
 typedef enum {
     CLI_FB_PUT = 0,   /* the fallback line has the field's own value (put) */
     CLI_FB_TEXT,      /* ... the JSON text fb_text */
@@ -61,12 +63,17 @@ typedef struct {
        on half the lines of a log): only its last bytes are kept, in a
        slot of their own, where they evict no other run's */
     bool run_last;
+    /* NULL, or the run's fields written in one call, their keys too
+       (cli_fields_key): the bytes of their keys and puts one after
+       another, with less work (check's host view, written on every
+       line whose host differs from the line before) */
+    void (*run_put)(cli_buf *b, const void *row, const struct cli_fieldset *fs, size_t i);
 } cli_field;
 
 #define CLI_FIELDS_MAX 64
 #define CLI_FIELD_KEY_MAX 32   /* ,"name": of a field, written in one copy */
 
-typedef struct {
+typedef struct cli_fieldset {
     const cli_field *f[CLI_FIELDS_MAX];
     /* ,"name": (the first key's comma becomes the line's '{'); keys of
        names too long for it are written piece by piece (klen 0) */
@@ -85,6 +92,19 @@ typedef struct {
  */
 int cli_fields_select(const char *cmd, const cli_field *table, size_t n,
                       unsigned mode, const char *list, cli_fieldset *out);
+
+/* The key of field i with its comma, ,"name": (the first key's comma
+   becomes the line's '{'): one fixed-size copy when it fits. */
+void cli_fields_key_slow(cli_buf *b, const cli_fieldset *fs, size_t i);
+static inline void cli_fields_key(cli_buf *b, const cli_fieldset *fs, size_t i)
+{
+    if (fs->klen[i] != 0 && cli_buf_room(b, CLI_FIELD_KEY_MAX)) {
+        memcpy(b->p + b->len, fs->key[i], CLI_FIELD_KEY_MAX);
+        b->len += fs->klen[i];
+    } else {
+        cli_fields_key_slow(b, fs, i);
+    }
+}
 
 /* Comma-separated names of table[0..n) (for usage and errors) into b. */
 void cli_fields_names(cli_buf *b, const cli_field *table, size_t n);
