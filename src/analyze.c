@@ -71,21 +71,24 @@ static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
  * of u inside in[0..len). cls: the kinds of odd byte the input holds
  * (SCAN_*; 0 from the prefilter); pre: what the prefilter knows (PRE_*).
  * The one implementation: the prefilter's answer only lets it skip what
- * cannot fire (inlined there with cls 0, so those tests fold away).
+ * cannot fire (inlined there with cls 0, so those tests fold away). With
+ * PRE_FAST_PARSED the scheme and authority rules see no odd byte (acls 0),
+ * as none lies there.
  */
 static ANALYZE_INLINE urisan_flags families(const char *in, size_t len, const urisan_uri *u,
                                             const urisan_policy *pol, unsigned cls, unsigned pre,
                                             urisan_report *out)
 {
+    unsigned acls = (pre & PRE_FAST_PARSED) ? 0 : cls;
     urisan_flags f = path_flags(in, u->path, pre);
     f |= userinfo_flags(in, u->userinfo);
     f |= port_flags(in, u, pol);
     if (cls & SCAN_PCT)
         f |= encoded_slash(in, u);
-    f |= host_flags(in, len, u, cls, pre, out);
+    f |= host_flags(in, len, u, acls, pre, out);
     scheme_info si;
-    f |= scheme_flags(in, len, u, cls, pre, pol, &si);
-    if (ambiguous(in, len, u, &si, cls, pre))
+    f |= scheme_flags(in, len, u, acls, pre, pol, &si);
+    if (ambiguous(in, len, u, &si, acls, pre))
         f |= F(AMBIGUOUS_AUTHORITY);
     return f;
 }
@@ -199,7 +202,7 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     f |= scan_bytes(in, len, &cls);
     urisan_uri u;
     spans_checked(uri, len, &u);
-    f |= families(in, len, &u, pol, cls, 0, out);
+    f |= families(in, len, &u, pol, cls, (sum & SCAN_SUM_PLAIN) ? PRE_FAST_PARSED : 0, out);
     if (nested_gate(in, len, uri, sum) && urisan_nested_any(in, len, uri))
         f |= F(NESTED_URL);
     out->flags = implications(f);

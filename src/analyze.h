@@ -60,5 +60,10 @@ typedef struct {
 
 #define PRE_PLAIN        4u /* valid, no odd byte, the spans fit (then a
                                scheme starts the input, followed by ":") */
+#define PRE_FAST_PARSED  8u /* the parse's fast path took the input (its
+                               summary, SCAN_SUM_PLAIN): valid, and its odd
+                               bytes are escapes in the path, query or
+                               fragment - the scheme and the authority
+                               hold none */
 
 #endif
