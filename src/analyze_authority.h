@@ -146,8 +146,9 @@ static ANALYZE_INLINE bool host_ambiguous(const char *in, const urisan_uri *u, i
             if (is_escape_at(h, host.len, j))
                 return true;
     }
-    return kind == SCH_FILE && (urisan_ieq(h, host.len, "localhost") ||
-                                (host.len == 9 && memcmp(h, "127.0.0.1", 9) == 0));
+    /* both names are 9 bytes long: most hosts need no compare */
+    return kind == SCH_FILE && host.len == 9 &&
+           (urisan_ieq(h, host.len, "localhost") || memcmp(h, "127.0.0.1", 9) == 0);
 }
 
 /* ambiguous_authority (SPEC 3). si: the parsed scheme's kind and end. */
