@@ -50,6 +50,8 @@ static int add(cli_fieldset *out, const cli_field *f)
     out->f[out->n] = f;
     size_t k = strlen(f->name);
     char *key = out->key[out->n];
+    /* all of it set: cli_fields_key copies CLI_FIELD_KEY_MAX bytes */
+    memset(key, 0, CLI_FIELD_KEY_MAX);
     out->klen[out->n] = 0;
     if (k + 4 <= CLI_FIELD_KEY_MAX) {
         key[0] = ',';
