@@ -89,6 +89,28 @@ void hostmemo_free(void)
     memo = NULL;
 }
 
+/* A word of the last n - i (1..7) bytes of s[0..n), without a call:
+   from loads that stay inside s[0..n). On a little-endian machine it is
+   those bytes, zero above (what memcpy(&w, s + i, n - i) into w = 0
+   gives); elsewhere another function of them, as good for a hash. */
+static inline uint64_t tail_word(const char *s, size_t n, size_t i)
+{
+    size_t t = n - i;
+    const unsigned char *u = (const unsigned char *)s;
+    if (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s + n - 8, 8);
+        return w >> (8 * (8 - t));
+    }
+    if (n >= 4) {   /* i == 0: two words of 4 that overlap */
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        return (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+    }
+    return (uint64_t)u[0] | (uint64_t)u[n / 2] << (8 * (n / 2)) | (uint64_t)u[n - 1] << (8 * (n - 1));
+}
+
 uint32_t hostmemo_hash(const char *s, size_t n)
 {
     /* 8 bytes a step (a multiply-xor mix), the tail zero-padded */
@@ -101,9 +123,7 @@ uint32_t hostmemo_hash(const char *s, size_t n)
         x ^= x >> 29;
     }
     if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i);
-        x = (x ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        x = (x ^ tail_word(s, n, i)) * UINT64_C(0x9E3779B97F4A7C15);
         x ^= x >> 29;
     }
     return (uint32_t)(x >> 32);
