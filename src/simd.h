@@ -118,14 +118,20 @@ static inline unsigned simd_special16(__m128i x)
    classifier: whole loads, then the tail from the load that ends at len
    (or a zero-padded copy of a short input). Shared by every mask below;
    cls is a constant at each call, so the compiler inlines it. */
-static inline uint64_t simd_mask64(const char *in, size_t len, size_t b, unsigned (*cls)(__m128i))
+static inline uint64_t simd_mask64(const char *in, size_t len, size_t b, unsigned (*cls)(__m128i),
+                                   bool unroll)
 {
     size_t n = len - b;
-    if (n >= 64) /* a whole block: four loads, no loop */
+    /* unroll (a constant at each call): a whole block in four loads, no
+       loop - for a classifier with few constants; with more (the SSE2
+       special16) the loop is cheaper, gcc keeps them in registers there */
+    if (unroll && n >= 64)
         return (uint64_t)cls(simd_load16(in + b)) |
                (uint64_t)cls(simd_load16(in + b + 16)) << 16 |
                (uint64_t)cls(simd_load16(in + b + 32)) << 32 |
                (uint64_t)cls(simd_load16(in + b + 48)) << 48;
+    if (n > 64)
+        n = 64;
     uint64_t m = 0;
     size_t k = 0;
     for (; k + 16 <= n; k += 16)
@@ -152,7 +158,11 @@ static inline uint64_t simd_mask64(const char *in, size_t len, size_t b, unsigne
 static inline uint64_t simd_special_mask(const char *in, size_t len, size_t b)
 {
 #ifdef URISAN_SIMD_SSE2
-    return simd_mask64(in, len, b, simd_special16);
+#ifdef URISAN_SIMD_SSSE3
+    return simd_mask64(in, len, b, simd_special16, true);
+#else
+    return simd_mask64(in, len, b, simd_special16, false);
+#endif
 #else
     size_t n = len - b;
     return simd_special_scalar(in + b, n > 64 ? 64 : n);
@@ -194,7 +204,7 @@ static inline unsigned simd_odd16(__m128i x)
 static inline uint64_t simd_odd_mask(const char *in, size_t len, size_t b)
 {
 #ifdef URISAN_SIMD_SSE2
-    return simd_mask64(in, len, b, simd_odd16);
+    return simd_mask64(in, len, b, simd_odd16, true);
 #else
     size_t n = len - b;
     return simd_odd_scalar(in + b, n > 64 ? 64 : n);
