@@ -23,6 +23,11 @@
  *  5. check --json: "nested" and "nested_capped" exactly on lines with
  *     nested_url, at most 16 entries of the right shape in the library's
  *     order, capped exactly when the library finds more.
+ *  6. check --json, and --fields lists that cut, reorder and mix the
+ *     host view's keys and valid/error (with --base or not): each of the
+ *     first 64 lines is written as that line alone is on a fresh thread
+ *     (no state of one line leaks into the next: issue 17's kept host
+ *     view and runs; a kept answer equals one made afresh).
  * For `squid-acl`: exactly one reply line per request line; each reply
  * is "[channel-ID SP] OK|ERR ..." with the request's channel-ID (1 to 20
  * digits and a space) echoed, holds no control byte, and is ERR exactly
@@ -32,6 +37,7 @@
  */
 #define _GNU_SOURCE 1
 #include <json-c/json.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -120,6 +126,29 @@ static int run_check(const char *data, size_t n, int json, fuzz_str *out)
     char *argv[] = {a0, json ? a1 : NULL, NULL};
     return run_cmd(cmd_check, argv, data, n, out);
 }
+
+/* --fields lists for the line-by-line comparison (6.): the host view's
+   four keys whole, cut and out of order, valid and error together and
+   apart, the input before and after components. */
+#ifdef URISAN_HAVE_HOSTVIEW
+#define HV4 "host_unicode,host_skeleton,host_imitates,registrable_domain"
+#define HV3 "host_skeleton,host_imitates,registrable_domain"
+#define HV_REV "registrable_domain,host_imitates,host_skeleton,host_unicode"
+#else   /* a command without hostview.c has no such keys */
+#define HV4 "port"
+#define HV3 "host_type"
+#define HV_REV "query"
+#endif
+static const char *const field_lists[] = {
+    NULL,
+    HV4,
+    "valid,error,uri," HV4 ",length",
+    "components,uri," HV3 ",error,valid",
+    "error,valid," HV_REV ",flags,verdict",
+    "uri,flags,verdict," HV4 ",valid,error,host,components",
+};
+#define FIELD_LISTS (sizeof field_lists / sizeof field_lists[0])
+#define ALONE_MAX 64   /* lines compared with their output alone */
 
 /* Lines of LF-terminated text (a last line without LF counts). */
 static size_t count_lines(const char *p, size_t n)
@@ -516,6 +545,82 @@ static void expect_lines(const fuzz_str *out, size_t nlines, const char *what)
                 "%s: %zu input lines, %zu output lines", what, nlines, got);
 }
 
+/* run_cmd on a thread of its own: the commands' per-thread state (the
+   kept host views and runs, hostmemo.c, fields.c) starts empty there. */
+typedef struct {
+    char **argv;
+    const char *data;
+    size_t n;
+    fuzz_str *out;
+} cold_run;
+
+static void *cold_main(void *arg)
+{
+    cold_run *c = arg;
+    (void)run_cmd(cmd_check, c->argv, c->data, c->n, c->out);
+    return NULL;
+}
+
+static void run_check_cold(char **argv, const char *data, size_t n, fuzz_str *out)
+{
+    cold_run c = {argv, data, n, out};
+    pthread_t t;
+    if (pthread_create(&t, NULL, cold_main, &c) != 0 || pthread_join(t, NULL) != 0)
+        abort();
+}
+
+/* 6. check --json (a --fields list and --base chosen by the input's
+   first bytes) writes for each line what it writes for that line alone
+   on a fresh thread: nothing kept from one line (the last host's view,
+   the kept runs of fields.c, the host memo) leaks into the next, and a
+   kept answer is the one made afresh. */
+static void check_lines_alone(const char *in, size_t size)
+{
+    unsigned pick = size > 0 ? (unsigned char)in[0] : 0;
+    pick ^= size > 1 ? (unsigned)(unsigned char)in[1] << 3 : 0;
+    const char *list = field_lists[pick % FIELD_LISTS];
+    char a0[] = "check", a1[] = "--json", a2[] = "--fields", a3[] = "--base";
+    char fl[128], b[sizeof base_uri];
+    memcpy(b, base_uri, sizeof base_uri);
+    char *argv[6];
+    int argc = 0;
+    argv[argc++] = a0;
+    if (list != NULL) {
+        snprintf(fl, sizeof fl, "%s", list);
+        argv[argc++] = a2;
+        argv[argc++] = fl;
+    } else {
+        argv[argc++] = a1;
+    }
+    if ((pick / FIELD_LISTS) % 3 == 1) {
+        argv[argc++] = a3;
+        argv[argc++] = b;
+    }
+    argv[argc] = NULL;
+    fuzz_str all = {0}, one = {0};
+    int rc = run_cmd(cmd_check, argv, in, size, &all);
+    FUZZ_ASSERT(rc == 0 || rc == 1, "check %s: exit status %d", list ? list : "--json", rc);
+    size_t ip = 0, op = 0, lineno = 0;
+    while (ip < size && lineno < ALONE_MAX) {
+        const char *nl = (const char *)memchr(in + ip, '\n', size - ip);
+        size_t ie = nl ? (size_t)(nl - in) + 1 : size;
+        const char *onl = (const char *)memchr(all.p + op, '\n', all.len - op);
+        FUZZ_ASSERT(onl != NULL, "check %s: no output line %zu", list ? list : "--json",
+                    lineno + 1);
+        size_t oe = (size_t)(onl - all.p) + 1;
+        lineno++;
+        run_check_cold(argv, in + ip, ie - ip, &one);
+        FUZZ_ASSERT(one.len == oe - op && memcmp(one.p, all.p + op, one.len) == 0,
+                    "check %s%s: line %zu differs from its output alone on a fresh thread:\n  %.*s\n  %.*s",
+                    list ? list : "--json", argc > 3 ? " --base" : "", lineno,
+                    (int)(oe - op), all.p + op, (int)one.len, one.p);
+        ip = ie;
+        op = oe;
+    }
+    fs_free(&all);
+    fs_free(&one);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = fuzz_dup(data, size);
@@ -532,6 +637,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = run_check(in, size, 0, &out);
     expect_lines(&out, nlines, "check");
     FUZZ_ASSERT(rc == (denied ? 1 : 0), "check: exit status %d", rc);
+    check_lines_alone(in, size);
 
     /* normalize */
     transform_mode nm = {0, {0}};

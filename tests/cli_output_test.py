@@ -123,6 +123,42 @@ def test_fields_leaving_out_host_keys_keeps_idn_flags():
     assert "homograph" in o["flags"] and "idn" in o["flags"], o
 
 
+def test_no_line_takes_anything_from_the_line_before():
+    # check keeps the last host's view (hostview_last) and the bytes of
+    # runs (fields.c: valid+error, the four host view keys) from one line
+    # to the next; each line must be what that line alone gives. Same
+    # host with other ports, userinfo, case and escapes; hosts of 24
+    # (skeleton made again from a memo), 64 and 65 bytes (kept and not);
+    # IP literals, no host, mailto with and without '@'; JSON escapes.
+    h64 = b"a" * 60 + b".com"
+    h65 = b"a" * 61 + b".com"
+    uris = [b"http://example.com/a", b"https://u:p@example.com:8080/b", b"http://EXAMPLE.com/",
+            b"http://ex%61mple.com/", b"http://example.com./", b"http://xn--pple-43d.com/",
+            "http://\u0430pple.com/".encode(), b'http://a"b.com/', b"http://a%22b.com/",
+            b"http://a\\b.com/", b"http://" + b"m" * 20 + b".com/",
+            b"http://" + b"M" * 20 + b".com/", b"http://" + h64 + b"/",
+            b"http://" + h64 + b":81/", b"http://" + h65 + b"/", b"http://" + h65 + b"/x",
+            b"http://[::1]/", b"http://[2001:db8::1]/", b"http://127.0.0.1/", b"urn:isbn:1", b"",
+            b"http:///x", b"mailto:a@example.com", b"mailto:nobody", b"mailto:a@",
+            b"mailto:b@example.com,c@x.net", b"not a uri", b"\x00\xff", b"http://example.com/ x",
+            b"http://example.com/" + b"p" * 9000]
+    seq = (uris + uris[::-1] + [u for pair in zip(uris, uris[1:]) for u in pair] +
+           [u for u in uris for _ in (0, 1)])
+    data = b"\n".join(seq) + b"\n"
+    host = "host_unicode,host_skeleton,host_imitates,registrable_domain"
+    for args in (["--json"], ["--fields", host], ["--fields", "valid,error," + host + ",uri"],
+                 ["--fields", "error,valid,registrable_domain,host_unicode,components,uri"],
+                 ["--fields", "host_skeleton,host_imitates,registrable_domain,valid"],
+                 ["--json", "--base", "http://example.com/b/"], ["--json", "--profile", "ssrf"]):
+        out = run(["check"] + args, data).stdout.split(b"\n")
+        assert len(out) == len(seq) + 1, (args, len(out))
+        alone = {}
+        for u, line in zip(seq, out):
+            if u not in alone:
+                alone[u] = run(["check"] + args, u + b"\n").stdout
+            assert line + b"\n" == alone[u], (args, u[:80], line[:300], alone[u][:300])
+
+
 # ---- buffered output ----
 
 def test_many_lines_cross_the_block_boundary_in_order():
