@@ -129,7 +129,8 @@ def test_no_line_takes_anything_from_the_line_before():
     # to the next; each line must be what that line alone gives. Same
     # host with other ports, userinfo, case and escapes; hosts of 24
     # (skeleton made again from a memo), 64 and 65 bytes (kept and not);
-    # IP literals, no host, mailto with and without '@'; JSON escapes.
+    # IP literals, no host, mailto with and without '@'; JSON escapes; one
+    # error code at two offsets.
     h64 = b"a" * 60 + b".com"
     h65 = b"a" * 61 + b".com"
     uris = [b"http://example.com/a", b"https://u:p@example.com:8080/b", b"http://EXAMPLE.com/",
@@ -141,7 +142,7 @@ def test_no_line_takes_anything_from_the_line_before():
             b"http://[::1]/", b"http://[2001:db8::1]/", b"http://127.0.0.1/", b"urn:isbn:1", b"",
             b"http:///x", b"mailto:a@example.com", b"mailto:nobody", b"mailto:a@",
             b"mailto:b@example.com,c@x.net", b"not a uri", b"\x00\xff", b"http://example.com/ x",
-            b"http://example.com/" + b"p" * 9000]
+            b"http://example.com/xy z", b"http://example.com/" + b"p" * 9000]
     seq = (uris + uris[::-1] + [u for pair in zip(uris, uris[1:]) for u in pair] +
            [u for u in uris for _ in (0, 1)])
     data = b"\n".join(seq) + b"\n"
