@@ -6,6 +6,7 @@
  */
 #include "nested_find.h"
 #include "risk.h"
+#include "simd.h"
 
 #include <string.h>
 
@@ -137,20 +138,15 @@ void urisan_params_init(param_iter *it, const char *t, size_t len, const urisan_
     }
 }
 
-/* 1: "&" or ";" ends a parameter; 2: "=" */
-static const unsigned char param_byte[256] = {['&'] = 1, [';'] = 1, ['='] = 2};
-
 /* The next parameter with an "=": name t[*ns..*vs - 1), value t[*vs..*ve). */
 bool urisan_params_next(param_iter *it, size_t *ns, size_t *vs, size_t *ve)
 {
     for (;;) {
         while (it->pos < it->end) {
             size_t s = it->pos, eq = URISAN_ABSENT, e = s;
-            const unsigned char *t = (const unsigned char *)it->t;
             for (;;) {
-                while (e < it->end && param_byte[t[e]] == 0)
-                    e++;
-                if (e < it->end && param_byte[t[e]] == 2) {
+                e = simd_param_stop(it->t, e, it->end); /* "&" ";" "=" */
+                if (e < it->end && it->t[e] == '=') {
                     if (eq == URISAN_ABSENT)
                         eq = e;
                     e++;

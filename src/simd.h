@@ -15,6 +15,7 @@
  *   plain summary         simd_plain_summary    (analyze.c: the prefilter)
  *   pair search           simd_pair_in          ("--" in a host)
  *   dot/slash candidates  simd_dot_candidates   (dots.c's pre-check)
+ *   parameter stop        simd_param_stop       (nested_find.c: "&" ";" "=")
  *
  * To add a predicate: write the scalar twin first (it is the
  * definition), then the SIMD body, then a case in tests/test_scan.c that
@@ -403,6 +404,63 @@ static inline bool simd_dot_candidates(const char *p, size_t n, bool start)
 #else
     return simd_dot_candidates_scalar(p, n, start);
 #endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Parameter stop                                                       */
+/* ------------------------------------------------------------------ */
+
+/* The first "&", ";" or "=" in in[from..to) (from <= to), or to: where
+   a query parameter, or its name, ends (nested_find.c). */
+static inline size_t simd_param_stop_scalar(const char *in, size_t from, size_t to)
+{
+    while (from < to && in[from] != '&' && in[from] != ';' && in[from] != '=')
+        from++;
+    return from;
+}
+
+#ifdef URISAN_SIMD_SSE2
+static inline unsigned simd_param_stop16(__m128i x)
+{
+    __m128i amp = _mm_cmpeq_epi8(x, _mm_set1_epi8('&'));
+    __m128i semi = _mm_cmpeq_epi8(x, _mm_set1_epi8(';'));
+    __m128i eq = _mm_cmpeq_epi8(x, _mm_set1_epi8('='));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(amp, semi), eq));
+}
+
+/* Lowest set bit of m != 0. */
+static inline unsigned simd_ctz16(unsigned m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(m);
+#else
+    unsigned n = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+#endif
+
+/* simd_param_stop_scalar on in[from..to): whole loads from "from", then
+   the 16 bytes that end at to (loads stay inside in[0..to)). */
+static inline size_t simd_param_stop(const char *in, size_t from, size_t to)
+{
+#ifdef URISAN_SIMD_SSE2
+    for (; from + 16 <= to; from += 16) {
+        unsigned m = simd_param_stop16(simd_load16(in + from));
+        if (m != 0)
+            return from + simd_ctz16(m);
+    }
+    if (from < to && to >= 16) {
+        /* lanes 16 - (to - from) .. 15 of the load are in[from..to) */
+        unsigned m = simd_param_stop16(simd_load16(in + to - 16)) >> (16 - (to - from));
+        return m != 0 ? from + simd_ctz16(m) : to;
+    }
+#endif
+    return simd_param_stop_scalar(in, from, to);
 }
 
 #endif

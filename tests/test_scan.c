@@ -4,7 +4,8 @@
  * 1. Every predicate of src/simd.h equals its scalar twin: the special-byte
  *    and odd-byte masks for every byte value at every position of lengths 1-80 and
  *    127-130 (the odd mask, which shares the block logic: 1-40, 60-70, 127-130); the plain summary, the pair search (every sub-range that
- *    matters) and the dot/slash candidates for every byte value at every
+ *    matters), the dot/slash candidates and the parameter stop (the
+ *    pair search's sub-ranges) for every byte value at every
  *    position of lengths 0-40 and 60-70 on backgrounds made of the bytes they look
  *    for; all of them on random buffers. Buffers are exact-size heap
  *    blocks so an overread faults under ASan/valgrind. This file is built
@@ -115,6 +116,17 @@ static void check_pair(const char *buf, size_t len, size_t lo, size_t hi)
     }
 }
 
+/* The parameter stop on in[from..to) for the same kind of sub-ranges. */
+static void check_param_stop(const char *buf, size_t len, size_t from, size_t to)
+{
+    if (from > to || to > len)
+        return;
+    size_t fast = simd_param_stop(buf, from, to);
+    size_t slow = simd_param_stop_scalar(buf, from, to);
+    if (fast != slow)
+        ck_abort_msg("param stop len %zu [%zu, %zu): %zu != %zu", len, from, to, fast, slow);
+}
+
 static void check_predicates(const char *buf, size_t len, size_t p)
 {
     bool fo, fp, so, sp;
@@ -134,8 +146,11 @@ static void check_predicates(const char *buf, size_t len, size_t p)
     for (size_t a = 0; a < sizeof los / sizeof los[0]; a++) {
         size_t lo = los[a];
         const size_t his[] = {lo + 2, lo + 16, lo + 17, p + 2, len};
-        for (size_t b = 0; b < sizeof his / sizeof his[0]; b++)
+        for (size_t b = 0; b < sizeof his / sizeof his[0]; b++) {
             check_pair(buf, len, lo, his[b]);
+            check_param_stop(buf, len, lo, his[b]);
+            check_param_stop(buf, len, lo, his[b] - 1);
+        }
     }
 }
 
@@ -143,7 +158,7 @@ START_TEST(simd_predicates_equal_their_twins_for_every_byte_at_every_position)
 {
     /* backgrounds of the bytes the predicates look for, so a byte at p
        completes or breaks a pair on either side */
-    static const char *const bg[] = {"a", "-", "/", ".", "%", "/.", "-/.%"};
+    static const char *const bg[] = {"a", "-", "/", ".", "%", "/.", "-/.%", "=&;"};
     for (size_t len = 0; len <= 70; len = len == 40 ? 60 : len + 1) {
         char *buf = malloc(len ? len : 1);
         ck_assert_ptr_nonnull(buf);
@@ -166,7 +181,7 @@ END_TEST
 
 START_TEST(simd_predicates_equal_their_twins_on_random_buffers)
 {
-    static const char alphabet[] = "-/.%a\\ \x7f\x80\x1f!~";
+    static const char alphabet[] = "-/.%a\\ \x7f\x80\x1f!~&;=";
     for (int round = 0; round < 20000; round++) {
         size_t len = rnd() % 200;
         char *buf = malloc(len ? len : 1);
@@ -176,7 +191,9 @@ START_TEST(simd_predicates_equal_their_twins_on_random_buffers)
         size_t p = len ? rnd() % len : 0;
         check_predicates(buf, len, p);
         size_t lo = len ? rnd() % (len + 1) : 0;
-        check_pair(buf, len, lo, lo + rnd() % (len - lo + 1));
+        size_t hi = lo + rnd() % (len - lo + 1);
+        check_pair(buf, len, lo, hi);
+        check_param_stop(buf, len, lo, hi);
         free(buf);
     }
 }
