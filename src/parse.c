@@ -402,8 +402,8 @@ static void query_fragment_part(parser *p, size_t i)
     size_t len = p->len;
     if (i < len && in[i] == '?') {
         size_t qs = ++i;
-        while (i < len && in[i] != '#')
-            i++;
+        const char *hash = memchr(in + i, '#', len - i);
+        i = hash != NULL ? (size_t)(hash - in) : len;
         p->out->query = span(qs, i - qs);
         check_chars(p, qs, i, CC_QUERY, URISAN_E_BAD_QUERY);
     }
