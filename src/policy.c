@@ -294,12 +294,13 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         dec = &d_local;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
-    /* NULL: the default limits (urisan_policy_limits' defaults), taken
-       without the clamping pass */
-    /* the parse hands its summary of in[0..len) to the analysis */
+    /* NULL: the default limits, taken without the clamping pass (a
+       policy's own are the defaults unless a `limit` line changed them).
+       The parse hands its summary of in[0..len) to the analysis. */
     unsigned sum;
-    urisan_status st =
-        urisan_parse_sum(in, len, pol != NULL ? &pol->limits : NULL, uri, NULL, &sum);
+    urisan_status st = urisan_parse_sum(in, len, pol != NULL && pol->limits_custom ? &pol->limits
+                                                                                 : NULL,
+                                        uri, NULL, &sum);
     if (st == URISAN_E_BAD_ARGUMENT) {
         memset(rep, 0, sizeof *rep);
         rep->flags = URISAN_F(INVALID);

@@ -300,6 +300,7 @@ static bool limit_line(pctx *c, const token *t, size_t nt)
         if (tok_is(t[1], names[i].name)) {
             size_t *field = (size_t *)(void *)((char *)l + names[i].off);
             *field = v;
+            c->p->limits_custom = memcmp(l, &urisan_default_limits, sizeof *l) != 0;
             return true;
         }
     }

@@ -34,7 +34,8 @@ struct urisan_policy {
     uint32_t magic;          /* POL_MAGIC once initialised */
     urisan_flags deny;       /* flags that deny */
     urisan_flags flag;       /* flags that are reported; neither: ignored */
-    urisan_limits limits;
+    urisan_limits limits;    /* each within URISAN_HARD_CEILING (limit_line) */
+    bool limits_custom;      /* limits differ from urisan_default_limits */
     size_t n_scheme, n_dangerous, n_port, n_defport, n_deny_host, n_allow_host;
     pol_str scheme[POL_MAX_SCHEMES];       /* allow-scheme, lower-case */
     pol_str dangerous[POL_MAX_DANGEROUS];  /* dangerous-scheme, lower-case */

@@ -1,5 +1,6 @@
 /* test_limits.c - each length bound at and one past its limit (SPEC 2). */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,43 @@ START_TEST(lowered_limits_apply)
 }
 END_TEST
 
+/* urisan_check parses with a policy's limits: lowered by a `limit` line,
+   restated at the defaults, raised back to them (the policy keeps whether
+   they differ from the defaults; the parse takes the defaults without a
+   clamping pass when they do not). */
+static bool checks_too_long(const char *policy_text, const char *uri)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    urisan_policy_init(p);
+    size_t line = 0;
+    const char *msg = NULL;
+    ck_assert_int_eq(urisan_policy_parse(p, policy_text, strlen(policy_text), &line, &msg),
+                     URISAN_OK);
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_check(uri, strlen(uri), p, &u, &r, &d);
+    free(p);
+    return (r.flags & URISAN_F(TOO_LONG)) != 0;
+}
+
+START_TEST(policy_limit_lines_apply_through_check)
+{
+    const char *uri = "http://example.com/abcdefghijklmnopqrstuvwxyz"; /* 45 bytes */
+    ck_assert(!checks_too_long("", uri));
+    ck_assert(checks_too_long("limit uri 44\n", uri));
+    ck_assert(!checks_too_long("limit uri 45\n", uri));
+    ck_assert(!checks_too_long("limit uri 8192\n", uri));
+    ck_assert(!checks_too_long("limit uri 44\nlimit uri 8192\n", uri));
+    ck_assert(checks_too_long("limit uri 8192\nlimit uri 44\n", uri));
+    ck_assert(checks_too_long("limit host 10\n", uri));
+    ck_assert(checks_too_long("limit segments 1\nlimit uri 8192\n",
+                              "http://example.com/a/b"));
+    ck_assert(!checks_too_long("limit segments 1\nlimit segments 1024\n",
+                               "http://example.com/a/b"));
+}
+END_TEST
+
 START_TEST(too_long_wins_over_an_earlier_syntax_error)
 {
     size_t n;
@@ -261,6 +299,7 @@ int main(void)
     tcase_add_test(tc, segment_bound_stops_before_reading_further);
     tcase_add_test(tc, limits_above_the_hard_ceiling_are_clamped);
     tcase_add_test(tc, lowered_limits_apply);
+    tcase_add_test(tc, policy_limit_lines_apply_through_check);
     tcase_add_test(tc, too_long_wins_over_an_earlier_syntax_error);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
