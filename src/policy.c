@@ -133,7 +133,10 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
                              const urisan_report *rep, const urisan_policy *p)
 {
     unsigned rules = 0;
-    if (uri == NULL)
+    /* the default policy and most profiles have none of these rules */
+    if (uri == NULL || ((p->n_scheme | p->n_port | p->n_deny_host | p->n_allow_host |
+                         p->n_deny_ip | p->n_allow_ip) == 0 &&
+                        !p->require_absolute && !p->require_authority))
         return 0;
     bool has_scheme = span_in(uri->scheme, len);
     bool has_host = span_in(uri->host, len);
