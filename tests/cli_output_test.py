@@ -160,6 +160,32 @@ def test_no_line_takes_anything_from_the_line_before():
             assert line + b"\n" == alone[u], (args, u[:80], line[:300], alone[u][:300])
 
 
+def test_mailto_domain_flags_do_not_depend_on_the_output_mode():
+    # A mailto: address's domain is the host hostview.c views, but the
+    # library sets no idn flag there: the homograph, invisible_char and
+    # host_uts46 it earns were judged only when --json wrote the host view
+    # keys, so check, check --fields flags,verdict and check --json gave
+    # three verdicts (fuzz/cli, corpus/cli/crash-mailto-domain-by-mode).
+    uris = [b"mailto:a@xn--pple-43d.com", "mailto:a@\u0430pple.com".encode(),
+            b"mailto:a@exa%C2%ADmple.com", b"MAILTO:b@x.org,a@xn--pple-43d.com",
+            b"mailto:Joe@E\xe2\x93\xaaxample.COM", b"mailto:a@example.com", b"mailto:nobody"]
+    data = b"\n".join(uris) + b"\n"
+    full = [json.loads(x) for x in run(["check", "--json"], data).stdout.splitlines()]
+    part = [json.loads(x) for x in
+            run(["check", "--fields", "flags,verdict,reasons"], data).stdout.splitlines()]
+    text = run(["check"], data).stdout.decode().splitlines()
+    assert len(full) == len(part) == len(text) == len(uris)
+    assert "homograph" in full[0]["flags"] and "invisible_char" in full[2]["flags"], full
+    for u, f, p, t in zip(uris, full, part, text):
+        assert p == {k: f[k] for k in ("flags", "verdict", "reasons")}, (u, f["flags"], p)
+        want = f["verdict"]
+        if f["deny_reasons"]:
+            want += " denied:" + ",".join(f["deny_reasons"])
+        if f["flag_reasons"]:
+            want += (";" if f["deny_reasons"] else " ") + "flagged:" + ",".join(f["flag_reasons"])
+        assert t.startswith(want + " "), (u, t, want)
+
+
 # ---- buffered output ----
 
 def test_many_lines_cross_the_block_boundary_in_order():
