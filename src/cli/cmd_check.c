@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define CMD "check"
@@ -51,30 +52,45 @@ typedef struct {
 #endif
 } check_result;
 
-/* homograph, invisible_char (hostview.c), after judge(). */
+#ifdef URISAN_HAVE_HOSTVIEW
+/* Is in[0..n) a mailto: URI (its scheme is the bytes before the first
+   ':')? The cheap look before hostview_mail_domain, which needs a parse. */
+static inline bool mailto_scheme(const char *in, size_t n)
+{
+    return n >= 7 && (in[0] | 0x20) == 'm' && strncasecmp(in, "mailto:", 7) == 0;
+}
+#endif
+
+/* homograph, invisible_char, host_uts46 (hostview.c), after judge(). */
 static void judge_host(check_ctx *c, check_result *r)
 {
 #ifdef URISAN_HAVE_HOSTVIEW
-    /* homograph, invisible_char (hostview.c): only an IDN host can have
-       them; --json shows every host's Unicode form and registrable domain
-       (unless --fields leaves those keys out). */
+    /* Only an IDN host (the library's idn) or a mailto: address's domain
+       (no host to the library) can have them: those lines are judged,
+       whatever the output mode; --json shows every host's Unicode form
+       and registrable domain (unless --fields leaves those keys out). */
     r->hv = NULL;
-    if ((r->rep.flags & URISAN_F(IDN)) || c->hostview_keys) {
-        const char *u = r->resolved ? c->rbuf : r->in;
-        size_t ul = r->resolved ? r->rlen : r->len;
-        /* the input's own parse serves when it was made with the limits
-           hostview parses with (the defaults) */
-        const urisan_uri *up = &r->uri;
-        urisan_uri own;
-        if (r->resolved || !c->default_limits) {
-            urisan_parse(u, ul, NULL, &own, NULL);
-            up = &own;
-        }
-        bool name = hostview_uri_last(u, up, &c->last);
-        r->hv = &c->last.hv;
-        if (name)
-            hostview_redecide(u, ul, r->hv->flags, c->pol, &r->rep, &r->dec);
+    const char *u = r->resolved ? c->rbuf : r->in;
+    size_t ul = r->resolved ? r->rlen : r->len;
+    bool idn = (r->rep.flags & URISAN_F(IDN)) != 0;
+    bool mail = mailto_scheme(u, ul);
+    if (!idn && !mail && !c->hostview_keys)
+        return;
+    /* the input's own parse serves when it was made with the limits
+       hostview parses with (the defaults) */
+    const urisan_uri *up = &r->uri;
+    urisan_uri own;
+    if (r->resolved || !c->default_limits) {
+        urisan_parse(u, ul, NULL, &own, NULL);
+        up = &own;
     }
+    bool judged = idn || (mail && hostview_mail_domain(u, up));
+    if (!judged && !c->hostview_keys)
+        return;
+    bool name = hostview_uri_last(u, up, &c->last);
+    r->hv = &c->last.hv;
+    if (name && judged)
+        hostview_redecide(u, ul, r->hv->flags, c->pol, &r->rep, &r->dec);
 #else
     (void)c;
     (void)r;

@@ -689,6 +689,13 @@ bool hostview_uri(const char *uri, size_t len, hostview *hv)
     return hostview_uri_parsed(uri, len, &u, hv);
 }
 
+bool hostview_mail_domain(const char *uri, const urisan_uri *u)
+{
+    return !(urisan_span_present(u->host) && u->host.len > 0) && urisan_span_present(u->scheme) &&
+           u->scheme.len == 6 && strncasecmp(uri + u->scheme.off, "mailto", 6) == 0 &&
+           urisan_span_present(u->path);
+}
+
 /* The host of uri that hostview_uri_parsed views: false (and "") when
    it has none to show; an IP literal is "" (its view is no name). */
 static bool uri_host(const char *uri, const urisan_uri *u, const char **host, size_t *len)
@@ -703,8 +710,7 @@ static bool uri_host(const char *uri, const urisan_uri *u, const char **host, si
         return true;
     }
     /* mailto:user@domain - the domain of the (first) address */
-    if (urisan_span_present(u->scheme) && u->scheme.len == 6 &&
-        strncasecmp(uri + u->scheme.off, "mailto", 6) == 0 && urisan_span_present(u->path)) {
+    if (hostview_mail_domain(uri, u)) {
         const char *p = uri + u->path.off;
         size_t pl = u->path.len, end = pl;
         const char *comma = memchr(p, ',', pl);

@@ -76,6 +76,12 @@ bool hostview_uri(const char *uri, size_t len, hostview *hv);
    urisan_parse(uri, len, NULL, ...) (the default limits) gave. */
 bool hostview_uri_parsed(const char *uri, size_t len, const urisan_uri *u, hostview *hv);
 
+/* Does hostview_uri_parsed view a mailto: address's domain here (uri
+   has no host; its path is the address list)? The library sets no idn
+   flag there, so its homograph, invisible_char and host_uts46 are for
+   the command to look for. */
+bool hostview_mail_domain(const char *uri, const urisan_uri *u);
+
 /* The same for a host given as it is written (percent-escapes allowed). */
 bool hostview_host(const char *host, size_t len, hostview *hv);
 
