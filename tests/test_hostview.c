@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostmemo.h"
 #include "hostview.h"
 #include "testdata.h"
 
@@ -151,6 +152,24 @@ START_TEST(every_host_of_the_shared_url_lists_gives_the_full_answer)
 }
 END_TEST
 
+/* More hosts than the memo has slots (hostmemo.h: cuckoo hashing, the
+   last one moved out of a full pair is dropped): every one looked at
+   after that still gets the full answer, whether kept, moved or dropped. */
+START_TEST(more_hosts_than_memo_slots_give_the_full_answer)
+{
+    char h[64];
+    const unsigned total = 2 * HOSTMEMO_SLOTS;
+    for (unsigned i = 0; i < total; i++) {
+        int n = snprintf(h, sizeof h, "h%u.rn%u.example.co.uk", i, i % 977);
+        (void)hostview_host(h, (size_t)n, &fast);
+    }
+    for (unsigned i = 0; i < total; i += 131) {
+        int n = snprintf(h, sizeof h, "h%u.rn%u.example.co.uk", i, i % 977);
+        same_view(h, (size_t)n);
+    }
+}
+END_TEST
+
 /* hostview_uri_last on uri: its view is hostview_uri's; returns whether
    it looked again (the serial moved). */
 static bool last_view(hostview_last *hl, const char *uri)
@@ -221,6 +240,7 @@ int main(void)
     tcase_add_test(t, lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer);
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
     tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
+    tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -37,14 +37,13 @@ typedef struct {
 } hm_entry;
 _Static_assert(sizeof(hm_entry) == 64, "a memo entry is one cache line");
 
-/* A thread's memo: the hashes of a set's entries side by side (a probe
-   reads one cache line), then the entries. */
+/* A thread's memo. */
 typedef struct {
-    uint32_t hash[HOSTMEMO_SETS][HOSTMEMO_WAYS];
-    hm_entry e[HOSTMEMO_SETS][HOSTMEMO_WAYS];
+    hm_entry e[HOSTMEMO_SLOTS];
     char slack[HM_COPY];   /* the fixed-size copies of fill() may read past
                               the last entry's text */
 } hm_table;
+_Static_assert(HOSTMEMO_SLOTS == 1u << 16, "a slot is half of a 32-bit hash");
 
 static pthread_key_t memo_key;
 static bool memo_key_ok;
@@ -65,8 +64,8 @@ static hm_table *table(void)
     pthread_once(&memo_once, make_key);
     if (!memo_key_ok)
         return NULL;
-    /* calloc: the pages are touched only as sets fill. The entries on
-       cache-line boundaries: a hit reads the set's hashes and one line. */
+    /* calloc: the pages are touched only as slots fill. The entries on
+       cache-line boundaries: a look-up reads one line or two. */
     void *mem = calloc(1, sizeof(hm_table) + 64);
     if (mem != NULL && pthread_setspecific(memo_key, mem) != 0) {
         free(mem);
@@ -129,9 +128,15 @@ uint32_t hostmemo_hash(const char *s, size_t n)
     return (uint32_t)(x >> 32);
 }
 
-static size_t set_of(uint32_t hash)
+/* The two slots of a hash (they may be the same one). */
+static size_t slot_a(uint32_t hash)
 {
-    return (hash ^ (hash >> 16)) & (HOSTMEMO_SETS - 1);
+    return hash & (HOSTMEMO_SLOTS - 1);
+}
+
+static size_t slot_b(uint32_t hash)
+{
+    return hash >> 16;
 }
 
 /* dst[0..n) := src, NUL-terminated. Every form's array in a hostview
@@ -190,22 +195,42 @@ static void fill(hostview *hv, const hm_entry *e)
     hv->flags = e->flags;
 }
 
+static bool holds(const hm_entry *e, const char *host, size_t len)
+{
+    return e->klen == len && hostmemo_same(e->text, host, len);
+}
+
 bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv)
 {
     if (memo == NULL || len == 0 || len > HM_TEXT)
         return false;
-    size_t set = set_of(hash);
-    const uint32_t *tags = memo->hash[set];
-    for (unsigned w = 0; w < HOSTMEMO_WAYS; w++) {
-        if (tags[w] != hash)
-            continue;
-        const hm_entry *e = &memo->e[set][w];
-        if (e->klen == len && hostmemo_same(e->text, host, len)) {
-            fill(hv, e);
-            return true;
-        }
+    const hm_entry *e = &memo->e[slot_a(hash)];
+    if (!holds(e, host, len)) {
+        e = &memo->e[slot_b(hash)];
+        if (!holds(e, host, len))
+            return false;
     }
-    return false;
+    fill(hv, e);
+    return true;
+}
+
+/* e into one of its two slots (hash its key's): a free one, else the first,
+   whose entry moves to its own other slot, and so on (HOSTMEMO_KICKS). */
+static void insert(hm_table *t, hm_entry e, uint32_t hash)
+{
+    size_t s = slot_a(hash);
+    if (t->e[s].klen != 0 && t->e[slot_b(hash)].klen == 0)
+        s = slot_b(hash);
+    for (unsigned kick = 0; kick < HOSTMEMO_KICKS; kick++) {
+        hm_entry out = t->e[s];
+        t->e[s] = e;
+        if (out.klen == 0)
+            return;
+        uint32_t h = hostmemo_hash(out.text, out.klen);
+        s = slot_a(h) == s ? slot_b(h) : slot_a(h);
+        e = out;
+    }
+    /* the last one moved out is dropped */
 }
 
 static bool same(const char *a, size_t an, const char *b, size_t bn)
@@ -237,6 +262,7 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
     if (t == NULL)
         return;
     hm_entry e;
+    memset(&e, 0, sizeof e);
     e.bits = (unsigned char)((hv->is_name ? HM_NAME : 0) | (hv->idn ? HM_IDN : 0) |
                              (hv->invisible ? HM_INVISIBLE : 0) | (hv->uts46 ? HM_UTS46 : 0) |
                              (hv->json_plain ? HM_JPLAIN : 0));
@@ -266,10 +292,5 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
     e.ilen = (unsigned char)il;
     e.rlen = (unsigned char)rl;
     e.why = (unsigned char)(hv->why | (table ? HM_S_TABLE : 0));
-    /* the newest first; the oldest of the set goes */
-    size_t set = set_of(hash);
-    memmove(&t->hash[set][1], &t->hash[set][0], (HOSTMEMO_WAYS - 1) * sizeof t->hash[set][0]);
-    memmove(&t->e[set][1], &t->e[set][0], (HOSTMEMO_WAYS - 1) * sizeof t->e[set][0]);
-    t->hash[set][0] = hash;
-    memcpy(&t->e[set][0], &e, offsetof(hm_entry, text) + o);
+    insert(t, e, hash);
 }

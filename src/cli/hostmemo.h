@@ -9,12 +9,15 @@
  * the answer kept for the same bytes is the answer: the memo is keyed by
  * the exact bytes and compared in full on every hit.
  *
- * Bounded: a fixed table (HOSTMEMO_SETS x HOSTMEMO_WAYS entries of one
- * 64-byte cache line and their 32-bit hashes, 4.25 MiB, allocated on a
- * thread's first use and freed when it ends); a view whose texts do not
- * fit in one entry is not kept (it is computed each time, as before: on
- * the shared URL lists 5% of the lines). A set's 8 entries
- * are kept newest first, the oldest goes. No lock: each thread has its own.
+ * Bounded: a fixed table of HOSTMEMO_SLOTS entries of one 64-byte cache
+ * line (4 MiB, allocated on a thread's first use and freed when it ends);
+ * a view whose texts do not fit in one entry is not kept (it is computed
+ * each time). Cuckoo hashing: a host's entry is in one of two slots,
+ * named by the low and the high half of its hash, so a look-up reads at
+ * most two cache lines; a new entry takes a free one of its two slots, or
+ * moves the one in its first slot to that one's other slot, at most
+ * HOSTMEMO_KICKS times (the last one moved out is dropped: computed again
+ * when its host comes back). No lock: each thread has its own.
  */
 #ifndef URISAN_CLI_HOSTMEMO_H
 #define URISAN_CLI_HOSTMEMO_H
@@ -26,8 +29,8 @@
 
 #include "hostview.h"
 
-#define HOSTMEMO_SETS 8192u
-#define HOSTMEMO_WAYS 8u
+#define HOSTMEMO_SLOTS 65536u   /* two halves of a 32-bit hash name two */
+#define HOSTMEMO_KICKS 16u
 #define HOSTMEMO_KEY_MAX 48    /* longer hosts are not kept */
 
 /* a[0..n) == b[0..n), 8 bytes at a time (the last word may overlap the
