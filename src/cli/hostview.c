@@ -532,8 +532,7 @@ static const char *registrable(const char *ascii, size_t n)
     if (cache == NULL)
         return psl_registrable_domain(psl_list, ascii);
     uint32_t h = hostmemo_hash(ascii, n);
-    /* other bits of the hash than hostmemo.c's sets use: a host that
-       shares a full memo set shares no psl set with its neighbours */
+    /* the set: bits 19-31 of the hash (8 ways each) */
     size_t set = (h >> 19) & (PSL_CACHE_SETS - 1);
     uint32_t *tags = cache->hash[set];
     psl_slot *slots = cache->slot[set];
