@@ -230,6 +230,45 @@ START_TEST(the_last_host_is_looked_at_again_only_when_its_bytes_change)
 }
 END_TEST
 
+/* hostview_prefetch before hostview_uri_last (as check --json calls them):
+   the guess only saves a hash and brings the memo entry; the view is the
+   one without it, whatever the guess was (right, wrong or none). */
+START_TEST(a_prefetch_guess_never_changes_the_view)
+{
+    static const char *uris[] = {
+        "http://example.com/", "http://example.com:8080/a", "https://u:p@example.org/x",
+        "http://a@b@example.net/", "http://[::1]:80/", "http://example.com?q", "http://h#f",
+        "http://EXAMPLE.com/", "http://xn--pple-43d.com/", "ftp://files.example.com",
+        "http://a-very-long-host-name-of-more-than-thirty-two.example.com/",
+        "mailto:a@example.com", "urn:isbn:0451450523", "example.com/path",
+        "http://h:/", "http://:80/", "http://@/", "http:///x", "//example.com/",
+        "javascript://example.com/%0aalert(1)", "http://ex%61mple.com/",
+        "http://registry.npmjs.org/pkg", "http://a.b.c.d.e.f.g.h.i.j.k.l.example.com/",
+    };
+    static hostview_last with, without;
+    hostview_last_init(&with);
+    hostview_last_init(&without);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
+            const char *uri = uris[i];
+            size_t n = strlen(uri);
+            urisan_uri u;
+            urisan_parse(uri, n, NULL, &u, NULL);
+            hostview_prefetch(uri, n, &with);
+            bool a = hostview_uri_last(uri, &u, &with);
+            bool b = hostview_uri_last(uri, &u, &without);
+            ck_assert_msg(a == b, "return differs for '%s'", uri);
+            ck_assert_msg(with.hv.is_name == without.hv.is_name &&
+                          with.hv.flags == without.hv.flags, "facts differ for '%s'", uri);
+            ck_assert_str_eq(with.hv.unicode, without.hv.unicode);
+            ck_assert_str_eq(with.hv.skeleton, without.hv.skeleton);
+            ck_assert_str_eq(with.hv.registrable, without.hv.registrable);
+            ck_assert_msg(with.guess == NULL, "the guess outlived its look for '%s'", uri);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostview");
@@ -241,6 +280,7 @@ int main(void)
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
     tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
     tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
+    tcase_add_test(t, a_prefetch_guess_never_changes_the_view);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -427,6 +427,10 @@ static bool check_one(void *ctx, const char *in, size_t len,
     r.len = len;
     r.full_len = full_len;
     r.truncated = truncated;
+#ifdef URISAN_HAVE_HOSTVIEW
+    if (c->hostview_keys)   /* its memo entry comes while the URI is judged */
+        hostview_prefetch(in, len, &c->last);
+#endif
     judge(c, &r);
     judge_host(c, &r);
     if (r.dec.verdict == URISAN_DENY)

@@ -195,6 +195,14 @@ static void fill(hostview *hv, const hm_entry *e)
     hv->flags = e->flags;
 }
 
+void hostmemo_prefetch(uint32_t hash)
+{
+    if (memo == NULL)
+        return;
+    __builtin_prefetch(&memo->e[slot_a(hash)]);
+    __builtin_prefetch(&memo->e[slot_b(hash)]);
+}
+
 static bool holds(const hm_entry *e, const char *host, size_t len)
 {
     return e->klen == len && hostmemo_same(e->text, host, len);

@@ -14,7 +14,8 @@
  * a view whose texts do not fit in one entry is not kept (it is computed
  * each time). Cuckoo hashing: a host's entry is in one of two slots,
  * named by the low and the high half of its hash, so a look-up reads at
- * most two cache lines; a new entry takes a free one of its two slots, or
+ * most two cache lines, which the hash alone names (hostmemo_prefetch asks
+ * for them early); a new entry takes a free one of its two slots, or
  * moves the one in its first slot to that one's other slot, at most
  * HOSTMEMO_KICKS times (the last one moved out is dropped: computed again
  * when its host comes back). No lock: each thread has its own.
@@ -60,6 +61,10 @@ bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv);
 
 /* Keep hv as the view of host[0..len) (when it fits in an entry). */
 void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *hv);
+
+/* Ask the memory system now for the two slots of hash (a hint: a
+   hostmemo_get of it a little later finds them in the cache). */
+void hostmemo_prefetch(uint32_t hash);
 
 /* Forget this thread's memo (hostview_shutdown: the data it was made
    from is going away). */

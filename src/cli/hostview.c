@@ -28,6 +28,11 @@
 #include <string.h>
 #include <strings.h>
 
+#if defined(__SSE2__) && !defined(URISAN_NO_SIMD)
+#include <emmintrin.h>
+#define HOSTVIEW_SSE2 1
+#endif
+
 #include <idn2.h>
 #include <libpsl.h>
 #include <unicode/uchar.h>
@@ -664,16 +669,22 @@ static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
 }
 
 /* The shortcuts, and the view kept for the same bytes (hostmemo.h). */
-bool hostview_host(const char *host, size_t len, hostview *hv)
+/* hostview_host of a host of at most HOSTMEMO_KEY_MAX bytes whose
+   hostmemo_hash is h. */
+static bool host_hashed(const char *host, size_t len, uint32_t h, hostview *hv)
 {
-    if (len > HOSTMEMO_KEY_MAX)
-        return host_view(host, len, hv, true);
-    uint32_t h = hostmemo_hash(host, len);
     if (hostmemo_get(host, len, h, hv))
         return hv->is_name;
     bool name = host_view(host, len, hv, true);
     hostmemo_put(host, len, h, hv);
     return name;
+}
+
+bool hostview_host(const char *host, size_t len, hostview *hv)
+{
+    if (len > HOSTMEMO_KEY_MAX)
+        return host_view(host, len, hv, true);
+    return host_hashed(host, len, hostmemo_hash(host, len), hv);
 }
 
 bool hostview_host_full(const char *host, size_t len, hostview *hv)
@@ -743,6 +754,64 @@ void hostview_last_init(hostview_last *hl)
     hl->name = false;
     hl->klen = SIZE_MAX;
     hl->serial = 0;
+    hl->guess = NULL;
+}
+
+#ifdef HOSTVIEW_SSE2
+/* Bit i set where s[i] == c, for 16 bytes. */
+static inline uint64_t bytes_eq(__m128i v, char c)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+/* The host of an authority a[0..n) (16 <= n) that ends within its first
+   32 bytes: after the last '@' before its first '/', '?' or '#', before a
+   ':' after that; NULL when it ends later (or past n). Two 16-byte steps. */
+static const char *guess_host(const char *a, size_t n, size_t *hn)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)a);
+    uint64_t stop = bytes_eq(v, '/') | bytes_eq(v, '?') | bytes_eq(v, '#');
+    uint64_t at = bytes_eq(v, '@'), colon = bytes_eq(v, ':');
+    if (stop == 0 && n >= 32) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(a + 16));
+        stop = (bytes_eq(w, '/') | bytes_eq(w, '?') | bytes_eq(w, '#')) << 16;
+        at |= bytes_eq(w, '@') << 16;
+        colon |= bytes_eq(w, ':') << 16;
+    }
+    if (stop == 0)
+        return NULL;
+    uint64_t before = (stop & -stop) - 1;
+    at &= before;
+    unsigned start = at != 0 ? 64 - (unsigned)__builtin_clzll(at) : 0;
+    colon &= before & ~((UINT64_C(1) << start) - 1);
+    *hn = (size_t)__builtin_ctzll(colon != 0 ? colon : stop) - start;
+    return a + start;
+}
+#endif
+
+void hostview_prefetch(const char *uri, size_t len, hostview_last *hl)
+{
+    hl->guess = NULL;
+#ifdef HOSTVIEW_SSE2
+    if (len < 16)
+        return;
+    uint64_t m = bytes_eq(_mm_loadu_si128((const __m128i *)(const void *)uri), ':');
+    size_t c = m != 0 ? (size_t)__builtin_ctzll(m) : len;
+    if (c + 19 > len || uri[c + 1] != '/' || uri[c + 2] != '/')
+        return;   /* no "scheme://" there, or fewer than 16 bytes after it */
+    size_t n;
+    const char *h = guess_host(uri + c + 3, len - c - 3, &n);
+    if (h == NULL || n == 0 || n > HOSTMEMO_KEY_MAX || *h == '[' ||
+        (n == hl->klen && hostmemo_same(h, hl->key, n)))
+        return;
+    hl->guess = h;
+    hl->guess_len = n;
+    hl->guess_hash = hostmemo_hash(h, n);
+    hostmemo_prefetch(hl->guess_hash);
+#else
+    (void)uri;
+    (void)len;
+#endif
 }
 
 bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
@@ -751,9 +820,13 @@ bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
     const char *host;
     size_t n;
     bool some = uri_host(uri, u, &host, &n);
+    bool guessed = host == hl->guess && n == hl->guess_len;
+    hl->guess = NULL;
     if (n == hl->klen && hostmemo_same(host, hl->key, n))
         return hl->name;
-    hl->name = hostview_host(host, n, &hl->hv) && some;
+    bool name = guessed ? host_hashed(host, n, hl->guess_hash, &hl->hv)
+                        : hostview_host(host, n, &hl->hv);
+    hl->name = name && some;
     hl->serial = ++serials;
     hl->klen = n;
     if (n <= HOSTVIEW_LAST_KEY)
