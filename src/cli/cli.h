@@ -117,6 +117,12 @@ typedef bool (*cli_input_fn)(void *ctx, const char *in, size_t len, size_t full_
                              bool truncated);
 int cli_each_input(const char *cmd, char **argv, int first, int last, size_t keep,
                    cli_input_fn one, void *ctx);
+/* The same; before each line of standard input, ahead(ctx, p, n) is told
+   the bytes after it already read (cli_lines_ahead): a hint, to ask for
+   what the next line will need (check: its host's memo entry). */
+typedef void (*cli_ahead_fn)(void *ctx, const char *p, size_t n);
+int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size_t keep,
+                         cli_input_fn one, cli_ahead_fn ahead, void *ctx);
 
 /* Read a whole file ("-": stdin) of at most max bytes into a malloc'd
    buffer. Prints "urisan: CMD: PATH: reason" and returns false on error. */

@@ -427,10 +427,6 @@ static bool check_one(void *ctx, const char *in, size_t len,
     r.len = len;
     r.full_len = full_len;
     r.truncated = truncated;
-#ifdef URISAN_HAVE_HOSTVIEW
-    if (c->hostview_keys)   /* its memo entry comes while the URI is judged */
-        hostview_prefetch(in, len, &c->last);
-#endif
     judge(c, &r);
     judge_host(c, &r);
     if (r.dec.verdict == URISAN_DENY)
@@ -444,6 +440,18 @@ static bool check_one(void *ctx, const char *in, size_t len,
     signed char plain = -1;
     check_row row = { c, &r, &plain };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
+}
+
+/* The next line's host memo entry, asked for while this line is judged. */
+static void check_ahead(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+#ifdef URISAN_HAVE_HOSTVIEW
+    hostview_prefetch_ahead(p, n);
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 /* --format: one log line (src/cli/logformat.c found its URI, or why not). */
@@ -553,7 +561,8 @@ int cmd_check(int argc, char **argv)
     if (opts[OPT_FORMAT].seen || opts[OPT_TSV].seen)
         status = check_logs(&c, opts, argv, nargs);
     else
-        status = cli_each_input(CMD, argv, 1, nargs, cli_line_keep(lim), check_one, &c);
+        status = cli_each_input_ahead(CMD, argv, 1, nargs, cli_line_keep(lim), check_one,
+                                      c.hostview_keys ? check_ahead : NULL, &c);
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
     free(c.rbuf);

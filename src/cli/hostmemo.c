@@ -1,7 +1,9 @@
 /* hostmemo.c - the views of hosts already seen, per thread (see hostmemo.h). */
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "hostmemo.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +53,18 @@ static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
 static _Thread_local hm_table *memo;   /* this thread's */
 static _Thread_local void *memo_mem;   /* its allocation, also under memo_key */
 
+/* The mapping: the table on a 2 MiB boundary inside it. */
+#define HM_HUGE ((size_t)2 << 20)
+#define HM_MAP (sizeof(hm_table) + HM_HUGE)
+
+static void unmap(void *mem)
+{
+    munmap(mem, HM_MAP);
+}
+
 static void make_key(void)
 {
-    memo_key_ok = pthread_key_create(&memo_key, free) == 0;
+    memo_key_ok = pthread_key_create(&memo_key, unmap) == 0;
 }
 
 /* This thread's table, allocated on first use; NULL without memory. */
@@ -64,17 +75,22 @@ static hm_table *table(void)
     pthread_once(&memo_once, make_key);
     if (!memo_key_ok)
         return NULL;
-    /* calloc: the pages are touched only as slots fill. The entries on
-       cache-line boundaries: a look-up reads one line or two. */
-    void *mem = calloc(1, sizeof(hm_table) + 64);
-    if (mem != NULL && pthread_setspecific(memo_key, mem) != 0) {
-        free(mem);
-        mem = NULL;
-    }
-    if (mem == NULL)
+    /* Anonymous memory: zero pages, touched only as slots fill. On 2 MiB
+       pages where the kernel gives them (MADV_HUGEPAGE; transparent huge
+       pages in "madvise" mode, Debian's default): a look-up goes to a
+       random slot, and with 4 KiB pages most of them also missed the
+       TLB. */
+    void *mem = mmap(NULL, HM_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
         return NULL;
+    if (pthread_setspecific(memo_key, mem) != 0) {
+        unmap(mem);
+        return NULL;
+    }
+    hm_table *t = (hm_table *)(((uintptr_t)mem + HM_HUGE - 1) & ~(uintptr_t)(HM_HUGE - 1));
+    (void)madvise(t, sizeof(hm_table), MADV_HUGEPAGE);   /* a hint; an error changes nothing */
     memo_mem = mem;
-    memo = (hm_table *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    memo = t;
     return memo;
 }
 
@@ -83,7 +99,7 @@ void hostmemo_free(void)
     if (memo == NULL)
         return;
     pthread_setspecific(memo_key, NULL);
-    free(memo_mem);
+    unmap(memo_mem);
     memo_mem = NULL;
     memo = NULL;
 }

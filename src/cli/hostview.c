@@ -669,22 +669,16 @@ static bool host_view(const char *host, size_t len, hostview *hv, bool shortcut)
 }
 
 /* The shortcuts, and the view kept for the same bytes (hostmemo.h). */
-/* hostview_host of a host of at most HOSTMEMO_KEY_MAX bytes whose
-   hostmemo_hash is h. */
-static bool host_hashed(const char *host, size_t len, uint32_t h, hostview *hv)
+bool hostview_host(const char *host, size_t len, hostview *hv)
 {
+    if (len > HOSTMEMO_KEY_MAX)
+        return host_view(host, len, hv, true);
+    uint32_t h = hostmemo_hash(host, len);
     if (hostmemo_get(host, len, h, hv))
         return hv->is_name;
     bool name = host_view(host, len, hv, true);
     hostmemo_put(host, len, h, hv);
     return name;
-}
-
-bool hostview_host(const char *host, size_t len, hostview *hv)
-{
-    if (len > HOSTMEMO_KEY_MAX)
-        return host_view(host, len, hv, true);
-    return host_hashed(host, len, hostmemo_hash(host, len), hv);
 }
 
 bool hostview_host_full(const char *host, size_t len, hostview *hv)
@@ -754,7 +748,6 @@ void hostview_last_init(hostview_last *hl)
     hl->name = false;
     hl->klen = SIZE_MAX;
     hl->serial = 0;
-    hl->guess = NULL;
 }
 
 #ifdef HOSTVIEW_SSE2
@@ -789,30 +782,37 @@ static const char *guess_host(const char *a, size_t n, size_t *hn)
 }
 #endif
 
-void hostview_prefetch(const char *uri, size_t len, hostview_last *hl)
+/* The host "scheme://host" guessed from the first bytes of uri[0..len)
+   (at most 48 of them are read), or NULL. */
+static const char *guess_uri_host(const char *uri, size_t len, size_t *n)
 {
-    hl->guess = NULL;
 #ifdef HOSTVIEW_SSE2
     if (len < 16)
-        return;
+        return NULL;
     uint64_t m = bytes_eq(_mm_loadu_si128((const __m128i *)(const void *)uri), ':');
     size_t c = m != 0 ? (size_t)__builtin_ctzll(m) : len;
     if (c + 19 > len || uri[c + 1] != '/' || uri[c + 2] != '/')
-        return;   /* no "scheme://" there, or fewer than 16 bytes after it */
-    size_t n;
-    const char *h = guess_host(uri + c + 3, len - c - 3, &n);
-    if (h == NULL || n == 0 || n > HOSTMEMO_KEY_MAX || *h == '[' ||
-        (n == hl->klen && hostmemo_same(h, hl->key, n)))
-        return;
-    hl->guess = h;
-    hl->guess_len = n;
-    hl->guess_hash = hostmemo_hash(h, n);
-    hostmemo_prefetch(hl->guess_hash);
+        return NULL;
+    const char *h = guess_host(uri + c + 3, len - c - 3, n);
+    if (h == NULL || *n == 0 || *n > HOSTMEMO_KEY_MAX || *h == '[')
+        return NULL;
+    return h;
 #else
     (void)uri;
     (void)len;
+    (void)n;
+    return NULL;
 #endif
 }
+
+void hostview_prefetch_ahead(const char *p, size_t n)
+{
+    size_t hn;
+    const char *h = guess_uri_host(p, n < 64 ? n : 64, &hn);
+    if (h != NULL)
+        hostmemo_prefetch(hostmemo_hash(h, hn));
+}
+
 
 bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
 {
@@ -820,13 +820,9 @@ bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl)
     const char *host;
     size_t n;
     bool some = uri_host(uri, u, &host, &n);
-    bool guessed = host == hl->guess && n == hl->guess_len;
-    hl->guess = NULL;
     if (n == hl->klen && hostmemo_same(host, hl->key, n))
         return hl->name;
-    bool name = guessed ? host_hashed(host, n, hl->guess_hash, &hl->hv)
-                        : hostview_host(host, n, &hl->hv);
-    hl->name = name && some;
+    hl->name = hostview_host(host, n, &hl->hv) && some;
     hl->serial = ++serials;
     hl->klen = n;
     if (n <= HOSTVIEW_LAST_KEY)

@@ -100,10 +100,6 @@ typedef struct {
     size_t klen;               /* key[0..klen): the host; SIZE_MAX: none */
     char key[HOSTVIEW_LAST_KEY];
     uint64_t serial;
-    /* hostview_prefetch's guess, for the next hostview_uri_last only */
-    const char *guess;
-    size_t guess_len;
-    uint32_t guess_hash;
 } hostview_last;
 
 /* Start hl empty. */
@@ -112,15 +108,14 @@ void hostview_last_init(hostview_last *hl);
 /* hostview_uri_parsed into hl->hv, unless the host is hl's last one. */
 bool hostview_uri_last(const char *uri, const urisan_uri *u, hostview_last *hl);
 
-/* Before uri[0..len) is judged: guess its host without a parse (the
-   common "scheme://host" in its first 48 bytes: after "://", before '/',
-   '?' or '#', after the last '@', before a ':') and, unless it is hl's
-   last one, ask for its memo entry now, so that it is in the cache when
-   hostview_uri_last looks (a line whose host differs from the line
-   before waited for memory there). A hint: the next hostview_uri_last
-   of this very uri uses the guess's hash when the guess was its host,
-   and forgets it. */
-void hostview_prefetch(const char *uri, size_t len, hostview_last *hl);
+/* p[0..n): bytes that will start a later line (cli_each_input_ahead).
+   Guess its host without a parse (the common "scheme://host" in its
+   first 48 bytes: after "://", before '/', '?' or '#', after the last
+   '@', before a ':') and ask for its memo entry now, so that it is in
+   the cache when that line's view is looked up (a line whose host
+   differs from the line before waited for memory there). A hint:
+   nothing is kept, no view changes. */
+void hostview_prefetch_ahead(const char *p, size_t n);
 
 /* hostview_host without its shortcuts: every host through libidn2 and
    ICU, every registrable domain from libpsl (no cache). The same answer,

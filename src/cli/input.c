@@ -26,6 +26,12 @@ size_t cli_line_keep(const urisan_limits *lim)
 int cli_each_input(const char *cmd, char **argv, int first, int last, size_t keep,
                    cli_input_fn one, void *ctx)
 {
+    return cli_each_input_ahead(cmd, argv, first, last, keep, one, NULL, ctx);
+}
+
+int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size_t keep,
+                         cli_input_fn one, cli_ahead_fn ahead, void *ctx)
+{
     int status = CLI_EXIT_OK;
     bool io_ok = true;
     if (first <= last) {
@@ -42,8 +48,14 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
             lr.before_read = cli_out_idle;
             cli_line ln;
             int got = 0;
-            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1)
+            while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1) {
+                if (ahead != NULL) {
+                    const char *p;
+                    size_t n = cli_lines_ahead(&lr, &p);
+                    ahead(ctx, p, n);
+                }
                 io_ok = one(ctx, ln.p, ln.len, ln.full_len, ln.truncated);
+            }
             if (io_ok && got < 0)
                 status = cli_fail(cmd, "reading standard input: %s", strerror(lr.err));
             cli_lines_free(&lr);

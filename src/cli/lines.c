@@ -79,6 +79,12 @@ static bool line_in_chunk(cli_lines *r, cli_line *out)
     return true;
 }
 
+size_t cli_lines_ahead(const cli_lines *r, const char **p)
+{
+    *p = r->in + r->in_pos;
+    return r->in_pos < r->in_len ? r->in_len - r->in_pos : 0;
+}
+
 int cli_lines_next(cli_lines *r, cli_line *out)
 {
     if (r->err != 0) {

@@ -59,4 +59,9 @@ void cli_lines_free(cli_lines *r);
  */
 int cli_lines_next(cli_lines *r, cli_line *out);
 
+/* The bytes read but not handed out yet (the start of the next lines, the
+   last perhaps cut): *p and their count, valid until the next call of
+   cli_lines_next. A look ahead, nothing more. */
+size_t cli_lines_ahead(const cli_lines *r, const char **p);
+
 #endif
