@@ -719,8 +719,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     expect_lines(&out, nlines, "resolve");
 
     /* squid-acl */
-    char s0[] = "squid-acl";
-    char *sargv[] = {s0, NULL};
+    char s0[] = "squid-acl", s1[] = "--quiet";
+    char *sargv[] = {s0, s1, NULL};
     rc = run_cmd(cmd_squid_acl, sargv, in, size, &out);
     expect_lines(&out, nlines, "squid-acl");
     FUZZ_ASSERT(rc == 0, "squid-acl: exit status %d", rc);

@@ -65,6 +65,14 @@ class Serve:
         with open(self.errf.name, "rb") as f:
             return f.read().decode("latin-1")
 
+    def reload(self, until="policy reloaded"):
+        """SIGHUP, then wait (5 s at most) for a new log line holding until."""
+        seen = self.log().count(until)
+        self.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and self.log().count(until) == seen:
+            time.sleep(0.02)
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -129,6 +137,65 @@ def ask(port, headers, target=b"/authz", src="127.0.0.1"):
 
 # --------------------------------------------------------------------------
 
+VERSION = None
+
+
+def rules_of(profile=None, policy=None):
+    """The directives `urisan policy check` prints for a policy (the
+    default or --profile, a file on top): the rule count services log."""
+    with tempfile.NamedTemporaryFile("w", suffix=".policy") as empty:
+        r = subprocess.run([URISAN, "policy", "check"] +
+                           (["--profile", profile] if profile else []) + [policy or empty.name],
+                           stdout=subprocess.PIPE, check=True)
+    return sum(1 for l in r.stdout.decode().splitlines() if l and not l.startswith("#"))
+
+
+def health_json(body):
+    import json
+    try:
+        return json.loads(body)
+    except ValueError:
+        return {"unparsed": body}
+
+
+def enforce_line(version, profile, policy, rules):
+    return "policy in force: urisan %s, profile %s, %s, %d rules" % (
+        version, profile, "policy file " + policy if policy else "no policy file", rules)
+
+
+def test_says_what_it_enforces():
+    """The log at start and on reload, and /healthz, name the version, the
+    profile, the policy file and the number of rules in force; --profile
+    ssrf is never logged as the built-in default."""
+    pol = tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False)
+    pol.write("deny-host one.example\n")
+    pol.close()
+    srv = Serve("--profile", "ssrf", "--policy", pol.name)
+    n1 = rules_of("ssrf", pol.name)
+    want = enforce_line(VERSION, "ssrf", pol.name, n1)
+    check(n1 > rules_of("ssrf") > rules_of() > 0,
+          "rule counts: ssrf + a file > ssrf > default > 0")
+    check(("urisan: serve: " + want + "\n") in srv.log() and "built-in default" not in srv.log(),
+          "start log: %r" % want)
+    st, h, body = parse(raw(srv.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+                                      b"Connection: close\r\n\r\n"))
+    check(st == 200 and health_json(body) == {"status": "ok", "version": VERSION,
+                                              "profile": "ssrf", "policy_file": pol.name,
+                                              "rules": n1},
+          "/healthz under --profile ssrf --policy FILE: %r" % body)
+    with open(pol.name, "w") as f:
+        f.write("deny-host one.example\ndeny-host two.example\n")
+    srv.reload()
+    want = enforce_line(VERSION, "ssrf", pol.name, n1 + 1)
+    check(("urisan: serve: policy reloaded; " + want[len("policy "):] + "\n") in srv.log(),
+          "reload log: %r" % want)
+    st, h, body = parse(raw(srv.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+                                      b"Connection: close\r\n\r\n"))
+    check(health_json(body).get("rules") == n1 + 1, "/healthz after reload: %r" % body)
+    check(srv.stop() == 0, "SIGTERM -> exit 0")
+    os.unlink(pol.name)
+
+
 def test_answers():
     srv = Serve("--trust", "original-url,original-uri,forwarded-uri")
     p = srv.port
@@ -190,9 +257,11 @@ def test_answers():
                                                    h.get("x-urisan-deny-reasons"),
                                                    h.get("x-urisan-flag-reasons")))
 
-    status, h, body = ask(p, [])
     status, h, body = parse(raw(p, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
-    check(status == 200 and body == b"ok\n", "/healthz -> 200 ok")
+    check(status == 200 and h.get("content-type") == "application/json" and
+          health_json(body) == {"status": "ok", "version": VERSION, "profile": "default",
+                                "policy_file": None, "rules": rules_of()},
+          "/healthz -> 200 with what is enforced as JSON (%r)" % body)
 
     # Malformed requests: libmicrohttpd answers 400 (or 431/505), never a crash.
     for what, req, want in [
@@ -241,7 +310,8 @@ def test_target_source():
     check(st == 403 and h.get("x-urisan-deny-reasons") == "outside_prefix",
           "target outside --strip-prefix -> deny outside_prefix")
     st, _, body = ask(p, [(b"Host", b"example.com")], target=b"/healthz")
-    check(st == 200 and body == b"ok\n", "/healthz with --strip-prefix -> health")
+    check(st == 200 and health_json(body).get("status") == "ok",
+          "/healthz with --strip-prefix -> health")
     srv.stop()
     # Without a prefix the target /healthz is a URI like any other.
     pol = tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False)
@@ -292,10 +362,7 @@ def test_reload_and_drain():
           "policy: one.example denied, two.example allowed")
     with open(pol.name, "w") as f:
         f.write("deny-host two.example\n")
-    srv.proc.send_signal(signal.SIGHUP)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and "policy reloaded" not in srv.log():
-        time.sleep(0.02)
+    srv.reload()
     check(verdict(b"one.example") == 200 and verdict(b"two.example") == 403,
           "SIGHUP: the new file is in force")
     with open(pol.name, "w") as f:
@@ -486,8 +553,12 @@ def main():
     if r.returncode != 0:
         log("SKIP: urisan built without serve (libmicrohttpd missing)")
         return 77
+    global VERSION
+    VERSION = subprocess.run([URISAN, "--version"], stdout=subprocess.PIPE,
+                             check=True).stdout.decode().split()[-1]
     try:
         test_usage()
+        test_says_what_it_enforces()
         test_answers()
         test_target_source()
         test_reload_and_drain()

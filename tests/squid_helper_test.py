@@ -275,9 +275,37 @@ def test_eof_without_newline_still_answers_and_exits_0():
 
 
 def test_eof_on_empty_input_exits_0_silently():
-    r = subprocess.run([URISAN, "squid-acl"], input=b"", stdout=subprocess.PIPE,
+    r = subprocess.run([URISAN, "squid-acl", "--quiet"], input=b"", stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=TIMEOUT)
     assert (r.returncode, r.stdout, r.stderr) == (0, b"", b""), r
+
+
+def rule_count(profile, policy):
+    """The directives `urisan policy check` prints: the count logged."""
+    r = subprocess.run([URISAN, "policy", "check"] + (["--profile", profile] if profile else [])
+                       + [policy], stdout=subprocess.PIPE, check=True, timeout=TIMEOUT)
+    return sum(1 for l in r.stdout.decode().splitlines() if l and not l.startswith("#"))
+
+
+def test_start_log_says_what_it_enforces():
+    """One line on stderr (Squid's cache.log) before any answer: version,
+    profile, policy file, number of rules; stdout holds only answers."""
+    version = subprocess.run([URISAN, "--version"], stdout=subprocess.PIPE,
+                             timeout=TIMEOUT).stdout.decode().split()[-1]
+    with tempfile.NamedTemporaryFile("w", suffix=".policy") as f:
+        f.write("deny-host one.example\n")
+        f.flush()
+        for args, profile, path in (([], "default", None),
+                                    (["--profile", "proxy"], "proxy", None),
+                                    (["--profile", "proxy", "--policy", f.name], "proxy", f.name)):
+            n = rule_count(args[1] if args else None, f.name if path else "/dev/null")
+            r = subprocess.run([URISAN, "squid-acl"] + args, input=b"0 http://h.example/\n",
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+            want = "urisan: squid-acl: policy in force: urisan %s, profile %s, %s, %d rules\n" % (
+                version, profile, "policy file " + path if path else "no policy file", n)
+            assert r.returncode == 0 and r.stdout == b"0 OK\n", r
+            assert r.stderr.decode() == want, (r.stderr, want)
+    assert rule_count("proxy", "/dev/null") > rule_count(None, "/dev/null") > 0
 
 
 def test_help_exits_0():

@@ -21,6 +21,7 @@
  * queues one response on its first call, whatever the request holds.
  */
 #include "cli.h"
+#include "policy_info.h"
 #include "serve_uri.h"
 
 #include <arpa/inet.h>
@@ -52,9 +53,11 @@ typedef struct {
     const char *trust_text;
     size_t uri_cap;              /* bytes for the rebuilt URI */
 
-    /* the policy in force; readers hold the lock while judging */
+    /* the policy in force and what it is (/healthz, the log); readers
+       hold the lock while judging */
     pthread_rwlock_t lock;
     urisan_policy *pol;
+    cli_policy_info info;
 
     atomic_int draining;         /* SIGTERM seen: close after answering */
     atomic_long inflight;        /* requests started, not yet completed */
@@ -160,17 +163,15 @@ static bool is_health(const serve_state *s, const serve_request *r)
     return true;
 }
 
-static enum MHD_Result reply(serve_state *s, struct MHD_Connection *c, unsigned status,
-                             const char *body, const serve_answer *a)
+/* An answer: body[0..blen) of type ctype (NULL: no body), and a's
+   headers when a is not NULL. */
+static enum MHD_Result reply_body(serve_state *s, struct MHD_Connection *c, unsigned status,
+                                  char *body, size_t blen, const char *ctype,
+                                  const serve_answer *a)
 {
-    /* MHD_RESPMEM_MUST_COPY: MHD's prototype takes a non-const buffer. */
-    char text[32] = "";
-    size_t blen = body ? strlen(body) : 0;
-    if (blen >= sizeof text)
-        blen = sizeof text - 1;
-    memcpy(text, body ? body : "", blen);
     struct MHD_Response *resp =
-        MHD_create_response_from_buffer(blen, text, MHD_RESPMEM_MUST_COPY);
+        MHD_create_response_from_buffer(body ? blen : 0, body ? body : (char *)"",
+                                        MHD_RESPMEM_MUST_COPY);
     if (resp == NULL)
         return MHD_NO;
     bool ok = true;
@@ -182,13 +183,51 @@ static enum MHD_Result reply(serve_state *s, struct MHD_Connection *c, unsigned 
     }
     if (body != NULL)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                           "text/plain") == MHD_YES;
+                                           ctype) == MHD_YES;
     if (atomic_load(&s->draining))
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
     enum MHD_Result r = ok ? MHD_queue_response(c, status, resp) : MHD_NO;
     MHD_destroy_response(resp);
     if (r == MHD_YES)
         atomic_fetch_add(&s->answered, 1);
+    return r;
+}
+
+/* A short text/plain answer (literal), or a's headers (body NULL). */
+static enum MHD_Result reply(serve_state *s, struct MHD_Connection *c, unsigned status,
+                             const char *body, const serve_answer *a)
+{
+    /* MHD_RESPMEM_MUST_COPY: MHD's prototype takes a non-const buffer. */
+    char text[32] = "";
+    size_t blen = body ? strlen(body) : 0;
+    if (blen >= sizeof text)
+        blen = sizeof text - 1;
+    memcpy(text, body ? body : "", blen);
+    return reply_body(s, c, status, body ? text : NULL, blen, "text/plain", a);
+}
+
+/* GET /healthz: {"status":"ok" or "draining", then what is enforced
+   (policy_info.h)}, 200 or 503. */
+static enum MHD_Result health(serve_state *s, struct MHD_Connection *c)
+{
+    bool draining = atomic_load(&s->draining) != 0;
+    cli_buf b;
+    cli_buf_init(&b, 64 << 10);
+    json_w w;
+    json_begin(&w, &b);
+    json_obj_open(&w);
+    json_kcstr(&w, "status", draining ? "draining" : "ok");
+    pthread_rwlock_rdlock(&s->lock);
+    cli_policy_info_json(&w, &s->info);
+    pthread_rwlock_unlock(&s->lock);
+    json_obj_close(&w);
+    enum MHD_Result r;
+    if (!json_ok(&w) || !cli_buf_addc(&b, '\n'))
+        r = reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n", NULL);
+    else
+        r = reply_body(s, c, draining ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK, b.p, b.len,
+                       "application/json", NULL);
+    cli_buf_free(&b);
     return r;
 }
 
@@ -245,11 +284,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     r.target_len = rq->target_len;
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
 
-    if (is_health(s, &r)) {
-        if (atomic_load(&s->draining))
-            return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "draining\n", NULL);
-        return reply(s, c, MHD_HTTP_OK, "ok\n", NULL);
-    }
+    if (is_health(s, &r))
+        return health(s, c);
 
     char *buf = malloc(s->uri_cap);
     serve_answer *a = malloc(sizeof *a);
@@ -387,12 +423,17 @@ static void reload(serve_state *s)
         notify("READY=1\nSTATUS=reload failed; the previous policy stays in force");
         return;
     }
+    cli_policy_info info;
+    cli_policy_info_make(&info, np, s->profile, s->policy_path);
     pthread_rwlock_wrlock(&s->lock);
     urisan_policy *old = s->pol;
     s->pol = np;
+    s->info = info;
     pthread_rwlock_unlock(&s->lock);
     free(old);
-    logf_("policy reloaded from %s", s->policy_path ? s->policy_path : "(built-in default)");
+    char text[CLI_POLICY_INFO_TEXT];
+    cli_policy_info_text(&info, text, sizeof text);
+    logf_("policy reloaded; in force: %s", text);
     notify("READY=1\nSTATUS=policy reloaded");
 }
 
@@ -514,9 +555,12 @@ static struct MHD_Daemon *start_daemon(serve_state *s, int lfd, const serve_limi
 /* The start-up log line and the READY notification. */
 static void announce(const serve_state *s, const serve_limits *l, const char *shown)
 {
-    logf_("listening on %s (policy %s; trust %s%s%s; threads %ld, connections %ld, "
+    char text[CLI_POLICY_INFO_TEXT];
+    cli_policy_info_text(&s->info, text, sizeof text);
+    logf_("policy in force: %s", text);
+    logf_("listening on %s (trust %s%s%s; threads %ld, connections %ld, "
           "per client %ld, header bytes %ld, idle timeout %ld s)",
-          shown, s->policy_path ? s->policy_path : "built-in default", s->trust_text,
+          shown, s->trust_text,
           s->trust.strip_prefix ? "; strip-prefix " : "",
           s->trust.strip_prefix ? s->trust.strip_prefix : "", l->threads, l->maxconn,
           l->perclient, l->maxhdr, l->idle);
@@ -590,6 +634,7 @@ int cmd_serve(int argc, char **argv)
     s.pol = cli_policy_load(CMD, s.policy_path, s.profile);
     if (s.pol == NULL)
         return CLI_EXIT_USAGE;
+    cli_policy_info_make(&s.info, s.pol, s.profile, s.policy_path);
     pthread_rwlock_init(&s.lock, NULL);
     sigset_t set;
     block_signals(&set);

@@ -1,6 +1,12 @@
 /*
- * cmd_squid.c - `urisan squid-acl [--policy FILE]`: a Squid external ACL
- * helper (SPEC section 7; doc/squid.md).
+ * cmd_squid.c - `urisan squid-acl [--policy FILE] [--profile NAME]
+ * [--quiet]`: a Squid external ACL helper (SPEC section 7; doc/squid.md).
+ *
+ * At start it says on standard error (Squid's cache.log) what it
+ * enforces: "urisan: squid-acl: policy in force: urisan 0.2.0, profile
+ * proxy, no policy file, 37 rules" (policy_info.h); --quiet leaves that
+ * out. Squid starts new helpers on `squid -k reconfigure`, so each
+ * reload logs it again.
  *
  * Squid writes one request per line:
  *
@@ -32,6 +38,7 @@
  * desynchronises us (cli_lines keeps a bounded prefix, drops the rest).
  */
 #include "cli.h"
+#include "policy_info.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -218,10 +225,11 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
 
 int cmd_squid_acl(int argc, char **argv)
 {
-    enum { OPT_POLICY, OPT_PROFILE, NOPT };
+    enum { OPT_POLICY, OPT_PROFILE, OPT_QUIET, NOPT };
     cli_opt opts[NOPT] = {
         [OPT_POLICY] = { "--policy", true, NULL, false },
         [OPT_PROFILE] = { "--profile", true, NULL, false },
+        [OPT_QUIET] = { "--quiet", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -235,6 +243,13 @@ int cmd_squid_acl(int argc, char **argv)
     urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
+    if (!opts[OPT_QUIET].seen) {
+        cli_policy_info info;
+        char text[CLI_POLICY_INFO_TEXT];
+        cli_policy_info_make(&info, pol, opts[OPT_PROFILE].value, opts[OPT_POLICY].value);
+        cli_policy_info_text(&info, text, sizeof text);
+        fprintf(stderr, "urisan: %s: policy in force: %s\n", CMD, text);
+    }
 
     /* Keep the channel-ID, its space and max_uri + 1 bytes of value. */
     size_t keep = cli_line_keep(urisan_policy_limits(pol)) + SQUID_CHANNEL_MAX + 1;

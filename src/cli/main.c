@@ -101,13 +101,16 @@ static const cli_command commands[] = {
       "Text output: PART OFFSET CONTEXT VERDICT REASONS \"URI\" [\"DISPLAY\"]\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "squid-acl", cmd_squid_acl,
-      "[--policy FILE] [--profile NAME]",
+      "[--policy FILE] [--profile NAME] [--quiet]",
       "Run as a Squid external ACL helper: read one request per line on\n"
-      "standard input, answer OK or ERR per line under the policy.\n"
+      "standard input, answer OK or ERR per line under the policy. At start\n"
+      "it logs the policy in force (version, profile, policy file, number of\n"
+      "rules) on standard error, which Squid writes to cache.log.\n"
       "\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
       "  --profile NAME start from the built-in profile NAME (recommended:\n"
-      "                 proxy for a forward proxy, ssrf for a reverse proxy)\n" },
+      "                 proxy for a forward proxy, ssrf for a reverse proxy)\n"
+      "  --quiet        do not log the policy in force at start\n" },
     { "serve", cmd_serve,
       "[--listen ADDR:PORT] [--policy FILE] [--trust LIST] [--threads N] ...",
       "Run an HTTP authorization service for gateways (nginx auth_request,\n"
@@ -115,8 +118,10 @@ static const cli_command commands[] = {
       "doc/gateways.md). Each request's headers give the URI the gateway is\n"
       "about to forward; the answer is 200 (allow, flag) or 403 (deny) with\n"
       "X-Urisan-Verdict, X-Urisan-Deny-Reasons, X-Urisan-Flag-Reasons.\n"
-      "GET /healthz answers 200. SIGHUP reloads the policy (a bad file keeps\n"
-      "the old one), SIGTERM drains and exits 0.\n"
+      "GET /healthz answers 200 with the policy in force as JSON (version,\n"
+      "profile, policy file, number of rules), which is also logged at start\n"
+      "and on reload. SIGHUP reloads the policy (a bad file keeps the old\n"
+      "one), SIGTERM drains and exits 0.\n"
       "\n"
       "  --listen ADDR:PORT      numeric address (default 127.0.0.1:8181;\n"
       "                          port 0: any free port, logged at start)\n"
