@@ -1,0 +1,1008 @@
+/*
+ * urisan_lua.c - the urisan Lua module (doc/lua.md): check, verdict,
+ * parse, normalize, resolve, equivalent and extract over liburisan, for
+ * LuaJIT / Lua 5.1 (nginx's lua-nginx-module, rspamd), Lua 5.3 (HAProxy)
+ * and Lua 5.4, from this one source.
+ *
+ *   local urisan = require "urisan"
+ *   local p = urisan.policy{ profile = "ssrf", file = "/etc/urisan/site.policy" }
+ *   local r = urisan.check(uri, { policy = p })   -- check --json's keys
+ *
+ * A front end: it reads arguments, calls the library's one decision and
+ * builds tables; it never sets a flag or decides. Nothing here is global:
+ * the scratch buffers live in a per-state context (an upvalue of every
+ * function, freed with the state); a policy is a userdata built once and
+ * read-only after, so one object serves every request of a state.
+ * Bounded on hostile input: the library reads at most the policy's
+ * max_uri bytes of a URI, output buffers are capped (OUT_MAX), and every
+ * argument is type-checked before use (a wrong type is a Lua error that
+ * names the argument, never a crash).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <lauxlib.h>
+#include <lua.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "urisan.h"
+
+/* ---- one source for Lua 5.1 (LuaJIT), 5.3 and 5.4 ---- */
+#if LUA_VERSION_NUM < 502
+#define lu_rawlen(L, i) lua_objlen((L), (i))
+#else
+#define lu_rawlen(L, i) lua_rawlen((L), (i))
+#endif
+
+#define POLICY_MT "urisan.policy"
+#define CTX_MT "urisan.context"
+/* The largest text the module asks the library to write (resolve,
+   normalize): the library's own ceiling, with room for what a
+   normalisation may add. */
+#define OUT_MAX (4 * URISAN_HARD_CEILING + 64)
+/* A policy file larger than this is refused (the command's bound). */
+#define POLICY_FILE_MAX (16u << 20)
+#define HIT_BATCH 64
+
+/* The per-state context: growable scratch, reused by every call of the
+   state (a C function runs to its end before another starts in that
+   state: nothing here is shared between states or threads). */
+typedef struct {
+    char *buf;
+    size_t cap;
+} lu_ctx;
+
+typedef struct {
+    urisan_policy *pol;  /* malloc'd: urisan_policy wants max_align_t */
+} lu_policy;
+
+/* ------------------------------------------------------------------ */
+/* Arguments                                                           */
+/* ------------------------------------------------------------------ */
+
+static lu_ctx *ctx_of(lua_State *L)
+{
+    return (lu_ctx *)lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* ctx->buf with at least n bytes; NULL when n is beyond OUT_MAX or
+   memory is short (the caller raises). */
+static char *ctx_room(lu_ctx *c, size_t n)
+{
+    if (n > OUT_MAX)
+        return NULL;
+    if (n <= c->cap && c->buf != NULL)
+        return c->buf;
+    size_t cap = c->cap < 256 ? 256 : c->cap;
+    while (cap < n)
+        cap *= 2;
+    char *p = realloc(c->buf, cap);
+    if (p == NULL)
+        return NULL;
+    c->buf = p;
+    c->cap = cap;
+    return p;
+}
+
+static int ctx_gc(lua_State *L)
+{
+    lu_ctx *c = (lu_ctx *)luaL_checkudata(L, 1, CTX_MT);
+    free(c->buf);
+    c->buf = NULL;
+    c->cap = 0;
+    return 0;
+}
+
+/* The policy userdata at idx, or NULL when idx is no policy. */
+static lu_policy *test_policy(lua_State *L, int idx)
+{
+    lu_policy *p = (lu_policy *)lua_touserdata(L, idx);
+    if (p == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    luaL_getmetatable(L, POLICY_MT);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? p : NULL;
+}
+
+/* The options argument at idx: nil (defaults), a policy, or a table
+   {policy = P, base = "..."}. *base is set when the table has one. */
+static const urisan_policy *get_opts(lua_State *L, int idx, const char **base, size_t *blen)
+{
+    if (base != NULL)
+        *base = NULL;
+    if (lua_isnoneornil(L, idx))
+        return NULL;
+    lu_policy *p = test_policy(L, idx);
+    if (p != NULL)
+        return p->pol;
+    if (!lua_istable(L, idx))
+        luaL_argerror(L, idx, "expected nil, a urisan.policy or an options table");
+    lua_getfield(L, idx, "policy");
+    const urisan_policy *pol = NULL;
+    if (!lua_isnil(L, -1)) {
+        p = test_policy(L, -1);
+        if (p == NULL)
+            luaL_argerror(L, idx, "options.policy: expected a urisan.policy");
+        pol = p->pol;
+    }
+    lua_pop(L, 1);
+    if (base != NULL) {
+        lua_getfield(L, idx, "base");
+        if (!lua_isnil(L, -1)) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_argerror(L, idx, "options.base: expected a string");
+            *base = lua_tolstring(L, -1, blen);   /* kept alive by the table */
+        }
+        lua_pop(L, 1);
+    }
+    return pol;
+}
+
+/* A string argument, never a number converted in place (a number
+   argument is refused: luaL_checklstring would change the value on the
+   stack, and a URI is text). */
+static const char *get_text(lua_State *L, int idx, size_t *len)
+{
+    if (lua_type(L, idx) != LUA_TSTRING)
+        luaL_argerror(L, idx, lua_pushfstring(L, "string expected, got %s",
+                                              luaL_typename(L, idx)));
+    return lua_tolstring(L, idx, len);
+}
+
+/* Raise "urisan: CODE at offset N: MESSAGE" for a library error. */
+static int raise_status(lua_State *L, const char *what, const urisan_error *e)
+{
+    return luaL_error(L, "urisan.%s: %s at offset %d: %s%s", what,
+                      urisan_status_name(e->code), (int)(e->offset > 0x7fffffff ? 0x7fffffff : e->offset),
+                      urisan_status_message(e->code),
+                      e->input == 1 ? " (in the reference)" : "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Values as check --json writes them                                  */
+/* ------------------------------------------------------------------ */
+
+/* urisan.null: JSON's null in a table (a key whose value is null is
+   present, as in the JSON). The NULL light userdata, as cjson.null and
+   ngx.null are, so the three compare equal. */
+static void push_null(lua_State *L)
+{
+    lua_pushlightuserdata(L, NULL);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+    if (v == NULL)
+        push_null(L);
+    else
+        lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_span(lua_State *L, const char *in, urisan_span s)
+{
+    if (urisan_span_present(s))
+        lua_pushlstring(L, in + s.off, s.len);
+    else
+        push_null(L);
+}
+
+/* {code, offset, message}, or null (cli_jv_error). */
+static void push_error(lua_State *L, const urisan_error *e)
+{
+    if (e == NULL || e->code == URISAN_OK) {
+        push_null(L);
+        return;
+    }
+    lua_createtable(L, 0, 3);
+    set_str(L, "code", urisan_status_name(e->code));
+    lua_pushinteger(L, (lua_Integer)e->offset);
+    lua_setfield(L, -2, "offset");
+    set_str(L, "message", urisan_status_message(e->code));
+}
+
+static void push_components(lua_State *L, const char *in, const urisan_uri *u)
+{
+    lua_createtable(L, 0, 8);
+    push_span(L, in, u->scheme);
+    lua_setfield(L, -2, "scheme");
+    push_span(L, in, u->userinfo);
+    lua_setfield(L, -2, "userinfo");
+    push_span(L, in, u->host);
+    lua_setfield(L, -2, "host");
+    set_str(L, "host_type", urisan_host_type_name(u->host_type));
+    push_span(L, in, u->port);
+    lua_setfield(L, -2, "port");
+    push_span(L, in, u->path);
+    lua_setfield(L, -2, "path");
+    push_span(L, in, u->query);
+    lua_setfield(L, -2, "query");
+    push_span(L, in, u->fragment);
+    lua_setfield(L, -2, "fragment");
+}
+
+/* The names of the set bits of f, in bit order, appended to the array
+   at the top from index *n + 1. */
+static void append_flags(lua_State *L, urisan_flags f, int *n)
+{
+    while (f != 0) {
+        unsigned bit = (unsigned)__builtin_ctzll(f);
+        f &= f - 1;
+        const char *name = urisan_flag_name((urisan_flag)bit);
+        if (name == NULL)
+            continue;
+        lua_pushstring(L, name);
+        lua_rawseti(L, -2, ++*n);
+    }
+}
+
+static void append_rules(lua_State *L, unsigned rules, int *n)
+{
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (!((rules >> r) & 1u))
+            continue;
+        lua_pushstring(L, urisan_rule_reason_name((urisan_rule_reason)r));
+        lua_rawseti(L, -2, ++*n);
+    }
+}
+
+static void push_flags(lua_State *L, urisan_flags f)
+{
+    int n = 0;
+    lua_createtable(L, __builtin_popcountll(f), 0);
+    append_flags(L, f, &n);
+}
+
+static void push_host_ip(lua_State *L, const urisan_report *r)
+{
+    char ip[64];
+    size_t n = 0;
+    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &n) == URISAN_OK)
+        lua_pushlstring(L, ip, n);
+    else
+        push_null(L);
+}
+
+/* verdict, reasons, deny_reasons, flag_reasons into the table at the
+   top, as check --json orders them (src/cli/render.c). */
+static void set_decision(lua_State *L, const urisan_decision *d)
+{
+    set_str(L, "verdict", urisan_verdict_name(d->verdict));
+    int n = 0;
+    lua_newtable(L);
+    if (d->verdict != URISAN_ALLOW) {
+        append_flags(L, d->deny_flags, &n);
+        append_rules(L, d->rules, &n);
+        append_flags(L, d->flag_flags, &n);
+    }
+    lua_setfield(L, -2, "reasons");
+    n = 0;
+    lua_newtable(L);
+    if (d->verdict == URISAN_DENY) {
+        append_flags(L, d->deny_flags, &n);
+        append_rules(L, d->rules, &n);
+    }
+    lua_setfield(L, -2, "deny_reasons");
+    push_flags(L, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
+    lua_setfield(L, -2, "flag_reasons");
+}
+
+/* ---- nested: the keys "nested" and "nested_capped" (check --json) ---- */
+
+/* At most this many nested URLs are listed (check --json's bound). */
+#define NESTED_MAX 16
+
+typedef struct {
+    lua_State *L;
+    int n;
+} nested_walk;
+
+static void nested_one(void *ctx, const urisan_nested_url *nu)
+{
+    nested_walk *w = ctx;
+    if (w->n++ >= NESTED_MAX)
+        return;
+    lua_State *L = w->L;
+    lua_createtable(L, 0, 5);
+    lua_pushlstring(L, nu->name, nu->name_len);
+    lua_setfield(L, -2, "name");
+    lua_pushlstring(L, nu->uri, nu->uri_len);
+    lua_setfield(L, -2, "uri");
+    lua_pushinteger(L, (lua_Integer)nu->depth);
+    lua_setfield(L, -2, "depth");
+    push_flags(L, nu->report.flags);
+    lua_setfield(L, -2, "flags");
+    push_host_ip(L, &nu->report);
+    lua_setfield(L, -2, "host_ip");
+    lua_rawseti(L, -2, w->n);
+}
+
+/* Only on a URI whose flags have nested_url. The walk's scratch is the
+   library's bound (URISAN_NESTED_SCRATCH), on the stack as the command
+   has it (the context's buffer may hold the resolved URI walked here). */
+static void set_nested(lua_State *L, const char *in, size_t len,
+                       const urisan_uri *u, const urisan_report *r, const urisan_policy *pol)
+{
+    if (!(r->flags & URISAN_F(NESTED_URL)))
+        return;
+    urisan_uri own;
+    if (u == NULL) {
+        urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &own, NULL);
+        u = &own;
+    }
+    char scratch[URISAN_NESTED_SCRATCH];
+    nested_walk w = { L, 0 };
+    urisan_nested_report nr;
+    lua_newtable(L);
+    if (urisan_nested(in, len, u, pol, scratch, sizeof scratch, nested_one, &w, &nr) != URISAN_OK)
+        w.n = 0;
+    lua_setfield(L, -2, "nested");
+    lua_pushboolean(L, w.n > NESTED_MAX);
+    lua_setfield(L, -2, "nested_capped");
+}
+
+/* ------------------------------------------------------------------ */
+/* check, verdict, parse                                               */
+/* ------------------------------------------------------------------ */
+
+/* What the one decision gave for one URI. */
+typedef struct {
+    urisan_uri uri;
+    urisan_report rep;
+    urisan_decision dec;
+    const char *resolved;   /* with a base: the resolved URI, or NULL */
+    size_t rlen;
+    urisan_error rerr;
+} judgement;
+
+/* The one decision: urisan_check, or urisan_check_base with a base (the
+   resolved text in the context's buffer). Fail closed: a decision the
+   library could not make is a deny. */
+static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const char *base,
+                  size_t blen, const urisan_policy *pol, judgement *j)
+{
+    memset(&j->dec, 0, sizeof j->dec);
+    j->dec.verdict = URISAN_DENY;
+    j->resolved = NULL;
+    j->rlen = 0;
+    j->rerr = (urisan_error){ URISAN_OK, 0, 0 };
+    if (base == NULL) {
+        urisan_check(in, len, pol, &j->uri, &j->rep, &j->dec);
+        return;
+    }
+    size_t cap = 256, needed = 0;
+    urisan_status st = URISAN_E_NOSPACE;
+    for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
+        char *buf = ctx_room(c, cap);
+        if (buf == NULL)
+            luaL_error(L, "urisan.check: out of memory");
+        st = urisan_check_base(base, blen, in, len, pol, buf, cap, &needed, &j->uri, &j->rep,
+                               &j->dec, &j->rerr);
+        if (st == URISAN_OK) {
+            j->resolved = buf;
+            j->rlen = needed;
+        }
+        cap = needed + 1;
+    }
+}
+
+/* The table of check --json for in[0..len) (uri at stack index 1). */
+static void push_check(lua_State *L, const char *in, size_t len, const judgement *j,
+                       const urisan_policy *pol, int with_base)
+{
+    lua_createtable(L, 0, 16);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "uri");
+    lua_pushboolean(L, j->uri.valid != 0);
+    lua_setfield(L, -2, "valid");
+    push_error(L, j->uri.valid ? NULL : &j->uri.error);
+    lua_setfield(L, -2, "error");
+    push_components(L, in, &j->uri);
+    lua_setfield(L, -2, "components");
+    push_host_ip(L, &j->rep);
+    lua_setfield(L, -2, "host_ip");
+    push_flags(L, j->rep.flags);
+    lua_setfield(L, -2, "flags");
+    set_decision(L, &j->dec);
+    if (with_base) {
+        if (j->resolved != NULL)
+            lua_pushlstring(L, j->resolved, j->rlen);
+        else
+            push_null(L);
+        lua_setfield(L, -2, "resolved");
+        push_error(L, j->resolved != NULL ? NULL : &j->rerr);
+        lua_setfield(L, -2, "resolve_error");
+    }
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "truncated");
+    lua_pushinteger(L, (lua_Integer)len);
+    lua_setfield(L, -2, "length");
+    if (j->resolved != NULL)
+        set_nested(L, j->resolved, j->rlen, NULL, &j->rep, pol);
+    else
+        set_nested(L, in, len, &j->uri, &j->rep, pol);
+}
+
+/* urisan.check(uri [, opts]) -> table with the keys of check --json */
+static int l_check(lua_State *L)
+{
+    size_t len, blen = 0;
+    const char *in = get_text(L, 1, &len);
+    const char *base;
+    const urisan_policy *pol = get_opts(L, 2, &base, &blen);
+    judgement j;
+    judge(L, ctx_of(L), in, len, base, blen, pol, &j);
+    push_check(L, in, len, &j, pol, base != NULL);
+    return 1;
+}
+
+/* Names of f's bits (then of rules) joined by ",", as X-Urisan-*-Reasons
+   has them; "" for none. */
+static void push_joined(lua_State *L, urisan_flags f, unsigned rules)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    int n = 0;
+    while (f != 0) {
+        unsigned bit = (unsigned)__builtin_ctzll(f);
+        f &= f - 1;
+        const char *name = urisan_flag_name((urisan_flag)bit);
+        if (name == NULL)
+            continue;
+        if (n++ > 0)
+            luaL_addchar(&b, ',');
+        luaL_addstring(&b, name);
+    }
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (!((rules >> r) & 1u))
+            continue;
+        if (n++ > 0)
+            luaL_addchar(&b, ',');
+        luaL_addstring(&b, urisan_rule_reason_name((urisan_rule_reason)r));
+    }
+    luaL_pushresult(&b);
+}
+
+/* urisan.verdict(uri [, opts]) -> verdict, deny reasons, flag reasons:
+   the decision alone, no table (a gateway's per-request call). The
+   reasons are "a,b" lists ("" for none): the deny_reasons and
+   flag_reasons of check. */
+static int l_verdict(lua_State *L)
+{
+    size_t len, blen = 0;
+    const char *in = get_text(L, 1, &len);
+    const char *base;
+    const urisan_policy *pol = get_opts(L, 2, &base, &blen);
+    judgement j;
+    judge(L, ctx_of(L), in, len, base, blen, pol, &j);
+    const urisan_decision *d = &j.dec;
+    lua_pushstring(L, urisan_verdict_name(d->verdict));
+    if (d->verdict == URISAN_DENY)
+        push_joined(L, d->deny_flags, d->rules);
+    else
+        lua_pushliteral(L, "");
+    push_joined(L, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags, 0);
+    return 3;
+}
+
+/* urisan.parse(uri [, opts]) -> uri, valid, error, components (the
+   split alone, under the policy's limits) */
+static int l_parse(lua_State *L)
+{
+    size_t len;
+    const char *in = get_text(L, 1, &len);
+    const urisan_policy *pol = get_opts(L, 2, NULL, NULL);
+    urisan_uri u;
+    urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "uri");
+    lua_pushboolean(L, u.valid != 0);
+    lua_setfield(L, -2, "valid");
+    push_error(L, u.valid ? NULL : &u.error);
+    lua_setfield(L, -2, "error");
+    push_components(L, in, &u);
+    lua_setfield(L, -2, "components");
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* normalize, resolve, equivalent                                      */
+/* ------------------------------------------------------------------ */
+
+static const urisan_limits *limits_of(const urisan_policy *pol)
+{
+    return pol ? urisan_policy_limits(pol) : NULL;
+}
+
+/* Returns nil, message on a URI the library refuses (a URI is data: a
+   bad one is an answer, not a programming error). */
+static int push_fail(lua_State *L, const urisan_error *e)
+{
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s at offset %d: %s%s", urisan_status_name(e->code),
+                    (int)(e->offset > 0x7fffffff ? 0x7fffffff : e->offset),
+                    urisan_status_message(e->code),
+                    e->input == 1 ? " (in the reference)" : "");
+    return 2;
+}
+
+/* urisan.normalize(uri [, opts]) -> normal form | nil, message */
+static int l_normalize(lua_State *L)
+{
+    size_t len;
+    const char *in = get_text(L, 1, &len);
+    const urisan_limits *lim = limits_of(get_opts(L, 2, NULL, NULL));
+    lu_ctx *c = ctx_of(L);
+    size_t cap = 256, needed = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        char *buf = ctx_room(c, cap);
+        if (buf == NULL)
+            return luaL_error(L, "urisan.normalize: out of memory");
+        urisan_status st = urisan_normalize(in, len, lim, buf, cap, &needed, &err);
+        if (st == URISAN_OK) {
+            lua_pushlstring(L, buf, needed);
+            return 1;
+        }
+        if (st != URISAN_E_NOSPACE)
+            break;
+        cap = needed + 1;
+    }
+    return push_fail(L, &err);
+}
+
+static urisan_above_root get_above_root(lua_State *L, int idx)
+{
+    static const char *const names[] = { "clamp", "keep", "reject", NULL };
+    lua_getfield(L, idx, "above_root");
+    int i = 0;
+    if (!lua_isnil(L, -1)) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_argerror(L, idx, "options.above_root: expected \"clamp\", \"keep\" or \"reject\"");
+        const char *s = lua_tostring(L, -1);
+        for (i = 0; names[i] != NULL && strcmp(names[i], s) != 0; i++)
+            ;
+        if (names[i] == NULL)
+            luaL_argerror(L, idx, "options.above_root: expected \"clamp\", \"keep\" or \"reject\"");
+    }
+    lua_pop(L, 1);
+    return (urisan_above_root)i;
+}
+
+/* urisan.resolve(base, ref [, opts]) -> URI | nil, message;
+   opts: policy, non_strict (boolean), above_root ("clamp", "keep",
+   "reject") */
+static int l_resolve(lua_State *L)
+{
+    size_t blen, rlen;
+    const char *base = get_text(L, 1, &blen);
+    const char *ref = get_text(L, 2, &rlen);
+    urisan_resolve_opts opt = { 0, URISAN_ABOVE_ROOT_CLAMP, NULL };
+    opt.limits = limits_of(get_opts(L, 3, NULL, NULL));
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "non_strict");
+        opt.non_strict = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        opt.above_root = get_above_root(L, 3);
+    }
+    lu_ctx *c = ctx_of(L);
+    size_t cap = 256, needed = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        char *buf = ctx_room(c, cap);
+        if (buf == NULL)
+            return luaL_error(L, "urisan.resolve: out of memory");
+        urisan_status st = urisan_resolve(base, blen, ref, rlen, &opt, buf, cap, &needed, NULL,
+                                          &err);
+        if (st == URISAN_OK) {
+            lua_pushlstring(L, buf, needed);
+            return 1;
+        }
+        if (st != URISAN_E_NOSPACE)
+            break;
+        cap = needed + 1;
+    }
+    return push_fail(L, &err);
+}
+
+/* urisan.equivalent(a, b [, opts]) -> boolean | nil, message */
+static int l_equivalent(lua_State *L)
+{
+    size_t alen, blen;
+    const char *a = get_text(L, 1, &alen);
+    const char *b = get_text(L, 2, &blen);
+    const urisan_limits *lim = limits_of(get_opts(L, 3, NULL, NULL));
+    lu_ctx *c = ctx_of(L);
+    size_t cap = 512, needed = 0;
+    int equal = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    for (int round = 0; round < 2; round++) {
+        char *work = ctx_room(c, cap);
+        if (work == NULL)
+            return luaL_error(L, "urisan.equivalent: out of memory");
+        urisan_status st = urisan_equivalent(a, alen, b, blen, lim, work, cap, &needed, &equal,
+                                             &err);
+        if (st == URISAN_OK) {
+            lua_pushboolean(L, equal);
+            return 1;
+        }
+        if (st != URISAN_E_NOSPACE)
+            break;
+        cap = needed + 1;
+    }
+    return push_fail(L, &err);
+}
+
+/* ------------------------------------------------------------------ */
+/* extract                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const form_names[] = {
+    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
+    "hyphen_dropped", "abbreviated", "trimmed",
+};
+
+/* One hit as `urisan extract --json` writes it for free text. */
+static void push_hit(lua_State *L, const urisan_hit *h)
+{
+    lua_createtable(L, 0, 12);
+    lua_pushlstring(L, h->uri, h->uri_len);
+    lua_setfield(L, -2, "uri");
+    lua_pushinteger(L, 0);
+    lua_setfield(L, -2, "part");
+    lua_pushinteger(L, (lua_Integer)h->off);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, (lua_Integer)h->len);
+    lua_setfield(L, -2, "length");
+    set_str(L, "context", "text");
+    push_null(L);
+    lua_setfield(L, -2, "display");
+    lua_newtable(L);
+    int n = 0;
+    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
+        if ((h->form >> bit) & 1u) {
+            lua_pushstring(L, form_names[bit]);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    lua_setfield(L, -2, "form");
+    push_flags(L, h->flags);
+    lua_setfield(L, -2, "flags");
+    set_decision(L, &h->decision);
+}
+
+/* urisan.extract(text [, opts]) -> array of hits (extract --json's keys) */
+static int l_extract(lua_State *L)
+{
+    size_t len;
+    const char *text = get_text(L, 1, &len);
+    const urisan_policy *pol = get_opts(L, 2, NULL, NULL);
+    size_t scap = urisan_extract_scratch_size(pol);
+    size_t hoff = (scap + 15) & ~(size_t)15;
+    char *mem = ctx_room(ctx_of(L), hoff + HIT_BATCH * sizeof(urisan_hit));
+    if (mem == NULL)
+        return luaL_error(L, "urisan.extract: out of memory");
+    urisan_hit *hits = (urisan_hit *)(void *)(mem + hoff);
+    lua_newtable(L);
+    int out = 0;
+    size_t start = 0;
+    for (;;) {
+        size_t n = 0, next = start;
+        urisan_status st = urisan_extract(text, len, start, pol, hits, HIT_BATCH, &n, mem, scap,
+                                          &next);
+        for (size_t k = 0; k < n; k++) {
+            push_hit(L, &hits[k]);
+            lua_rawseti(L, -2, ++out);
+        }
+        if (st == URISAN_OK)
+            return 1;
+        if (st != URISAN_E_TOO_MANY || next <= start) {
+            urisan_error e = { st, next, 0 };
+            return raise_status(L, "extract", &e);
+        }
+        start = next;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A policy word for a message, as the command prints it: printable
+   ASCII as is, else \xNN; at most 80 bytes. */
+static void add_word(luaL_Buffer *b, const char *w, size_t n)
+{
+    if (n > 80)
+        n = 80;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)w[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\'') {
+            luaL_addchar(b, (char)ch);
+        } else {
+            char hex[5];
+            snprintf(hex, sizeof hex, "\\x%02x", ch);
+            luaL_addstring(b, hex);
+        }
+    }
+}
+
+/* Raise "urisan.policy: WHERE:LINE:COLUMN: message 'word'" (the
+   command's "FILE:LINE:COLUMN: message 'word'", doc/policy.md). */
+static int raise_policy(lua_State *L, const char *where, const char *text, size_t len,
+                        const urisan_policy_error *e)
+{
+    char num[64];
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "urisan.policy: ");
+    luaL_addstring(&b, where);
+    snprintf(num, sizeof num, ":%zu:", e->line);
+    luaL_addstring(&b, num);
+    if (e->column > 0) {
+        snprintf(num, sizeof num, "%zu:", e->column);
+        luaL_addstring(&b, num);
+    }
+    luaL_addchar(&b, ' ');
+    luaL_addstring(&b, e->msg ? e->msg : urisan_status_message(URISAN_E_BAD_POLICY));
+    if (e->word_len > 0 && e->word_off < len) {
+        luaL_addstring(&b, " '");
+        add_word(&b, text + e->word_off,
+                 e->word_len < len - e->word_off ? e->word_len : len - e->word_off);
+        luaL_addchar(&b, '\'');
+    }
+    luaL_pushresult(&b);
+    return lua_error(L);
+}
+
+/* The whole file at path as a Lua string on the stack (at most
+   POLICY_FILE_MAX bytes), or a raised error naming it. */
+static void read_file(lua_State *L, const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        luaL_error(L, "urisan.policy: %s: %s", path, strerror(errno));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    size_t total = 0, n;
+    char chunk[4096];
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+        total += n;
+        if (total > POLICY_FILE_MAX) {
+            fclose(fp);
+            luaL_error(L, "urisan.policy: %s: larger than %d bytes", path, (int)POLICY_FILE_MAX);
+        }
+        luaL_addlstring(&b, chunk, n);
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad)
+        luaL_error(L, "urisan.policy: %s: read error", path);
+    luaL_pushresult(&b);
+}
+
+/* An optional string field of the table at idx (NULL when nil). */
+static const char *opt_field(lua_State *L, int idx, const char *k, size_t *len)
+{
+    lua_getfield(L, idx, k);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "urisan.policy: %s: expected a string, got %s", k, luaL_typename(L, -1));
+    const char *s = lua_tolstring(L, -1, len);
+    lua_pop(L, 1);   /* still referenced by the table */
+    return s;
+}
+
+/* urisan.policy{profile = NAME, file = PATH | text = TEXT} -> policy.
+   Built once; read-only after. A mistake raises an error with the line,
+   column and word (a gateway that cannot load its policy must not
+   start). Unknown keys are refused too (a typo is no silent default). */
+static int l_policy(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 1) != 0) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        if (strcmp(k, "profile") != 0 && strcmp(k, "file") != 0 && strcmp(k, "text") != 0)
+            return luaL_error(L, "urisan.policy: unknown option '%s' (profile, file, text)",
+                              lua_type(L, -2) == LUA_TSTRING ? k : luaL_typename(L, -2));
+        lua_pop(L, 1);
+    }
+    size_t plen = 0, flen = 0, tlen = 0;
+    const char *profile = opt_field(L, 1, "profile", &plen);
+    const char *file = opt_field(L, 1, "file", &flen);
+    const char *text = opt_field(L, 1, "text", &tlen);
+    if (file != NULL && text != NULL)
+        return luaL_error(L, "urisan.policy: file and text exclude each other");
+    if (file != NULL && strlen(file) != flen)
+        return luaL_error(L, "urisan.policy: file: a path with a NUL byte");
+    lu_policy *p = (lu_policy *)lua_newuserdata(L, sizeof *p);
+    p->pol = NULL;
+    luaL_getmetatable(L, POLICY_MT);
+    lua_setmetatable(L, -2);
+    p->pol = malloc(urisan_policy_size());
+    if (p->pol == NULL)
+        return luaL_error(L, "urisan.policy: out of memory");
+    urisan_policy_init(p->pol);
+    if (profile != NULL && urisan_policy_profile(p->pol, profile, plen) != URISAN_OK) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, "urisan.policy: unknown profile '");
+        add_word(&b, profile, plen);
+        luaL_addstring(&b, "' (");
+        for (size_t i = 0; urisan_profile_name(i) != NULL; i++) {
+            if (i > 0)
+                luaL_addstring(&b, ", ");
+            luaL_addstring(&b, urisan_profile_name(i));
+        }
+        luaL_addchar(&b, ')');
+        luaL_pushresult(&b);
+        return lua_error(L);
+    }
+    if (file != NULL) {
+        read_file(L, file);
+        text = lua_tolstring(L, -1, &tlen);
+    }
+    if (text != NULL) {
+        urisan_policy_error e;
+        if (urisan_policy_parse_ex(p->pol, text, tlen, &e) != URISAN_OK)
+            return raise_policy(L, file != NULL ? file : "text", text, tlen, &e);
+        if (file != NULL)
+            lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int policy_gc(lua_State *L)
+{
+    lu_policy *p = (lu_policy *)luaL_checkudata(L, 1, POLICY_MT);
+    free(p->pol);
+    p->pol = NULL;
+    return 0;
+}
+
+static lu_policy *check_policy(lua_State *L, int idx)
+{
+    lu_policy *p = (lu_policy *)luaL_checkudata(L, idx, POLICY_MT);
+    if (p->pol == NULL)
+        luaL_argerror(L, idx, "a collected urisan.policy");
+    return p;
+}
+
+/* p:text() -> the policy in the policy language (urisan policy --print) */
+static int policy_text(lua_State *L)
+{
+    lu_policy *p = check_policy(L, 1);
+    size_t needed = 0;
+    urisan_policy_format(p->pol, NULL, 0, &needed);
+    char *buf = ctx_room(ctx_of(L), needed + 1);
+    if (buf == NULL || urisan_policy_format(p->pol, buf, needed + 1, &needed) != URISAN_OK)
+        return luaL_error(L, "urisan.policy: out of memory");
+    lua_pushlstring(L, buf, needed);
+    return 1;
+}
+
+/* p:limits() -> {max_uri = ..., ...} */
+static int policy_limits(lua_State *L)
+{
+    const urisan_limits *lim = urisan_policy_limits(check_policy(L, 1)->pol);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)lim->max_uri);
+    lua_setfield(L, -2, "max_uri");
+    lua_pushinteger(L, (lua_Integer)lim->max_scheme);
+    lua_setfield(L, -2, "max_scheme");
+    lua_pushinteger(L, (lua_Integer)lim->max_userinfo);
+    lua_setfield(L, -2, "max_userinfo");
+    lua_pushinteger(L, (lua_Integer)lim->max_host);
+    lua_setfield(L, -2, "max_host");
+    lua_pushinteger(L, (lua_Integer)lim->max_label);
+    lua_setfield(L, -2, "max_label");
+    lua_pushinteger(L, (lua_Integer)lim->max_segments);
+    lua_setfield(L, -2, "max_segments");
+    return 1;
+}
+
+static int policy_tostring(lua_State *L)
+{
+    lua_pushfstring(L, "urisan.policy: %p", lua_touserdata(L, 1));
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Module                                                              */
+/* ------------------------------------------------------------------ */
+
+static int l_version(lua_State *L)
+{
+    lua_pushstring(L, urisan_version());
+    return 1;
+}
+
+/* urisan.flag_names() -> every flag name, in bit order */
+static int l_flag_names(lua_State *L)
+{
+    push_flags(L, ~(urisan_flags)0);
+    return 1;
+}
+
+static int l_profiles(lua_State *L)
+{
+    lua_newtable(L);
+    for (size_t i = 0; urisan_profile_name(i) != NULL; i++) {
+        lua_pushstring(L, urisan_profile_name(i));
+        lua_rawseti(L, -2, (int)i + 1);
+    }
+    return 1;
+}
+
+typedef struct {
+    const char *name;
+    lua_CFunction fn;
+} lu_reg;
+
+/* t[name] = closure(fn, the value at ctx_idx) for each entry (what
+   luaL_setfuncs does in 5.2+, here for 5.1 as well). */
+static void set_funcs(lua_State *L, const lu_reg *r, int ctx_idx)
+{
+    for (; r->name != NULL; r++) {
+        lua_pushvalue(L, ctx_idx);
+        lua_pushcclosure(L, r->fn, 1);
+        lua_setfield(L, -2, r->name);
+    }
+}
+
+static const lu_reg module_fns[] = {
+    { "check", l_check },           { "verdict", l_verdict },
+    { "parse", l_parse },           { "normalize", l_normalize },
+    { "resolve", l_resolve },       { "equivalent", l_equivalent },
+    { "extract", l_extract },       { "policy", l_policy },
+    { "version", l_version },       { "flag_names", l_flag_names },
+    { "profiles", l_profiles },     { NULL, NULL },
+};
+
+static const lu_reg policy_fns[] = {
+    { "text", policy_text }, { "limits", policy_limits }, { NULL, NULL },
+};
+
+int luaopen_urisan(lua_State *L);
+
+int luaopen_urisan(lua_State *L)
+{
+    /* the per-state context: upvalue 1 of every function */
+    lu_ctx *c = (lu_ctx *)lua_newuserdata(L, sizeof *c);
+    c->buf = NULL;
+    c->cap = 0;
+    if (luaL_newmetatable(L, CTX_MT)) {
+        lua_pushcfunction(L, ctx_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    int ctx_idx = lua_gettop(L);
+
+    if (luaL_newmetatable(L, POLICY_MT)) {
+        lua_pushcfunction(L, policy_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, policy_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushliteral(L, "urisan.policy");
+        lua_setfield(L, -2, "__metatable");
+        lua_newtable(L);
+        set_funcs(L, policy_fns, ctx_idx);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+
+    lua_newtable(L);
+    set_funcs(L, module_fns, ctx_idx);
+    push_null(L);
+    lua_setfield(L, -2, "null");
+    lua_pushstring(L, urisan_version());
+    lua_setfield(L, -2, "_VERSION");
+    return 1;
+}
