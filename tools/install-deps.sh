@@ -32,6 +32,13 @@ pkgs=(
   debhelper dh-python dpkg-dev lintian fakeroot     # tools/deb-check.sh (debian/control Build-Depends)
   zip                                               # fuzz/oss-fuzz/build.sh seed corpora
   afl++                                             # fuzz/README.md AFL++ recipe; CI builds it
+  # The Lua module (lua/, doc/lua.md) and its e2e servers. OpenResty's
+  # LuaJIT (luajit2, libluajit2-5.1-*): libnginx-mod-http-lua and rspamd
+  # accept it, and Debian's libluajit-5.1-2 conflicts with it (asking for
+  # libluajit-5.1-dev with libnginx-mod-http-lua makes apt give up).
+  luajit2 libluajit2-5.1-dev lua5.1 liblua5.1-0-dev # Lua 5.1 ABI (nginx, rspamd)
+  lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev         # HAProxy 2.6 (5.3), 5.4
+  libnginx-mod-http-lua rspamd wrk                  # lua_e2e, rspamd_e2e, gateway-bench
 )
 [ $# -gt 0 ] && pkgs=("$@")
 

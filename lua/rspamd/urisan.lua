@@ -1,0 +1,162 @@
+--[[
+urisan.lua - an rspamd plugin (rspamd 3.4, LuaJIT): every URL of a message
+judged by the urisan Lua module under a profile and policy file
+(doc/lua.md "rspamd"). Configured in local.d/urisan.conf; symbols:
+
+  URISAN_DENY             a URL the policy denies
+  URISAN_HOMOGRAPH        a URL whose host looks like another (UTS #39)
+  URISAN_NESTED_INTERNAL  a URL carrying, in a parameter, a URL of an
+                          internal address or name (loopback, private,
+                          link-local, reserved, internal or one-label name)
+  URISAN_FLAG             a URL the policy only flags
+
+each with the URL and the reasons as options. The URLs are the ones
+rspamd extracted (task:get_urls) and the ones urisan.extract finds in
+each text part (its HTML as written, its plain text), where rspamd's
+extraction misses some; each distinct URL is judged once.
+]]
+local N = "urisan"
+local rspamd_logger = require "rspamd_logger"
+
+local opts = rspamd_config:get_all_opt(N)
+if not opts then
+  return -- not configured: no local.d/urisan.conf section
+end
+
+local settings = {
+  profile = "mail",
+  policy_file = nil,
+  lua_cpath = nil,        -- where urisan.so is, when not in LuaJIT's path
+  max_urls = 200,         -- URLs judged per message
+  max_options = 10,       -- URLs listed per symbol
+  max_part = 1048576,     -- bytes of a text part given to urisan.extract
+  score_deny = 6.0,
+  score_homograph = 8.0,
+  score_nested_internal = 6.0,
+  score_flag = 0.5,
+}
+for k, v in pairs(opts) do
+  settings[k] = v
+end
+if settings.lua_cpath then
+  package.cpath = settings.lua_cpath .. ";" .. package.cpath
+end
+
+local urisan = require "urisan"
+-- A policy that cannot be built (the message has the file, line, column
+-- and word) is logged, and every message then gets URISAN_DENY with that
+-- message as its option: fail closed and visible, never a scan under
+-- another policy and never a silent skip.
+local built, policy = pcall(urisan.policy, { profile = settings.profile,
+                                             file = settings.policy_file })
+local policy_error = nil
+if not built then
+  policy_error = tostring(policy)
+  policy = nil
+  rspamd_logger.errx(rspamd_config, "%s: every message gets URISAN_DENY until it is fixed",
+                     policy_error)
+end
+
+-- flags of a nested URL that make it internal
+local INTERNAL = {
+  ip_loopback = true, ip_private = true, ip_link_local = true, ip_reserved = true,
+  internal_name = true, single_label = true, ip_embedded = true,
+}
+
+local function has(list, name)
+  for _, v in ipairs(list) do
+    if v == name then return true end
+  end
+  return false
+end
+
+local function nested_internal(r)
+  if type(r.nested) ~= "table" then return false end
+  for _, n in ipairs(r.nested) do
+    for _, f in ipairs(n.flags) do
+      if INTERNAL[f] then return true end
+    end
+  end
+  return has(r.deny_reasons, "nested_ip_denied") or has(r.deny_reasons, "nested_host_denied")
+end
+
+-- The URLs of the task, each once: those urisan.extract finds in each
+-- text part as written (HTML with its tags, plain text), then rspamd's
+-- (task:get_urls: href values, redirects it followed, ...). rspamd keeps
+-- a sentence's closing "." or ")" in a URL of plain text; one that is a
+-- URL urisan found plus such trailing punctuation is that URL, already
+-- judged (urisan reads the text as a mail client does, RFC 3986
+-- Appendix C).
+local function task_urls(task)
+  local seen, list = {}, {}
+  local function add(u)
+    if u and u ~= "" and not seen[u] and #list < settings.max_urls then
+      seen[u] = true
+      list[#list + 1] = u
+    end
+  end
+  for _, part in ipairs(task:get_text_parts() or {}) do
+    local content = part:get_content("raw_utf")
+    if content then
+      local text = tostring(content)
+      if #text > settings.max_part then text = text:sub(1, settings.max_part) end
+      for _, hit in ipairs(urisan.extract(text, policy)) do
+        if hit.uri:find("^%a[%w+.-]*:") then add(hit.uri) end
+      end
+    end
+  end
+  for _, u in ipairs(task:get_urls() or {}) do
+    local s = u:get_raw() or u:get_text()
+    local trimmed = s and s:gsub("[%.,;:!%?%)%]'\"]+$", "")
+    if not (trimmed and trimmed ~= s and seen[trimmed]) then add(s) end
+  end
+  return list
+end
+
+local function check_urls(task)
+  if policy_error then
+    task:insert_result("URISAN_DENY", 1.0, "policy error: " .. policy_error)
+    return
+  end
+  local found = { URISAN_DENY = {}, URISAN_HOMOGRAPH = {}, URISAN_NESTED_INTERNAL = {},
+                  URISAN_FLAG = {} }
+  local function note(sym, url, reasons)
+    local t = found[sym]
+    if #t < settings.max_options then
+      t[#t + 1] = url .. " (" .. table.concat(reasons, ",") .. ")"
+    end
+  end
+  for _, url in ipairs(task_urls(task)) do
+    local r = urisan.check(url, policy)
+    if r.verdict == "deny" then note("URISAN_DENY", url, r.deny_reasons)
+    elseif r.verdict == "flag" then note("URISAN_FLAG", url, r.flag_reasons) end
+    if has(r.flags, "homograph") then
+      note("URISAN_HOMOGRAPH", url, { r.host_imitates ~= urisan.null and
+                                      tostring(r.host_imitates) or "homograph" })
+    end
+    if nested_internal(r) then note("URISAN_NESTED_INTERNAL", url, r.reasons) end
+  end
+  for sym, list in pairs(found) do
+    if #list > 0 then task:insert_result(sym, 1.0, list) end
+  end
+end
+
+local id = rspamd_config:register_symbol({
+  name = "URISAN_CHECK",
+  type = "callback",
+  callback = check_urls,
+  group = "urisan",
+})
+local function virtual(name, score, description)
+  rspamd_config:register_symbol({
+    name = name, type = "virtual", parent = id, score = score,
+    group = "urisan", description = description,
+  })
+end
+virtual("URISAN_DENY", settings.score_deny, "a URL the urisan policy denies")
+virtual("URISAN_HOMOGRAPH", settings.score_homograph, "a URL host that looks like another (UTS #39)")
+virtual("URISAN_NESTED_INTERNAL", settings.score_nested_internal,
+        "a URL carrying a URL of an internal address or name in a parameter")
+virtual("URISAN_FLAG", settings.score_flag, "a URL the urisan policy flags")
+rspamd_logger.infox(rspamd_config, "urisan %s: profile %s, policy file %s", urisan.version(),
+                    settings.profile, settings.policy_file or "none")
