@@ -15,7 +15,8 @@
  *  5. the link-text judgement is a pure function: the same answer twice.
  *  6. urisan_mail_scan: every hit has a part, a named source and a URI
  *     inside its length; res.hits counts the hits delivered; a limit
- *     reached is told to on_diag and sets URISAN_MAIL_LIMIT.
+ *     reached is told to on_diag and sets URISAN_MAIL_LIMIT; a link
+ *     written in Unicode is judged as an all-ASCII URI.
  * The raw input is also scanned as HTML on its own, so the tokenizer is
  * fuzzed without a MIME wrapper.
  */
@@ -121,6 +122,9 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     FUZZ_ASSERT(h->uri != NULL || h->uri_len == 0, "hit without a URI");
     FUZZ_ASSERT(h->display != NULL || h->display_len == 0, "display length without text");
     FUZZ_ASSERT(h->decision.verdict <= URISAN_DENY, "verdict %d", (int)h->decision.verdict);
+    /* a link written in Unicode is judged as an all-ASCII URI */
+    for (size_t i = 0; h->written != NULL && i < h->uri_len; i++)
+        FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80, "converted IRI with byte %zu >= 0x80", i);
     return true;
 }
 

@@ -80,6 +80,13 @@ typedef struct {
                                   (the message) or "2.HEADER" (an attached
                                   message, RFC 3501 6.4.5); else NULL.
                                   offset/length: in the decoded value */
+    const char *written;       /* a link written in Unicode (an IRI,
+                                  RFC 3987): the text as written, and uri
+                                  the URI a browser opens for it (host by
+                                  UTS #46 to A-labels, the rest UTF-8
+                                  percent-encoded), which is what was
+                                  judged; NULL when uri is as written */
+    size_t written_len;
 } urisan_mail_hit;
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */

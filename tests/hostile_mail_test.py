@@ -42,7 +42,7 @@ def html_msg(html):
 
 
 def uris(rows):
-    return [r["uri"] for r in rows if r.get("uri") is not None]
+    return [r.get("written", r["uri"]) for r in rows if r.get("uri") is not None]
 
 
 # ---- 1. links a browser renders are missed -----------------------------

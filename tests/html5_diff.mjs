@@ -153,7 +153,8 @@ function urisanLinks(docs) {
     const row = JSON.parse(line);
     if (row.uri === null || !row.context.startsWith('html-')) continue;
     const k = Number(row.part) - 1;
-    sets[k].add(row.context + '\t' + row.uri);
+    // a link written in Unicode: compared as written (uri is converted)
+    sets[k].add(row.context + '\t' + (row.written ?? row.uri));
   }
   return sets;
 }

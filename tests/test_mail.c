@@ -136,7 +136,8 @@ START_TEST(header_fields_are_scanned_decoded_with_source_header)
     ck_assert_uint_eq(r.n, 6);
     ck_assert_str_eq(r.row[0], "HEADER header http://www.bank.example|null|allow");
     ck_assert_str_eq(r.row[1], "HEADER header https://evil.example/login|null|allow");
-    ck_assert_str_eq(r.row[2], "HEADER header http://q.example/caf\xc3\xa9|null|deny"); /* non_ascii */
+    /* written in Unicode: judged as the URI a browser opens */
+    ck_assert_str_eq(r.row[2], "HEADER header http://q.example/caf%C3%A9|null|allow");
     ck_assert_str_eq(r.row[3], "HEADER header https://list.example/u?x=1|null|allow");
     ck_assert_str_eq(r.row[4], "1 text http://body.example/|null|allow");
     ck_assert_str_eq(r.row[5], "2.HEADER header http://inner.example/|null|allow");
@@ -149,6 +150,51 @@ START_TEST(header_fields_are_scanned_decoded_with_source_header)
     ck_assert_str_eq(hdr_names[5], "Subject@6+21");
     ck_assert_uint_eq(res.parts, 2); /* header fields are no parts */
     ck_assert_str_eq(urisan_mail_source_name(URISAN_MAIL_SRC_HEADER), "header");
+}
+END_TEST
+
+/* A link written in Unicode (RFC 3987): the URI a browser opens (host
+   by UTS #46, the rest percent-encoded) is judged; written keeps it. */
+static char written_rows[4][128];
+static size_t written_n;
+
+static bool on_hit_written(void *ctx, const urisan_mail_hit *h)
+{
+    if (written_n < 4)
+        snprintf(written_rows[written_n++], sizeof written_rows[0], "%.*s <- %.*s",
+                 (int)h->uri_len, h->uri, h->written ? (int)h->written_len : 4,
+                 h->written ? h->written : "NULL");
+    return on_hit(ctx, h);
+}
+
+START_TEST(an_iri_is_judged_as_the_uri_a_browser_opens_and_keeps_written)
+{
+    static const char msg[] =
+        "Subject: x\n"
+        "MIME-Version: 1.0\n"
+        "Content-Type: multipart/mixed; boundary=b\n"
+        "\n"
+        "--b\n"
+        "Content-Type: text/plain; charset=utf-8\n"
+        "\n"
+        "Menu at https://b\xc3\xbc" "cher.de/angebote and https://ascii.example/\n"
+        "--b\n"
+        "Content-Type: text/html; charset=utf-8\n"
+        "\n"
+        "<a href=\"https://\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80.\xd1\x80\xd1\x84/\xd1\x8f\">x</a>\n"
+        "--b--\n";
+    rows r;
+    memset(&r, 0, sizeof r);
+    written_n = 0;
+    urisan_mail_sink sink = { on_hit_written, on_diag, &r };
+    ck_assert_int_eq(urisan_mail_scan(msg, strlen(msg), NULL, NULL, &sink, NULL), URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_str_eq(r.row[0], "1 text https://xn--bcher-kva.de/angebote|null|flag"); /* idn */
+    ck_assert_str_eq(written_rows[0],
+                     "https://xn--bcher-kva.de/angebote <- https://b\xc3\xbc" "cher.de/angebote");
+    ck_assert_str_eq(written_rows[1], "https://ascii.example/ <- NULL");
+    ck_assert_str_eq(written_rows[2], "https://xn--e1afmkfd.xn--p1ai/%D1%8F <- "
+                     "https://\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80.\xd1\x80\xd1\x84/\xd1\x8f");
 }
 END_TEST
 
@@ -399,6 +445,7 @@ static Suite *mail_suite(void)
     TCase *tc = tcase_create("api");
     tcase_add_test(tc, a_message_gives_hits_with_part_source_display_and_verdict);
     tcase_add_test(tc, a_false_callback_stops_the_scan);
+    tcase_add_test(tc, an_iri_is_judged_as_the_uri_a_browser_opens_and_keeps_written);
     tcase_add_test(tc, header_fields_are_scanned_decoded_with_source_header);
     tcase_add_test(tc, deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanned);
     tcase_add_test(tc, dash_lines_inside_nested_multiparts_are_the_limit_boundaries);

@@ -53,6 +53,9 @@ typedef struct {
     const char *limit;   /* a mail limit reached (context "limit"), else NULL */
     const char *message;
     const char *header;  /* context "header": the field's name, else NULL */
+    const char *written; /* a link written in Unicode: as written (uri is
+                            the URI a browser opens for it), else NULL */
+    size_t written_len;
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -155,6 +158,9 @@ static void put_limit_message(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b
 /* context "header": the field's name. */
 static bool has_header(const void *v) { ROW(v); return r->header != NULL; }
 static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->header); }
+/* a link written in Unicode: the text as written */
+static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
+static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
 #undef ROW
 
 /* SPEC section 7; append new keys at the end. The fallback line (a hit
@@ -190,6 +196,7 @@ static const cli_field extract_fields[] = {
     { .name = "limit_message", .put = put_limit_message, .fb = CLI_FB_OMIT,
       .present = is_limit },
     { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
+    { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
 };
 
 /* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
@@ -311,6 +318,8 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     r.flags = h->flags;
     r.dec = h->decision;
     r.header = h->header;
+    r.written = h->written;
+    r.written_len = h->written_len;
     return put_row(c, &r);
 }
 

@@ -8,6 +8,7 @@
 
 #include "html.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,25 @@ void urisan_mail_limits_default(urisan_mail_limits *lim)
     lim->max_html = (size_t)32 << 20;
     lim->max_boundary_ratio = 8;
     lim->max_params_total = 4096;
+}
+
+/* A link written in Unicode: judged as the URI a browser opens for it
+   (iri.c), the text as written kept in h->written. *conv: the converted
+   URI, freed by the caller (g_free); NULL when h is as written. */
+static void judge_iri(const scan_ctx *c, urisan_mail_hit *h, char **conv)
+{
+    size_t n = 0;
+    *conv = mail_iri_to_uri(h->uri, h->uri_len, &n);
+    if (*conv == NULL)
+        return;
+    h->written = h->uri;
+    h->written_len = h->uri_len;
+    h->uri = *conv;
+    h->uri_len = n;
+    urisan_uri u;
+    urisan_report rep;
+    urisan_check(h->uri, h->uri_len, c->pol, &u, &rep, &h->decision);
+    h->flags = rep.flags;
 }
 
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
@@ -137,7 +157,12 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.form = h->form;
             r.flags = h->flags;
             r.decision = h->decision;
-            if (!deliver(c, &r))
+            char *conv = NULL;
+            if (h->flags & URISAN_F(NON_ASCII))
+                judge_iri(c, &r, &conv);
+            bool ok = deliver(c, &r);
+            g_free(conv);
+            if (!ok)
                 return false;
         }
         if (st != URISAN_E_TOO_MANY || next <= start)
@@ -173,6 +198,15 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
             r.display = html_display(&d, l);
             r.display_len = l->display_len;
         }
+        /* a link written in Unicode is judged as the URI a browser opens */
+        size_t cn = 0;
+        char *conv = mail_iri_to_uri(r.uri, r.uri_len, &cn);
+        if (conv != NULL) {
+            r.written = r.uri;
+            r.written_len = r.uri_len;
+            r.uri = conv;
+            r.uri_len = cn;
+        }
         urisan_uri u;
         urisan_report rep;
         urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
@@ -184,6 +218,7 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
         }
         r.flags = rep.flags;
         ok = deliver(c, &r);
+        g_free(conv);
     }
     html_doc_free(&d);
     return ok;
