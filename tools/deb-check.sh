@@ -48,6 +48,9 @@ has liburisan0.2_*.deb 'liburisan.so.0.2'
 has liburisan-dev_*.deb './usr/include/urisan.h$'
 has liburisan-dev_*.deb 'pkgconfig/urisan.pc$'
 has python3-urisan_*.deb 'dist-packages/urisan.cpython'
+has lua-urisan_*.deb 'lua/5.1/urisan.so$'
+has lua-urisan_*.deb 'lua/5.3/urisan.so$'
+has lua-urisan_*.deb './usr/share/urisan/rspamd/urisan.lua$'
 
 if [ "${DEB_CHECK_INSTALL:-extract}" = system ]; then
     dpkg -i ./*.deb >/dev/null
@@ -96,4 +99,15 @@ fi
 if "${run_env[@]}" /usr/bin/python3 -c 'import urisan, sys; print("deb-check: python3 import urisan", urisan.version(), urisan.__file__); sys.exit(urisan.verdict("javascript:x") != "deny")'; then :; else
     echo "FAIL: python3 -c 'import urisan'"; status=1
 fi
+# The Lua module from the package, in LuaJIT (nginx, rspamd) and Lua 5.3
+# (HAProxy), where their default search path finds it once installed.
+multi=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+for lua_abi in luajit:5.1 lua5.3:5.3; do
+    lua=${lua_abi%%:*}; abi=${lua_abi#*:}
+    command -v "$lua" >/dev/null || { echo "deb-check: $lua not installed: its Lua module not run"; continue; }
+    if "${run_env[@]}" env LUA_CPATH="$prefix/usr/lib/$multi/lua/$abi/?.so" "$lua" -e \
+        'local u = require "urisan"; print("deb-check: " .. _VERSION .. " require \"urisan\"", u.version()); os.exit(u.verdict("javascript:x") == "deny" and 0 or 1)'; then :; else
+        echo "FAIL: $lua require 'urisan'"; status=1
+    fi
+done
 exit $status
