@@ -23,11 +23,15 @@
 #include <lua.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "urisan.h"
+#ifdef URISAN_HAVE_HOST_LAYER
+#include "urisan_host.h"
+#endif
 
 /* ---- one source for Lua 5.1 (LuaJIT), 5.3 and 5.4 ---- */
 #if LUA_VERSION_NUM < 502
@@ -52,6 +56,9 @@
 typedef struct {
     char *buf;
     size_t cap;
+#ifdef URISAN_HAVE_HOST_LAYER
+    urisan_host_ctx *host;   /* the host layer's context: its memo of hosts */
+#endif
 } lu_ctx;
 
 typedef struct {
@@ -92,6 +99,10 @@ static int ctx_gc(lua_State *L)
     free(c->buf);
     c->buf = NULL;
     c->cap = 0;
+#ifdef URISAN_HAVE_HOST_LAYER
+    urisan_host_ctx_free(c->host);
+    c->host = NULL;
+#endif
     return 0;
 }
 
@@ -356,23 +367,64 @@ typedef struct {
     const char *resolved;   /* with a base: the resolved URI, or NULL */
     size_t rlen;
     urisan_error rerr;
+#ifdef URISAN_HAVE_HOST_LAYER
+    const urisan_hostview *hv;  /* the host as a reader sees it, or NULL */
+    bool host_name;
+#endif
 } judgement;
 
-/* The one decision: urisan_check, or urisan_check_base with a base (the
-   resolved text in the context's buffer). Fail closed: a decision the
-   library could not make is a deny. */
+#ifdef URISAN_HAVE_HOST_LAYER
+/* The host layer's judgement of u[0..n) on top of j->rep (the library's
+   analysis, for a base the union over reference and resolved URI):
+   homograph, invisible_char, host_uts46, one urisan_decide. j->uri (the
+   input as written) is kept. */
+static void judge_host(lu_ctx *c, const char *u, size_t n, const urisan_policy *pol,
+                       unsigned opts, judgement *j)
+{
+    urisan_judgement hj;
+    hj.rep = j->rep;
+    urisan_judge_report(c->host, u, n, pol, opts, &hj);
+    j->rep = hj.rep;
+    j->dec = hj.dec;
+    j->hv = hj.hv;
+    j->host_name = hj.host_name;
+}
+#endif
+
+/* The one decision: the host layer's urisan_judge (without it, the
+   library's urisan_check), or with a base urisan_check_base and the host
+   judgement of the URI it leads to (the resolved text in the context's
+   buffer). Fail closed: a decision that could not be made is a deny.
+   view: the host's view is wanted (check's host keys). */
 static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const char *base,
-                  size_t blen, const urisan_policy *pol, judgement *j)
+                  size_t blen, const urisan_policy *pol, int view, judgement *j)
 {
     memset(&j->dec, 0, sizeof j->dec);
     j->dec.verdict = URISAN_DENY;
     j->resolved = NULL;
     j->rlen = 0;
     j->rerr = (urisan_error){ URISAN_OK, 0, 0 };
+#ifdef URISAN_HAVE_HOST_LAYER
+    j->hv = NULL;
+    j->host_name = false;
+    unsigned opts = view ? URISAN_JUDGE_VIEW : 0;
+    if (base == NULL) {
+        urisan_judgement hj;
+        urisan_judge(c->host, in, len, pol, opts, &hj);
+        j->uri = hj.uri;
+        j->rep = hj.rep;
+        j->dec = hj.dec;
+        j->hv = hj.hv;
+        j->host_name = hj.host_name;
+        return;
+    }
+#else
+    (void)view;
     if (base == NULL) {
         urisan_check(in, len, pol, &j->uri, &j->rep, &j->dec);
         return;
     }
+#endif
     size_t cap = 256, needed = 0;
     urisan_status st = URISAN_E_NOSPACE;
     for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
@@ -387,7 +439,45 @@ static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const cha
         }
         cap = needed + 1;
     }
+#ifdef URISAN_HAVE_HOST_LAYER
+    if (j->resolved != NULL)
+        judge_host(c, j->resolved, j->rlen, pol, opts, j);
+    else
+        judge_host(c, in, len, pol, opts, j);
+#endif
 }
+
+#ifdef URISAN_HAVE_HOST_LAYER
+/* A text of the view: null when empty (skeleton, imitates, registrable). */
+static void push_view_text(lua_State *L, const char *s, size_t n, int empty_is_null)
+{
+    if (n == 0 && empty_is_null)
+        push_null(L);
+    else
+        lua_pushlstring(L, s, n);
+}
+
+/* host_unicode, host_skeleton, host_imitates, registrable_domain: null
+   unless the host is a name (check --json's keys). */
+static void set_host_keys(lua_State *L, const judgement *j)
+{
+    static const char *const keys[4] = { "host_unicode", "host_skeleton", "host_imitates",
+                                         "registrable_domain" };
+    const urisan_hostview *hv = j->hv;
+    for (int k = 0; k < 4; k++) {
+        if (hv == NULL || !hv->is_name) {
+            push_null(L);
+        } else {
+            const char *s = k == 0 ? hv->unicode : k == 1 ? hv->skeleton
+                          : k == 2 ? hv->imitates : hv->registrable;
+            size_t n = k == 0 ? hv->unicode_len : k == 1 ? hv->skeleton_len
+                     : k == 2 ? hv->imitates_len : hv->registrable_len;
+            push_view_text(L, s, n, k > 0);
+        }
+        lua_setfield(L, -2, keys[k]);
+    }
+}
+#endif
 
 /* The table of check --json for in[0..len) (uri at stack index 1). */
 static void push_check(lua_State *L, const char *in, size_t len, const judgement *j,
@@ -407,6 +497,9 @@ static void push_check(lua_State *L, const char *in, size_t len, const judgement
     push_flags(L, j->rep.flags);
     lua_setfield(L, -2, "flags");
     set_decision(L, &j->dec);
+#ifdef URISAN_HAVE_HOST_LAYER
+    set_host_keys(L, j);
+#endif
     if (with_base) {
         if (j->resolved != NULL)
             lua_pushlstring(L, j->resolved, j->rlen);
@@ -434,7 +527,7 @@ static int l_check(lua_State *L)
     const char *base;
     const urisan_policy *pol = get_opts(L, 2, &base, &blen);
     judgement j;
-    judge(L, ctx_of(L), in, len, base, blen, pol, &j);
+    judge(L, ctx_of(L), in, len, base, blen, pol, 1, &j);
     push_check(L, in, len, &j, pol, base != NULL);
     return 1;
 }
@@ -477,7 +570,7 @@ static int l_verdict(lua_State *L)
     const char *base;
     const urisan_policy *pol = get_opts(L, 2, &base, &blen);
     judgement j;
-    judge(L, ctx_of(L), in, len, base, blen, pol, &j);
+    judge(L, ctx_of(L), in, len, base, blen, pol, 0, &j);
     const urisan_decision *d = &j.dec;
     lua_pushstring(L, urisan_verdict_name(d->verdict));
     if (d->verdict == URISAN_DENY)
@@ -695,6 +788,11 @@ static int l_extract(lua_State *L)
         urisan_status st = urisan_extract(text, len, start, pol, hits, HIT_BATCH, &n, mem, scap,
                                           &next);
         for (size_t k = 0; k < n; k++) {
+#ifdef URISAN_HAVE_HOST_LAYER
+            /* the host layer's flags of the link, decided again once */
+            urisan_judge_link(ctx_of(L)->host, pol, hits[k].uri, hits[k].uri_len, NULL, 0,
+                              &hits[k].flags, &hits[k].decision, NULL);
+#endif
             push_hit(L, &hits[k]);
             lua_rawseti(L, -2, ++out);
         }
@@ -978,12 +1076,22 @@ int luaopen_urisan(lua_State *L)
     lu_ctx *c = (lu_ctx *)lua_newuserdata(L, sizeof *c);
     c->buf = NULL;
     c->cap = 0;
+#ifdef URISAN_HAVE_HOST_LAYER
+    c->host = NULL;
+#endif
     if (luaL_newmetatable(L, CTX_MT)) {
         lua_pushcfunction(L, ctx_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
     int ctx_idx = lua_gettop(L);
+#ifdef URISAN_HAVE_HOST_LAYER
+    /* one host context per Lua state, freed with it (its data - ICU's,
+       the Public Suffix List - is loaded once a process) */
+    c->host = urisan_host_ctx_new();
+    if (c->host == NULL)
+        return luaL_error(L, "urisan: out of memory for the host context");
+#endif
 
     if (luaL_newmetatable(L, POLICY_MT)) {
         lua_pushcfunction(L, policy_gc);
