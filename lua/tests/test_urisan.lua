@@ -61,6 +61,21 @@ ok(v == "allow" and deny == "" and flag == "", "verdict() allow")
 r = urisan.check("../../x", { base = "http://h/a/b/c" })
 ok(r.resolved == "http://h/x" and r.resolve_error == urisan.null, "base")
 
+-- with the host layer (liburisan-host): the host as a reader sees it
+local h = urisan.check("https://xn--pple-43d.com/login")
+if h.host_unicode ~= nil then
+    ok(has(h.flags, "homograph") and h.host_unicode == "\208\176pple.com" and
+       h.host_imitates == "apple.com" and h.registrable_domain == "xn--pple-43d.com",
+       "homograph and host keys through the host layer")
+    ok(urisan.verdict("https://xn--pple-43d.com/", urisan.policy{ text = "deny homograph\n" })
+       == "deny", "deny homograph")
+    ok(urisan.check("/relative").host_unicode == urisan.null, "no host: null host keys")
+    local hits = urisan.extract("see https://xn--pple-43d.com/ now")
+    ok(#hits == 1 and has(hits[1].flags, "homograph"), "extract: the host layer's flags")
+else
+    io.write("urisan built without the host layer: homograph checks skipped\n")
+end
+
 -- NUL and CR/LF bytes are bytes: judged whole, never cut at the NUL
 r = urisan.check("http://a.com/\0x")
 ok(r.length == 15 and r.uri == "http://a.com/\0x" and r.verdict == "deny" and
