@@ -22,7 +22,10 @@
  *     "://" and there is no userinfo, so no header value moves bytes
  *     from one component into another;
  *  4. the verdict equals urisan_check's on the rebuilt URI (plus deny
- *     when it is not absolute with a host).
+ *     when it is not absolute with a host);
+ *  5. a header source's authority is its own host header's bytes
+ *     (X-Original-Host, X-Forwarded-Host), never the sub-request's Host,
+ *     which names the service as the gateway calls it.
  */
 #include "fuzz_util.h"
 #include "serve_uri.h"
@@ -166,6 +169,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             while (slash < len && exact[slash] != '/')
                 slash++;
             FUZZ_ASSERT(slash < len, "composed URI without a path");
+            /* 5. */
+            if (used == SERVE_SRC_ORIGINAL_URI || used == SERVE_SRC_FORWARDED_URI) {
+                const serve_value *h = &r.h[used == SERVE_SRC_ORIGINAL_URI
+                                                ? SERVE_H_ORIGINAL_HOST
+                                                : SERVE_H_FORWARDED_HOST];
+                FUZZ_ASSERT(h->p != NULL && h->len == slash - (i + 3) &&
+                            memcmp(exact + i + 3, h->p, h->len) == 0,
+                            "%s: the authority is not the source's host header",
+                            serve_source_name(used));
+            }
             urisan_uri u;
             urisan_status ps = urisan_parse(exact, len, NULL, &u, NULL);
             if (ps != URISAN_E_TOO_LONG) {

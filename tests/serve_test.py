@@ -210,8 +210,13 @@ def test_answers():
          [(b"X-Original-URI", b"/x/%2e%2e/%2e%2e/y"), (b"X-Original-Host", b"example.com"),
           (b"X-Original-Proto", b"https")], 403, "deny", "dot_above_root",
          "dot_segments,encoded_dot"),
-        ("original-uri falls back to Host",
-         [(b"Host", b"0x7f.1"), (b"X-Original-URI", b"/")], 403, "deny", None, None),
+        # The sub-request's own Host names the service, not the host the
+        # client asked for: never judged (it would be allowed).
+        ("original-uri without X-Original-Host: no_host_header",
+         [(b"Host", b"urisan"), (b"X-Original-URI", b"/")], 403, "deny", "no_host_header", "-"),
+        ("forwarded-uri without X-Forwarded-Host: no_host_header",
+         [(b"Host", b"urisan"), (b"X-Forwarded-Uri", b"/")], 403, "deny", "no_host_header",
+         "-"),
         ("flagged: 200 with flag reasons",
          [(b"X-Original-URL", b"http://127.0.0.1/")], 200, "flag", "-",
          "ip_literal,ip_loopback"),

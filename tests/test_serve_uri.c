@@ -24,21 +24,33 @@ static const build_case build_cases[] = {
     /* original-url: as is */
     { NULL, NULL, "/authz", "X-Original-URL: http://a.example/x?y#z\n",
       SERVE_URI_OK, "http://a.example/x?y#z" },
-    /* original-uri: proto, host, uri; fallbacks X-Forwarded-Proto, Host */
+    /* original-uri: proto, host, uri; fallback X-Forwarded-Proto */
     { NULL, NULL, "/authz",
       "X-Original-URI: /p?q\nX-Original-Host: h.example\nX-Original-Proto: https\n",
       SERVE_URI_OK, "https://h.example/p?q" },
-    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: fallback.example\n"
-      "X-Forwarded-Proto: wss\n", SERVE_URI_OK, "wss://fallback.example/p" },
-    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: h\n", SERVE_URI_OK, "http://h/p" },
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nX-Original-Host: h.example\n"
+      "X-Forwarded-Proto: wss\n", SERVE_URI_OK, "wss://h.example/p" },
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nX-Original-Host: h\n", SERVE_URI_OK,
+      "http://h/p" },
+    /* The sub-request's own Host is the service's name as the gateway
+       calls it ("urisan" of nginx's upstream), never the original host:
+       a header source without its host header is no_host_header. */
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: urisan\n", SERVE_URI_NO_HOST, NULL },
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: h\nX-Forwarded-Host: f\n",
+      SERVE_URI_NO_HOST, NULL },
     /* forwarded-uri (Traefik, Caddy) */
     { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nX-Forwarded-Host: f.example\n"
       "X-Forwarded-Proto: https\n", SERVE_URI_OK, "https://f.example/t" },
+    { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nHost: 127.0.0.1:8181\n", SERVE_URI_NO_HOST,
+      NULL },
+    { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nHost: h\nX-Original-Host: o\n",
+      SERVE_URI_NO_HOST, NULL },
     /* precedence: the first trusted source present wins */
     { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nX-Original-URI: /o\nHost: h\n"
       "X-Original-URL: http://u/\n", SERVE_URI_OK, "http://u/" },
     { "forwarded-uri,original-uri", NULL, "/authz",
-      "X-Original-URI: /o\nX-Forwarded-Uri: /t\nHost: h\n", SERVE_URI_OK, "http://h/t" },
+      "X-Original-URI: /o\nX-Forwarded-Uri: /t\nX-Forwarded-Host: h\nX-Original-Host: o\n",
+      SERVE_URI_OK, "http://h/t" },
     /* an untrusted source is ignored */
     { "original-uri", NULL, "/authz", "X-Original-URL: http://u/\n", SERVE_URI_NO_SOURCE, NULL },
     /* the default does not trust the request's own target */
@@ -198,6 +210,8 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
           NULL },
         { "", 403, URISAN_DENY, "no_uri", "-" },
         { "X-Original-URI: /\nX-Original-Host: a@b\n", 403, URISAN_DENY, "bad_host_header", "-" },
+        /* nginx's HTTP/1.0 request without Host: no X-Original-Host */
+        { "X-Original-URI: /\nHost: urisan\n", 403, URISAN_DENY, "no_host_header", "-" },
     };
     serve_trust t;
     serve_trust_default(&t);
