@@ -196,6 +196,35 @@ def test_says_what_it_enforces():
     os.unlink(pol.name)
 
 
+def test_service_unit_defaults():
+    """examples/urisan-serve.service as shipped (its ExecStart, with a free
+    port and an empty policy file): the metadata cases get 403."""
+    unit = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                        "urisan-serve.service")
+    with open(unit) as f:
+        execs = [l.split("=", 1)[1].split() for l in f if l.startswith("ExecStart=")]
+    check(len(execs) == 1 and execs[0][1] == "serve", "the unit has one ExecStart of serve")
+    args = execs[0][2:]
+    pol = tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False)
+    pol.close()
+    for opt, value in (("--listen", "127.0.0.1:0"), ("--policy", pol.name)):
+        if opt in args:
+            args[args.index(opt) + 1] = value
+    srv = Serve(*args[2:]) if args[:2] == ["--listen", "127.0.0.1:0"] else None
+    check(srv is not None, "the unit's ExecStart starts with --listen: %r" % execs)
+    if srv is None:
+        return
+    for uri, host, want in ((b"/login?next=http://169.254.169.254/latest/meta-data/",
+                             b"example.com", 403),
+                            (b"/latest/meta-data/", b"169.254.169.254", 403),
+                            (b"/index.html", b"example.com", 200)):
+        st, h, _ = ask(srv.port, [(b"X-Original-URI", uri), (b"X-Original-Host", host)])
+        check(st == want, "the unit's service: %s %s -> %s %s (want %d)"
+              % (host.decode(), uri.decode(), st, h.get("x-urisan-deny-reasons"), want))
+    srv.stop()
+    os.unlink(pol.name)
+
+
 def test_answers():
     srv = Serve("--trust", "original-url,original-uri,forwarded-uri")
     p = srv.port
@@ -564,6 +593,7 @@ def main():
     try:
         test_usage()
         test_says_what_it_enforces()
+        test_service_unit_defaults()
         test_answers()
         test_target_source()
         test_reload_and_drain()

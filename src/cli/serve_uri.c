@@ -245,15 +245,20 @@ static serve_uri_status from_target(const serve_request *r, const serve_trust *t
 }
 
 /* The headers of each header source: the one whose presence selects
-   it, then proto and host, each with a fallback (-1: none). */
+   it, then proto and host, each with a fallback (-1: none). The host
+   has none: the sub-request's own Host names the service as the gateway
+   calls it (nginx's upstream "urisan", HAProxy's 127.0.0.1:8181), not
+   the host the client asked for. A gateway that knows no host (nginx's
+   $host of an HTTP/1.0 request without Host) sends no host header, and
+   the answer is no_host_header: never a judgement of the wrong host. */
 static const struct {
     int uri, proto, proto_else, host, host_else;
 } source_headers[SERVE_SRC_COUNT_] = {
     [SERVE_SRC_ORIGINAL_URL] = { SERVE_H_ORIGINAL_URL, -1, -1, -1, -1 },
     [SERVE_SRC_ORIGINAL_URI] = { SERVE_H_ORIGINAL_URI, SERVE_H_ORIGINAL_PROTO,
-                                 SERVE_H_FORWARDED_PROTO, SERVE_H_ORIGINAL_HOST, SERVE_H_HOST },
+                                 SERVE_H_FORWARDED_PROTO, SERVE_H_ORIGINAL_HOST, -1 },
     [SERVE_SRC_FORWARDED_URI] = { SERVE_H_FORWARDED_URI, SERVE_H_FORWARDED_PROTO, -1,
-                                  SERVE_H_FORWARDED_HOST, SERVE_H_HOST },
+                                  SERVE_H_FORWARDED_HOST, -1 },
     [SERVE_SRC_TARGET] = { -1, -1, -1, -1, -1 },   /* from_target() */
 };
 

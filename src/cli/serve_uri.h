@@ -53,7 +53,7 @@ typedef enum {
     X(NO_SOURCE,       "no_uri")            /* no trusted source present */ \
     X(DUPLICATE,       "duplicate_header")  /* a header it uses, twice */   \
     X(BAD_HOST,        "bad_host_header")   /* empty, or / ? # @ \ space ctl */ \
-    X(NO_HOST,         "no_host_header")                                    \
+    X(NO_HOST,         "no_host_header")    /* the source sent no host */ \
     X(BAD_PROTO,       "bad_proto_header")  /* not a scheme */              \
     X(BAD_PATH,        "bad_uri_header")    /* not "/..." (origin-form) */  \
     X(OUTSIDE_PREFIX,  "outside_prefix")    /* target without --strip-prefix */ \
@@ -121,12 +121,14 @@ bool serve_trust_parse(const char *list, size_t len, serve_trust *t,
  * whenever one was present). Sources, first trusted one present wins:
  *   original-url   X-Original-URL, as is;
  *   original-uri   X-Original-Proto (else X-Forwarded-Proto, else http)
- *                  "://" X-Original-Host (else Host) X-Original-URI;
+ *                  "://" X-Original-Host X-Original-URI;
  *   forwarded-uri  X-Forwarded-Proto (else http) "://"
- *                  X-Forwarded-Host (else Host) X-Forwarded-Uri;
+ *                  X-Forwarded-Host X-Forwarded-Uri;
  *   target         an absolute-form target as is (not with a prefix to
  *                  strip), else X-Forwarded-Proto (else http) "://"
  *                  Host, then the target less strip_prefix.
+ * A header source never takes the sub-request's own Host (it names the
+ * service): without its host header it is no_host_header.
  * Bytes are copied, never decoded. A host may not be empty nor hold
  * / ? # @ \ or a byte <= 0x20 or 0x7f, so the rebuilt URI's authority is
  * exactly the header's; a path must start with "/". A header that is

@@ -8,21 +8,30 @@ usage: gateway_e2e.py URISAN [--keep] [--only nginx|haproxy]
 For each gateway (Debian 12's nginx 1.22 with auth_request, HAProxy 2.6
 with the Lua core.httpclient action) it starts, on 127.0.0.1 and free
 ports: an origin that records every request target it receives
-(gateway_origin.py), `urisan serve` with the --trust the snippet names,
-and the gateway with a configuration generated around the doc's block
-(copied verbatim; only ports and file paths are replaced). Then:
+(gateway_origin.py), `urisan serve` with the command line the snippet's
+comment names (--profile ssrf as shipped; only the port is changed, and
+a --policy file is added for phase 3), and the gateway with a
+configuration generated around the doc's block (copied verbatim; only
+ports and file paths are replaced). Then:
 
  1. facts: raw request lines written on a socket (no client rewrites
     them). Allowed URIs reach the origin unchanged (200 and the origin's
     echo, and the origin's log has the target); denied ones (escaped
     CR/LF, %2e%2e above the root, the 0x7f.1 host of an absolute-form
-    request, %00, a client's own X-Original-URL trying to steer the
-    decision) get 403 and never reach the origin; requests the gateway
-    itself refuses (a raw NUL) never do either. The gateway's access log
-    shows the verdict and the reasons. Then a second service with
-    --profile ssrf behind a second gateway: a private address the default
-    only flags is denied, and ?next=http://169.254.169.254/ too once the
-    profile judges nested URLs (probed with `urisan check`).
+    request, %00, a loopback Host, a client's own X-Original-URL trying
+    to steer the decision) get 403 and never reach the origin; requests
+    the gateway itself refuses (a raw NUL) never do either. The
+    gateway's access log shows the verdict and the reasons.
+    1b. what the ssrf profile must stop, each 403 and never at the
+    origin: ?next= the metadata service and Host: 169.254.169.254;
+    HTTP/1.0 requests without Host (nginx judges them under its
+    server_name, HAProxy denies no_host_header); ordinary redirect
+    parameters stay allowed.
+    1c. the doc's example access-log lines are sent and must be logged
+    exactly as the doc shows them.
+    1d. nginx: the snippet less its server_name line gives 403
+    no_host_header for HTTP/1.0 without Host (never the service's own
+    Host judged).
  2. load: N requests (default 10,000) over C persistent connections at
     once (default 50), about half to be denied, each target unique.
     Each must get its verdict (200 with the origin's echo, or 403):
@@ -42,6 +51,7 @@ found or installed (one missing is skipped with a message).
 import argparse
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -183,11 +193,25 @@ class Origin:
             return [ast.literal_eval(l.decode("ascii")) for l in f if l.strip()]
 
 
+def serve_args(block):
+    """The `urisan serve ...` command line a doc block names in its
+    comment, as a list of arguments after "serve", with the listen port
+    made 0 (a free one): the service runs as the doc says."""
+    m = re.search(r"(?m)^(?:#|--) urisan serve (.*)$", block)
+    if not m:
+        raise Failure("the doc's block names no 'urisan serve ...' command line")
+    args = shlex.split(m.group(1))
+    if args[:2] != ["--listen", "127.0.0.1:8181"]:
+        raise Failure("the doc's serve command does not start with --listen 127.0.0.1:8181: %r"
+                      % args)
+    return ["--listen", "127.0.0.1:0"] + args[2:]
+
+
 class Serve:
-    def __init__(self, procs, urisan, tmp, trust, extra=()):
+    def __init__(self, procs, urisan, tmp, args):
         self.err_path = os.path.join(tmp, "serve.%d.log" % len(procs.procs))
         self.err = open(self.err_path, "wb")
-        self.argv = [urisan, "serve", "--listen", "127.0.0.1:0", "--trust", trust] + list(extra)
+        self.argv = [urisan, "serve"] + list(args)
         self.proc = procs.start(self.argv, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=self.err)
         deadline = time.monotonic() + 10
@@ -276,10 +300,18 @@ class Gateway:
 
 class Nginx(Gateway):
     name = "nginx"
-    trust = "original-uri"
+    no_server_name = False   # the snippet less its server_name line
+
+    @staticmethod
+    def serve_args():
+        return serve_args(doc_block("nginx"))
 
     def start(self):
         snip = doc_block("nginx")
+        if self.no_server_name:
+            snip, n = re.subn(r"(?m)^ *server_name .*\n", "", snip)
+            if n != 1:
+                raise Failure("the doc's nginx block has no one server_name line")
         snip = replace_once(snip, "127.0.0.1:8181", "127.0.0.1:%d" % self.serve.port, "nginx")
         snip = replace_once(snip, "127.0.0.1:9000", "127.0.0.1:%d" % self.origin.port, "nginx")
         snip = replace_once(snip, "listen 127.0.0.1:8080", "listen 127.0.0.1:%d" % self.port, "nginx")
@@ -306,7 +338,10 @@ class Nginx(Gateway):
 
 class Haproxy(Gateway):
     name = "haproxy"
-    trust = "original-url,original-uri"
+
+    @staticmethod
+    def serve_args():
+        return serve_args(doc_block("lua"))
 
     def start(self):
         # HAProxy logs to a syslog socket only: a unix datagram socket here.
@@ -453,19 +488,53 @@ def fact_cases(gw):
          get(b"/f6/a%0d%0ab", b"X-Original-URL: http://example.com/\r\n"
              b"X-Forwarded-Uri: /\r\n"), DENY, "escaped_crlf"),
         ("raw NUL in the target", get(b"/f7/a\x00b"), REFUSED, None),
-        ("flagged (loopback literal)",
-         b"GET /f8/ok HTTP/1.1\r\nHost: 127.0.0.1\r\n" + close, ALLOW, None),
+        ("flagged (a dot segment)", get(b"/f8/a/./ok"), ALLOW, None),
         ("tilde and escapes kept", get(b"/f9/~user/%41%42?x=%2F"), ALLOW, None),
+        ("loopback literal host (ssrf)",
+         b"GET /f10/ok HTTP/1.1\r\nHost: 127.0.0.1\r\n" + close, DENY, "ip_loopback"),
     ]
 
 
-def check_facts(gw, origin, serve_profile_port=None):
+META = b"http://169.254.169.254/latest/meta-data/"
+
+
+def get_example(target, h=b"Host: example.com\r\n"):
+    return b"GET " + target + b" HTTP/1.1\r\n" + h + b"Connection: close\r\n\r\n"
+
+
+def threat_cases(gw):
+    """What --profile ssrf, the snippets' profile, must stop, each with a
+    unique /bN/ or /hN/ marker: the metadata requests an operator's
+    first try found allowed under the default policy, and HTTP/1.0
+    requests without Host; ordinary redirect parameters stay allowed."""
+    get = get_example
+    return [
+        # The operator's first try (the default policy allowed both).
+        ("?next= the metadata service", get(b"/b0/login?next=" + META), DENY, None),
+        ("Host: 169.254.169.254", get(b"/b9/latest/meta-data/", b"Host: 169.254.169.254\r\n"),
+         DENY, "ip_link_local"),
+        ("Host: a private address", get(b"/b10/", b"Host: 10.0.0.1\r\n"), DENY, "ip_private"),
+        ("?next=/home", get(b"/b11/r?next=/home"), ALLOW, None),
+        ("?next= a public URL, encoded", get(b"/b12/r?next=https%3A%2F%2Fexample.org%2Fa"),
+         ALLOW, None),
+        # HTTP/1.0 without Host.
+        ("HTTP/1.0 without Host",
+         b"GET /h1/x HTTP/1.0\r\n\r\n", ALLOW if gw == "nginx" else DENY,
+         None if gw == "nginx" else "no_host_header"),
+        ("HTTP/1.0 without Host, ?next= metadata",
+         b"GET /h2/login?next=" + META + b" HTTP/1.0\r\n\r\n", DENY, None),
+        ("HTTP/1.0 absolute-form metadata, no Host",
+         b"GET http://169.254.169.254/h3/ HTTP/1.0\r\n\r\n", DENY, "ip_link_local"),
+    ]
+
+
+def check_facts(gw, origin, cases=None, title="facts"):
     before = len(origin.seen())
     failures = []
-    for name, req, expect, reason in fact_cases(gw.name):
+    for name, req, expect, reason in (cases if cases is not None else fact_cases(gw.name)):
         status, body = raw_request(gw.port, req)
         target = req.split(b" ")[1]
-        marker = re.search(rb"/f\d+/", target).group(0)
+        marker = re.search(rb"/[fhb]\d+/", target).group(0)
         reached = [t for t in origin.seen()[before:] if marker in t]
         if expect == ALLOW:
             ok = status == 200 and body == b"origin saw: " + target + b"\n" and \
@@ -485,12 +554,14 @@ def check_facts(gw, origin, serve_profile_port=None):
                 failures.append("%s: the access log does not show urisan=deny with %s: %r"
                                 % (name, reason, line))
     if failures:
-        raise Failure("facts through %s:\n  " % gw.name + "\n  ".join(failures))
+        raise Failure("%s through %s:\n  " % (title, gw.name) + "\n  ".join(failures))
+    if cases is not None:
+        return
     # The flagged one is logged as such, with its reasons.
     line = [l for l in gw.access_log().splitlines() if "/f8/" in l]
-    if not line or "urisan=flag" not in line[-1] or "ip_loopback" not in line[-1]:
+    if not line or "urisan=flag" not in line[-1] or "dot_segments" not in line[-1]:
         raise Failure("%s access log: the flagged request is not logged as "
-                      "urisan=flag ... ip_loopback: %r" % (gw.name, line))
+                      "urisan=flag ... dot_segments: %r" % (gw.name, line))
 
 
 # --------------------------------------------------------------------------
@@ -613,51 +684,69 @@ def reload_phase(gw, origin, serve, policy, nreq, nconn):
 
 # --------------------------------------------------------------------------
 
-def has_profile(urisan, name):
-    r = subprocess.run([urisan, "check", "--profile", name, "http://example.com/"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return r.returncode in (0, 1)
+def doc_log_lines(name):
+    """The example access-log lines the doc gives for gateway name."""
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"<!-- %s log:[^>]*-->\n```text\n(.*?)```" % re.escape(name), text, re.S)
+    if not m:
+        raise Failure("no example log block for %s in %s" % (name, DOC))
+    return [l for l in m.group(1).splitlines() if l.strip()]
 
 
-def judges_nested(urisan):
-    # --profile exists (issue 13 step 1) and its ssrf profile judges nested
-    # URLs (a later step): probe the very case this test runs.
-    r = subprocess.run([urisan, "check", "--profile", "ssrf",
-                        "http://example.com/r?next=http://169.254.169.254/"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return r.returncode == 1
-
-
-def ssrf_phase(cls, procs, tmp, binary, origin, urisan):
-    """--profile ssrf: a second service and gateway in front of the same
-    origin. A private address the default only flags is denied; a plain
-    ?next=/home passes; ?next= an internal address is denied once the
-    profile judges nested URLs."""
-    serve2 = Serve(procs, urisan, tmp, cls.trust, ["--profile", "ssrf"])
-    tmp2 = os.path.join(tmp, "ssrf")
-    os.mkdir(tmp2)
-    gw2 = cls(procs, tmp2, binary, origin, serve2)
-    gw2.start()
-    cases = [(b"/f12/", b"10.0.0.1", 403), (b"/f11/r?next=/home", b"example.com", 200)]
-    nested = judges_nested(urisan)
-    if nested:
-        cases.append((b"/f10/r?next=http://169.254.169.254/latest/meta-data/", b"example.com",
-                      403))
-    for target, host, want in cases:
+def check_doc_log(gw, origin):
+    """Send the request of each example log line of the doc (with the Host
+    it shows: the one logged, except where nginx refused the request
+    before reading it, where the sent Host is example.com) and require
+    the gateway to log exactly that line; a request logged as refused or
+    denied never reaches the origin."""
+    failures = []
+    for want in doc_log_lines(gw.name):
+        m = re.match(r'127\.0\.0\.1 (\S+) "GET (\S+) HTTP/1\.1" (\d{3}) ', want)
+        if not m:
+            raise Failure("the doc's %s log line is not 'ADDR HOST \"GET ...\" STATUS ': %r"
+                          % (gw.name, want))
+        host, target, status = m.group(1).encode(), m.group(2).encode(), int(m.group(3))
+        if status == 400:
+            host = b"example.com"
         before = len(origin.seen())
-        status, _ = raw_request(gw2.port, b"GET " + target + b" HTTP/1.1\r\nHost: " + host +
-                                b"\r\nConnection: close\r\n\r\n")
-        seen = [t for t in origin.seen()[before:] if t == target]
-        if status != want or bool(seen) != (want == 200):
-            raise Failure("--profile ssrf through %s: Host %r %r -> %s (origin saw %r), want %d"
-                          % (cls.name, host, target, status, seen, want))
-        log("  --profile ssrf: Host %s %s -> %d%s" % (host.decode(), target.decode(), status,
-            ", origin never saw it" if want == 403 else ""))
-    if not nested:
-        log("  (this build's ssrf profile does not judge nested URLs yet: "
-            "the ?next=http://169.254.169.254/ case is not run)")
+        got_status, _ = raw_request(gw.port, b"GET " + target + b" HTTP/1.1\r\nHost: " + host +
+                                    b"\r\nConnection: close\r\n\r\n")
+        reached = target in origin.seen()[before:]
+        req = '"GET %s HTTP/1.1"' % target.decode()
+        deadline = time.monotonic() + 3   # a log line may follow the answer
+        while True:
+            lines = [l[l.index("127.0.0.1 "):].rstrip() for l in gw.access_log().splitlines()
+                     if req in l and "127.0.0.1 " in l]
+            if lines or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        ok = got_status == status and lines and lines[-1] == want and \
+            (status == 200) == reached
+        log("  doc log line: %s  %s" % (want[:90], "ok" if ok else "WRONG"))
+        if not ok:
+            failures.append("sent %s with Host %s: status %s, origin %s, logged %r; the doc "
+                            "says %r" % (target, host, got_status,
+                                         "saw it" if reached else "never saw it",
+                                         lines[-1] if lines else None, want))
+    if failures:
+        raise Failure("the doc's example log lines through %s:\n  " % gw.name
+                      + "\n  ".join(failures))
+
+
+def nginx_without_server_name(procs, tmp, binary, origin, serve):
+    """The snippet less its server_name line: nginx then knows no host for
+    an HTTP/1.0 request without Host, sends no X-Original-Host, and the
+    service answers 403 no_host_header (never its own Host judged)."""
+    tmp2 = os.path.join(tmp, "no-server-name")
+    os.mkdir(tmp2)
+    gw2 = Nginx(procs, tmp2, binary, origin, serve)
+    gw2.no_server_name = True
+    gw2.start()
+    check_facts(gw2, origin, [("HTTP/1.0 without Host, no server_name",
+                               b"GET /h5/x HTTP/1.0\r\n\r\n", DENY, "no_host_header")],
+                "the nginx snippet without server_name")
     stop(gw2.proc)
-    serve2.stop()
 
 
 def run_gateway(cls, binary, urisan, args):
@@ -669,15 +758,23 @@ def run_gateway(cls, binary, urisan, args):
         origin = Origin(procs, tmp)
         policy = os.path.join(tmp, "serve.policy")
         write_policy(policy, POLICY_A)
-        serve = Serve(procs, urisan, tmp, cls.trust, ["--policy", policy])
+        # The service as the doc's snippet runs it, plus a policy file
+        # (the doc's [--policy FILE]) for the reload phase.
+        serve = Serve(procs, urisan, tmp, cls.serve_args() + ["--policy", policy])
+        if not re.search(r"policy in force: urisan \S+, profile ssrf, policy file ", serve.log()):
+            raise Failure("urisan serve as the doc runs it does not log profile ssrf:\n"
+                          + serve.log())
         gw = cls(procs, tmp, binary, origin, serve)
         gw.start()
-        log("%s: 1. facts" % cls.name)
+        log("%s: 1. facts (%s)" % (cls.name, " ".join(serve.argv[1:])))
         check_facts(gw, origin)
-        if has_profile(urisan, "ssrf"):
-            ssrf_phase(cls, procs, tmp, binary, origin, urisan)
-        else:
-            log("  (this build has no --profile ssrf: the ssrf cases are not run)")
+        log("%s: 1b. metadata, HTTP/1.0 without Host" % cls.name)
+        check_facts(gw, origin, threat_cases(cls.name), "--profile ssrf cases")
+        log("%s: 1c. the doc's example log lines" % cls.name)
+        check_doc_log(gw, origin)
+        if cls is Nginx:
+            log("nginx: 1d. the snippet without server_name")
+            nginx_without_server_name(procs, tmp, binary, origin, serve)
         log("%s: 2. load, %d requests over %d connections" % (cls.name, args.requests,
                                                               args.connections))
         secs = load(gw, origin, args.requests, args.connections, "l" + cls.name)
