@@ -861,8 +861,10 @@ static int raise_policy(lua_State *L, const char *where, const char *text, size_
 static void read_file(lua_State *L, const char *path)
 {
     FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
+    if (fp == NULL) {
         luaL_error(L, "urisan.policy: %s: %s", path, strerror(errno));
+        return;   /* not reached: luaL_error does not return */
+    }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     size_t total = 0, n;
