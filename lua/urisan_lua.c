@@ -623,29 +623,75 @@ static int push_fail(lua_State *L, const urisan_error *e)
     return 2;
 }
 
+/* The arguments of one library writer (normalize, resolve, equivalent). */
+typedef struct {
+    const char *a, *b;
+    size_t alen, blen;
+    const urisan_limits *lim;
+    urisan_resolve_opts ropt;
+    int equal;
+} fill_args;
+
+typedef urisan_status (*fill_fn)(fill_args *x, char *buf, size_t cap, size_t *needed,
+                                 urisan_error *err);
+
+/* Call f with the context's buffer until what it reports fits (twice at
+   most); *out is the buffer on URISAN_OK. "out of memory" for a size
+   beyond OUT_MAX or no memory. */
+static urisan_status fill(lua_State *L, const char *what, fill_fn f, fill_args *x, size_t cap,
+                          char **out, size_t *needed, urisan_error *err)
+{
+    urisan_status st = URISAN_E_NOSPACE;
+    for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
+        char *buf = ctx_room(ctx_of(L), cap);
+        if (buf == NULL)
+            luaL_error(L, "urisan.%s: out of memory", what);
+        st = f(x, buf, cap, needed, err);
+        *out = buf;
+        cap = *needed + 1;
+    }
+    return st;
+}
+
+static urisan_status norm_fill(fill_args *x, char *buf, size_t cap, size_t *needed,
+                               urisan_error *err)
+{
+    return urisan_normalize(x->a, x->alen, x->lim, buf, cap, needed, err);
+}
+
+static urisan_status resolve_fill(fill_args *x, char *buf, size_t cap, size_t *needed,
+                                  urisan_error *err)
+{
+    return urisan_resolve(x->a, x->alen, x->b, x->blen, &x->ropt, buf, cap, needed, NULL, err);
+}
+
+static urisan_status equal_fill(fill_args *x, char *buf, size_t cap, size_t *needed,
+                                urisan_error *err)
+{
+    return urisan_equivalent(x->a, x->alen, x->b, x->blen, x->lim, buf, cap, needed, &x->equal,
+                             err);
+}
+
+/* The text f wrote, or nil, message. */
+static int push_filled(lua_State *L, const char *what, fill_fn f, fill_args *x)
+{
+    char *buf = NULL;
+    size_t needed = 0;
+    urisan_error err = { URISAN_OK, 0, 0 };
+    if (fill(L, what, f, x, 256, &buf, &needed, &err) != URISAN_OK)
+        return push_fail(L, &err);
+    lua_pushlstring(L, buf, needed);
+    return 1;
+}
+
 /* urisan.normalize(uri [, opts]) -> normal form | nil, message */
 static int l_normalize(lua_State *L)
 {
-    size_t len;
-    const char *in = get_text(L, 1, &len);
-    const urisan_limits *lim = limits_of(get_opts(L, 2, NULL, NULL));
-    lu_ctx *c = ctx_of(L);
-    size_t cap = 256, needed = 0;
-    urisan_error err = { URISAN_OK, 0, 0 };
-    for (int round = 0; round < 2; round++) {
-        char *buf = ctx_room(c, cap);
-        if (buf == NULL)
-            return luaL_error(L, "urisan.normalize: out of memory");
-        urisan_status st = urisan_normalize(in, len, lim, buf, cap, &needed, &err);
-        if (st == URISAN_OK) {
-            lua_pushlstring(L, buf, needed);
-            return 1;
-        }
-        if (st != URISAN_E_NOSPACE)
-            break;
-        cap = needed + 1;
-    }
-    return push_fail(L, &err);
+    fill_args x;
+    memset(&x, 0, sizeof x);
+    x.a = get_text(L, 1, &x.alen);
+    x.lim = limits_of(get_opts(L, 2, NULL, NULL));
+    return push_filled(L, "normalize", norm_fill, &x);
 }
 
 static urisan_above_root get_above_root(lua_State *L, int idx)
@@ -671,63 +717,36 @@ static urisan_above_root get_above_root(lua_State *L, int idx)
    "reject") */
 static int l_resolve(lua_State *L)
 {
-    size_t blen, rlen;
-    const char *base = get_text(L, 1, &blen);
-    const char *ref = get_text(L, 2, &rlen);
-    urisan_resolve_opts opt = { 0, URISAN_ABOVE_ROOT_CLAMP, NULL };
-    opt.limits = limits_of(get_opts(L, 3, NULL, NULL));
+    fill_args x;
+    memset(&x, 0, sizeof x);
+    x.a = get_text(L, 1, &x.alen);
+    x.b = get_text(L, 2, &x.blen);
+    x.ropt.above_root = URISAN_ABOVE_ROOT_CLAMP;
+    x.ropt.limits = limits_of(get_opts(L, 3, NULL, NULL));
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "non_strict");
-        opt.non_strict = lua_toboolean(L, -1);
+        x.ropt.non_strict = lua_toboolean(L, -1);
         lua_pop(L, 1);
-        opt.above_root = get_above_root(L, 3);
+        x.ropt.above_root = get_above_root(L, 3);
     }
-    lu_ctx *c = ctx_of(L);
-    size_t cap = 256, needed = 0;
-    urisan_error err = { URISAN_OK, 0, 0 };
-    for (int round = 0; round < 2; round++) {
-        char *buf = ctx_room(c, cap);
-        if (buf == NULL)
-            return luaL_error(L, "urisan.resolve: out of memory");
-        urisan_status st = urisan_resolve(base, blen, ref, rlen, &opt, buf, cap, &needed, NULL,
-                                          &err);
-        if (st == URISAN_OK) {
-            lua_pushlstring(L, buf, needed);
-            return 1;
-        }
-        if (st != URISAN_E_NOSPACE)
-            break;
-        cap = needed + 1;
-    }
-    return push_fail(L, &err);
+    return push_filled(L, "resolve", resolve_fill, &x);
 }
 
 /* urisan.equivalent(a, b [, opts]) -> boolean | nil, message */
 static int l_equivalent(lua_State *L)
 {
-    size_t alen, blen;
-    const char *a = get_text(L, 1, &alen);
-    const char *b = get_text(L, 2, &blen);
-    const urisan_limits *lim = limits_of(get_opts(L, 3, NULL, NULL));
-    lu_ctx *c = ctx_of(L);
-    size_t cap = 512, needed = 0;
-    int equal = 0;
+    fill_args x;
+    memset(&x, 0, sizeof x);
+    x.a = get_text(L, 1, &x.alen);
+    x.b = get_text(L, 2, &x.blen);
+    x.lim = limits_of(get_opts(L, 3, NULL, NULL));
+    char *work = NULL;
+    size_t needed = 0;
     urisan_error err = { URISAN_OK, 0, 0 };
-    for (int round = 0; round < 2; round++) {
-        char *work = ctx_room(c, cap);
-        if (work == NULL)
-            return luaL_error(L, "urisan.equivalent: out of memory");
-        urisan_status st = urisan_equivalent(a, alen, b, blen, lim, work, cap, &needed, &equal,
-                                             &err);
-        if (st == URISAN_OK) {
-            lua_pushboolean(L, equal);
-            return 1;
-        }
-        if (st != URISAN_E_NOSPACE)
-            break;
-        cap = needed + 1;
-    }
-    return push_fail(L, &err);
+    if (fill(L, "equivalent", equal_fill, &x, 512, &work, &needed, &err) != URISAN_OK)
+        return push_fail(L, &err);
+    lua_pushboolean(L, x.equal);
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */
