@@ -196,6 +196,30 @@ def test_says_what_it_enforces():
     os.unlink(pol.name)
 
 
+def test_doc_log_lines():
+    """The log lines doc/gateways.md shows (start, listening, reload) are
+    the service's: run as the doc's lines say, with a policy file of one
+    rule on top of ssrf, then a second rule and SIGHUP."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "doc", "gateways.md")
+    with open(doc, encoding="utf-8") as f:
+        lines = [l.strip() for l in f if l.startswith("    urisan: serve: ")]
+    check(len(lines) == 3, "doc/gateways.md shows 3 serve log lines (%d)" % len(lines))
+    pol = tempfile.NamedTemporaryFile("w", suffix=".policy", delete=False)
+    pol.write("deny-host one.example\n")
+    pol.close()
+    srv = Serve("--trust", "original-uri", "--profile", "ssrf", "--policy", pol.name)
+    with open(pol.name, "w") as f:
+        f.write("deny-host one.example\ndeny-host two.example\n")
+    srv.reload()
+    got = [l for l in srv.log().splitlines()]
+    for want in lines:
+        want = want.replace("/etc/urisan/gateway.policy", pol.name).replace(
+            "127.0.0.1:8181", "127.0.0.1:%d" % srv.port).replace("urisan 0.2.0", "urisan " + VERSION)
+        check(want in got, "the doc's log line is the service's: %s" % want[:90])
+    srv.stop()
+    os.unlink(pol.name)
+
+
 def test_service_unit_defaults():
     """examples/urisan-serve.service as shipped (its ExecStart, with a free
     port and an empty policy file): the metadata cases get 403."""
@@ -594,6 +618,7 @@ def main():
         test_usage()
         test_says_what_it_enforces()
         test_service_unit_defaults()
+        test_doc_log_lines()
         test_answers()
         test_target_source()
         test_reload_and_drain()
