@@ -21,10 +21,17 @@
  *     address range, scheme, port, default-port and dangerous-scheme
  *     entry judges a witness URI built from it (policy_witness.h);
  *  7. written back (urisan_policy_format) it parses again, to a policy
- *     that writes the same text and decides every probe the same.
+ *     that writes the same text and decides every probe the same;
+ *  8. the lint (urisan_pol_lint, `urisan policy check`) agrees with the
+ *     parse: no mistake exactly when the parse succeeds, and then the
+ *     same rules; else its first mistake is the parse's (line, column,
+ *     message, word). Every diagnostic names a word of its own line, in
+ *     order of lines (the whole-policy warnings after the mistakes).
  */
 #include "fuzz_util.h"
+#include "policy_lint.h"
 #include "policy_witness.h"
+#include "risk.h"
 
 static const char *const probes[] = {
     "http://example.com/",
@@ -178,6 +185,54 @@ static void check_error_word(const char *in, size_t size, size_t line)
     free(p);
 }
 
+typedef struct {
+    const char *in;
+    size_t size;
+    size_t errors;
+    pol_diag first;
+} lint_seen;
+
+static void lint_diag(void *ctx, const pol_diag *d)
+{
+    lint_seen *l = ctx;
+    FUZZ_ASSERT(d->msg != NULL && d->msg[0] != '\0' && d->line >= 1, "lint diagnostic without a "
+                "message or line");
+    if (d->word_len > 0) {
+        size_t ls = line_start(l->in, l->size, d->line);
+        FUZZ_ASSERT(d->word_off >= ls && d->word_off + d->word_len <= l->size &&
+                        memchr(l->in + ls, '\n', d->word_off + d->word_len - ls) == NULL &&
+                        d->column == d->word_off - ls + 1,
+                    "lint %zu:%zu (%s): the word is not on its line", d->line, d->column, d->msg);
+    }
+    if (!d->warning && l->errors++ == 0)
+        l->first = *d;
+}
+
+/* Invariant 8 */
+static void check_lint(const char *in, size_t size, const urisan_policy *parsed, urisan_status st)
+{
+    urisan_policy *p = new_policy();
+    lint_seen l = {in, size, 0, {0}};
+    size_t errors = urisan_pol_lint(p, in, size, lint_diag, &l);
+    FUZZ_ASSERT(errors == l.errors, "lint returned %zu mistakes, told %zu", errors, l.errors);
+    FUZZ_ASSERT((errors == 0) == (st == URISAN_OK), "lint: %zu mistakes, parse: %s", errors,
+                fuzz_status(st));
+    if (st == URISAN_OK) {
+        FUZZ_ASSERT(memcmp(p, parsed, POL_RULES_SIZE) == 0, "lint and parse give other rules");
+    } else {
+        urisan_policy *q = new_policy();
+        urisan_policy_error e;
+        urisan_policy_parse_ex(q, in, size, &e);
+        FUZZ_ASSERT(l.first.line == e.line && l.first.column == e.column &&
+                        strcmp(l.first.msg, e.msg) == 0 && l.first.word_off == e.word_off &&
+                        l.first.word_len == e.word_len,
+                    "lint's first mistake %zu:%zu %s, parse's %zu:%zu %s", l.first.line,
+                    l.first.column, l.first.msg, e.line, e.column, e.msg);
+        free(q);
+    }
+    free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = fuzz_dup(data, size);
@@ -193,6 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(st == URISAN_OK || st == URISAN_E_BAD_POLICY, "policy parse returned %s",
                 fuzz_status(st));
     FUZZ_ASSERT(st == st2, "policy parse is not deterministic");
+    check_lint(in, size, p, st);
     if (st == URISAN_E_BAD_POLICY) {
         FUZZ_ASSERT(line >= 1 && line <= lines, "error on line %zu of a %zu-line text", line, lines);
         FUZZ_ASSERT(msg != NULL && msg[0] != '\0', "error without a message");

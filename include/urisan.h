@@ -366,6 +366,29 @@ typedef enum {
 } urisan_rule_reason;
 
 URISAN_API const char *urisan_rule_reason_name(urisan_rule_reason r);
+
+/*
+ * Which rule of a policy a reason of its decision comes from (`urisan
+ * check --explain`). kind and bit name the reason: a flag among
+ * urisan_decision.deny_flags (URISAN_ORIGIN_DENY_FLAG) or flag_flags
+ * (URISAN_ORIGIN_FLAG_FLAG), or a urisan_rule_reason (URISAN_ORIGIN_RULE).
+ * Returns the line of the policy text (the last urisan_policy_parse or
+ * urisan_policy_parse_ex into p) that last set the flag's rule - for
+ * nested_url the flag's own rule when the policy denies (or reports) it,
+ * else the last `deny nested:` (`flag nested:`) line - or that first
+ * wrote the list or switch the rule reason reads. Returns 0 when the rule
+ * comes from a built-in profile, whose name *profile is set to in either
+ * case ("default": the built-in default policy every policy starts as;
+ * profile may be NULL). p NULL: 0 and "default". No allocation.
+ */
+typedef enum {
+    URISAN_ORIGIN_DENY_FLAG = 0,
+    URISAN_ORIGIN_FLAG_FLAG = 1,
+    URISAN_ORIGIN_RULE = 2
+} urisan_origin_kind;
+
+URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kind kind,
+                                       unsigned bit, const char **profile);
 /* "allow", "flag", "deny" */
 URISAN_API const char *urisan_verdict_name(urisan_verdict v);
 

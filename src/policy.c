@@ -58,6 +58,30 @@ URISAN_API const char *urisan_rule_reason_name(urisan_rule_reason r)
     }
 }
 
+URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kind kind,
+                                       unsigned bit, const char **profile)
+{
+    const char *name = "default";
+    size_t line = 0;
+    if (p != NULL && p->magic == POL_MAGIC) {
+        const pol_origin *o = &p->origin;
+        if (o->profile > 0 && urisan_profile_name(o->profile - 1) != NULL)
+            name = urisan_profile_name(o->profile - 1);
+        if (kind == URISAN_ORIGIN_RULE && bit < URISAN_REASON_COUNT_) {
+            line = o->rule[bit];
+        } else if (kind != URISAN_ORIGIN_RULE && bit < 64) {
+            urisan_flags own = kind == URISAN_ORIGIN_DENY_FLAG ? p->deny : p->flag;
+            if (bit == URISAN_FLAG_NESTED_URL && !(own >> bit & 1))
+                line = kind == URISAN_ORIGIN_DENY_FLAG ? o->nested_deny : o->nested_flag;
+            else
+                line = o->flag[bit];
+        }
+    }
+    if (profile != NULL)
+        *profile = name;
+    return line;
+}
+
 URISAN_API const char *urisan_verdict_name(urisan_verdict v)
 {
     switch (v) {

@@ -6,6 +6,7 @@
  * allocates and never recurses: a `profile` line is applied by the outer
  * loop, and profile texts (profiles.c) cannot name a profile themselves.
  */
+#include "policy_lint.h"
 #include "risk.h"
 
 #include <string.h>
@@ -17,10 +18,29 @@ typedef struct {
 
 #define MAX_TOKENS 256 /* per line; "too many arguments" beyond */
 
+/* Where a parse of one text stands. */
+typedef struct {
+    const char *text;
+    size_t len;
+    size_t pos;      /* start of the next line */
+    size_t lineno;   /* of the next line */
+    size_t line_start;
+} cursor;
+
 typedef struct {
     urisan_policy *p;
     const char *msg;
     token word;        /* the offending word; n == 0: none */
+    const char *hint;  /* a known name close to the word (lint) */
+    const cursor *cur; /* the text being parsed */
+    bool profile;      /* parsing a built-in profile's text */
+    uint32_t line;     /* the line recorded as a rule's origin; 0: a profile */
+    /* a lint (urisan_pol_lint): every mistake and warning to fn */
+    pol_diag_fn fn;
+    void *fctx;
+    size_t errors;
+    urisan_flags named, nested_named; /* flags the text named (not `all`) */
+    size_t base_scheme, base_dangerous, base_port, base_deny_host, base_allow_host;
 } pctx;
 
 static bool fail_at(pctx *c, token w, const char *msg)
@@ -28,6 +48,50 @@ static bool fail_at(pctx *c, token w, const char *msg)
     c->msg = msg;
     c->word = w;
     return false;
+}
+
+/* A diagnostic at word w of the current line, to the lint's fn. */
+static void emit(const pctx *c, pol_diag *d, token w)
+{
+    const cursor *cur = c->cur;
+    d->line = cur->lineno;
+    if (w.n > 0 && w.s >= cur->text && w.s < cur->text + cur->len) {
+        d->word_off = (size_t)(w.s - cur->text);
+        d->word_len = w.n;
+        d->column = d->word_off - cur->line_start + 1;
+    }
+    c->fn(c->fctx, d);
+}
+
+/* After a mistake: a lint reports it and goes on (true); a parse stops. */
+static bool lint_goes_on(pctx *c)
+{
+    if (c->fn == NULL)
+        return false;
+    pol_diag d = {0};
+    d.msg = c->msg;
+    d.hint = c->hint;
+    c->errors++;
+    emit(c, &d, c->word);
+    c->hint = NULL;
+    return true;
+}
+
+/* A warning of a lint about word w of the text (a profile's text is
+   parsed without fn). other/other_msg/other_line: see pol_diag. */
+static void warn(pctx *c, token w, const char *msg, const char *other_msg, pol_str other,
+                 size_t other_line)
+{
+    if (c->fn == NULL)
+        return;
+    pol_diag d = {0};
+    d.warning = true;
+    d.msg = msg;
+    d.other_msg = other_msg;
+    d.other = other_msg != NULL ? c->p->pool + other.off : NULL;
+    d.other_len = other_msg != NULL ? other.len : 0;
+    d.other_line = other_line;
+    emit(c, &d, w);
 }
 
 static bool tok_is(token t, const char *lit)
@@ -93,6 +157,53 @@ static bool number(token t, size_t max, size_t *v)
     return true;
 }
 
+/* Flags only the layers above the core set (host judgement, mail): the
+   URLs nested in parameters are analysed by the core alone, so a
+   nested: rule on one of them never fires. */
+#define POL_FLAGS_ABOVE_CORE                                                   \
+    (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46) |  \
+     URISAN_F(LINK_TEXT_MISMATCH) | URISAN_F(MAIL_LIMIT))
+
+static const pol_str no_other = {0, 0};
+
+/* A lint's look at `deny|flag|allow F` before it applies: the same rule
+   twice, or a rule that undoes an earlier one of the text. */
+static void flag_warnings(pctx *c, token w, urisan_flags m, bool nest, int how)
+{
+    urisan_policy *p = c->p;
+    urisan_flags *named = nest ? &c->nested_named : &c->named;
+    if (c->fn == NULL)
+        return;
+    if (nest && (m & POL_FLAGS_ABOVE_CORE) != 0)
+        warn(c, w, "no nested URL carries this flag (the core analyses them alone):", NULL,
+             no_other, 0);
+    if ((*named & m) != 0) {
+        urisan_flags deny = nest ? p->nested_deny : p->deny;
+        urisan_flags flag = nest ? p->nested_flag : p->flag;
+        int was = (deny & m) ? 'd' : (flag & m) ? 'f' : 'a';
+        size_t at = nest ? 0 : p->origin.flag[__builtin_ctzll(m)];
+        warn(c, w, was == how ? "duplicate rule for" : "undoes an earlier rule for", NULL,
+             no_other, at);
+    }
+    *named |= m;
+}
+
+/* Record where the rules for the flags m were set. */
+static void flag_origin(pctx *c, urisan_flags m, bool nest, int how)
+{
+    pol_origin *o = &c->p->origin;
+    if (nest) {
+        if (how == 'd')
+            o->nested_deny = c->line;
+        else if (how == 'f')
+            o->nested_flag = c->line;
+        return;
+    }
+    for (unsigned b = 0; b < 64; b++)
+        if (m >> b & 1)
+            o->flag[b] = c->line;
+}
+
 static bool flag_list(pctx *c, const token *t, size_t nt, int how)
 {
     urisan_policy *p = c->p;
@@ -110,10 +221,17 @@ static bool flag_list(pctx *c, const token *t, size_t nt, int how)
             m = URISAN_ALL_FLAGS;
         } else {
             int b = urisan_flag_from_name(w.s, w.n);
-            if (b < 0)
-                return fail_at(c, t[i], nest ? "unknown flag after 'nested:'" : "unknown flag");
+            if (b < 0) {
+                c->hint = c->fn != NULL ? urisan_pol_suggest(w.s, w.n, false) : NULL;
+                fail_at(c, t[i], nest ? "unknown flag after 'nested:'" : "unknown flag");
+                if (!lint_goes_on(c))
+                    return false;
+                continue;
+            }
             m = (urisan_flags)1 << b;
+            flag_warnings(c, t[i], m, nest, how);
         }
+        flag_origin(c, m, nest, how);
         urisan_flags *deny = nest ? &p->nested_deny : &p->deny;
         urisan_flags *flag = nest ? &p->nested_flag : &p->flag;
         *deny &= ~m;
@@ -127,16 +245,22 @@ static bool flag_list(pctx *c, const token *t, size_t nt, int how)
 }
 
 static bool scheme_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *cnt,
-                        size_t cap, const char *full)
+                        size_t cap, size_t base, const char *full)
 {
     for (size_t i = 1; i < nt; i++) {
-        if (!scheme_token(c, t[i]))
-            return false;
-        bool dup = false;
-        for (size_t k = 0; k < *cnt && !dup; k++)
-            dup = pool_ieq(c->p, arr[k], t[i].s, t[i].n);
-        if (dup)
+        if (!scheme_token(c, t[i])) {
+            if (!lint_goes_on(c))
+                return false;
             continue;
+        }
+        size_t k = 0;
+        while (k < *cnt && !pool_ieq(c->p, arr[k], t[i].s, t[i].n))
+            k++;
+        if (k < *cnt) {
+            if (k >= base)
+                warn(c, t[i], "duplicate entry", NULL, no_other, 0);
+            continue;
+        }
         if (*cnt == cap)
             return fail_at(c, t[i], full);
         if (!pool_add(c, t[i], t[i].s, t[i].n, &arr[*cnt]))
@@ -159,9 +283,22 @@ static bool port_list(pctx *c, const token *t, size_t nt)
         }
         size_t lo, hi;
         if (!number(a, 65535, &lo) || !number(b, 65535, &hi))
-            return fail_at(c, t[i], "invalid port (want N or N-M, 0-65535)");
-        if (lo > hi)
-            return fail_at(c, t[i], "invalid port range: start above end");
+            fail_at(c, t[i], "invalid port (want N or N-M, 0-65535)");
+        else if (lo > hi)
+            fail_at(c, t[i], "invalid port range: start above end");
+        else
+            c->msg = NULL;
+        if (c->msg != NULL) {
+            if (!lint_goes_on(c))
+                return false;
+            c->msg = NULL;
+            continue;
+        }
+        for (size_t k = c->base_port; k < p->n_port && c->fn != NULL; k++)
+            if (p->port[k].lo <= lo && hi <= p->port[k].hi) {
+                warn(c, t[i], "port already allowed by an earlier entry", NULL, no_other, 0);
+                break;
+            }
         if (p->n_port == POL_MAX_PORTS)
             return fail_at(c, t[i], "too many allow-port entries");
         p->port[p->n_port].lo = (uint16_t)lo;
@@ -207,55 +344,98 @@ static const char *name_error(const char *s, size_t n)
     return NULL;
 }
 
+/* A lint's look at host entry e, just added to one list: the same or a
+   wider entry earlier in that list, an entry of the other list that
+   matches some of the same hosts. */
+static void host_warnings(pctx *c, token w, bool deny, size_t idx)
+{
+    const urisan_policy *p = c->p;
+    if (c->fn == NULL)
+        return;
+    const pol_str *arr = deny ? p->deny_host : p->allow_host;
+    const pol_str *oth = deny ? p->allow_host : p->deny_host;
+    size_t base = deny ? c->base_deny_host : c->base_allow_host;
+    size_t n_oth = deny ? p->n_allow_host : p->n_deny_host;
+    const char *e = p->pool + arr[idx].off;
+    size_t en = arr[idx].len;
+    for (size_t k = base; k < idx; k++) {
+        if (urisan_pol_host_covers(p->pool + arr[k].off, arr[k].len, e, en)) {
+            bool same = arr[k].len == en && memcmp(p->pool + arr[k].off, e, en) == 0;
+            warn(c, w, same ? "duplicate entry" : "entry already covered by an earlier one",
+                 same ? NULL : "by", arr[k], 0);
+            break;
+        }
+    }
+    for (size_t k = 0; k < n_oth; k++) {
+        const char *o = p->pool + oth[k].off;
+        if (urisan_pol_host_covers(o, oth[k].len, e, en) ||
+            urisan_pol_host_covers(e, en, o, oth[k].len)) {
+            warn(c, w,
+                 deny ? "deny-host entry overlaps allow-host (the hosts in both are denied)"
+                      : "allow-host entry overlaps deny-host (the hosts in both are denied)",
+                 deny ? "allow-host holds" : "deny-host holds", oth[k], 0);
+            break;
+        }
+    }
+}
+
 /*
- * A host entry: a name or address as it appears in a URI; ".name" for the
- * name and every name below it (Squid dstdomain); "*.name" for the names
- * below it only (nginx server_name, HAProxy, Envoy). "[v6]" is stored
- * without brackets and one trailing "." is dropped (DNS root), so
+ * One host entry: a name or address as it appears in a URI; ".name" for
+ * the name and every name below it (Squid dstdomain); "*.name" for the
+ * names below it only (nginx server_name, HAProxy, Envoy). "[v6]" is
+ * stored without brackets and one trailing "." is dropped (DNS root), so
  * "Example.COM." == "example.com". Stored lower-case: ".x", "*.x", "x".
  */
-static bool host_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *cnt,
-                      const char *full)
+static bool host_entry(pctx *c, token w, pol_str *arr, size_t *cnt, const char *full)
 {
+    const char *s = w.s;
+    size_t n = w.n;
+    uint8_t ip[16];
+    size_t errpos = 0;
+    bool bracket = n >= 2 && s[0] == '[' && s[n - 1] == ']';
+    if (bracket || memchr(s, ':', n) != NULL) {
+        const char *a = bracket ? s + 1 : s;
+        size_t an = bracket ? n - 2 : n;
+        if (!urisan_parse_ipv6(a, an, ip, &errpos))
+            return fail_at(c, w, memchr(s, '.', n) != NULL && !bracket
+                                     ? "a host rule holds no port (use allow-port)"
+                                     : "invalid IPv6 address in host rule");
+        if (*cnt == POL_MAX_HOSTS)
+            return fail_at(c, w, full);
+        return pool_add(c, w, a, an, &arr[*cnt]);
+    }
+    if (memchr(s, '/', n) != NULL && cc_is((unsigned char)s[0], CC_DIGIT))
+        return fail_at(c, w, "an address range is no host (use deny-ip / allow-ip)");
+    if (n > 1 && s[n - 1] == '.')
+        n--;
+    size_t skip = 0;
+    if (n >= 2 && s[0] == '*' && s[1] == '.')
+        skip = 2;
+    else if (n >= 1 && s[0] == '.')
+        skip = 1;
+    const char *why = name_error(s + skip, n - skip);
+    if (why != NULL)
+        return fail_at(c, w, why);
+    if (n - skip > POL_MAX_HOSTNAME)
+        return fail_at(c, w, "host too long");
+    if (*cnt == POL_MAX_HOSTS)
+        return fail_at(c, w, full);
+    return pool_add(c, w, s, n, &arr[*cnt]);
+}
+
+static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
+{
+    urisan_policy *p = c->p;
+    pol_str *arr = deny ? p->deny_host : p->allow_host;
+    size_t *cnt = deny ? &p->n_deny_host : &p->n_allow_host;
+    const char *full = deny ? "too many deny-host entries" : "too many allow-host entries";
     for (size_t i = 1; i < nt; i++) {
-        const char *s = t[i].s;
-        size_t n = t[i].n;
-        uint8_t ip[16];
-        size_t errpos = 0;
-        bool bracket = n >= 2 && s[0] == '[' && s[n - 1] == ']';
-        if (bracket || memchr(s, ':', n) != NULL) {
-            const char *a = bracket ? s + 1 : s;
-            size_t an = bracket ? n - 2 : n;
-            if (!urisan_parse_ipv6(a, an, ip, &errpos))
-                return fail_at(c, t[i], memchr(s, '.', n) != NULL && !bracket
-                                            ? "a host rule holds no port (use allow-port)"
-                                            : "invalid IPv6 address in host rule");
-            if (*cnt == POL_MAX_HOSTS)
-                return fail_at(c, t[i], full);
-            if (!pool_add(c, t[i], a, an, &arr[*cnt]))
-                return false;
-            (*cnt)++;
+        if (!host_entry(c, t[i], arr, cnt, full)) {
+            if (*cnt == POL_MAX_HOSTS || c->msg == full || !lint_goes_on(c))
+                return false; /* a full list ends the line */
             continue;
         }
-        if (memchr(s, '/', n) != NULL && cc_is((unsigned char)s[0], CC_DIGIT))
-            return fail_at(c, t[i], "an address range is no host (use deny-ip / allow-ip)");
-        if (n > 1 && s[n - 1] == '.')
-            n--;
-        size_t skip = 0;
-        if (n >= 2 && s[0] == '*' && s[1] == '.')
-            skip = 2;
-        else if (n >= 1 && s[0] == '.')
-            skip = 1;
-        const char *why = name_error(s + skip, n - skip);
-        if (why != NULL)
-            return fail_at(c, t[i], why);
-        if (n - skip > POL_MAX_HOSTNAME)
-            return fail_at(c, t[i], "host too long");
-        if (*cnt == POL_MAX_HOSTS)
-            return fail_at(c, t[i], full);
-        if (!pool_add(c, t[i], s, n, &arr[*cnt]))
-            return false;
-        (*cnt)++;
+        host_warnings(c, t[i], deny, (*cnt)++);
     }
     return true;
 }
@@ -268,8 +448,12 @@ static bool ip_list(pctx *c, const token *t, size_t nt, pol_cidr *arr, size_t *c
         if (*cnt == POL_MAX_IPS)
             return fail_at(c, t[i], full);
         const char *why = urisan_pol_cidr_parse(t[i].s, t[i].n, &arr[*cnt]);
-        if (why != NULL)
-            return fail_at(c, t[i], why);
+        if (why != NULL) {
+            fail_at(c, t[i], why);
+            if (!lint_goes_on(c))
+                return false;
+            continue;
+        }
         (*cnt)++;
     }
     return true;
@@ -357,6 +541,50 @@ static bool switch_line(pctx *c, const token *t, size_t nt, bool *field)
     return true;
 }
 
+/* The rule reasons a list directive's entries give (pol_origin.rule):
+   the first line of the text that writes the list is their origin. */
+static void rule_origin(pctx *c, int r1, int r2)
+{
+    uint32_t *rule = c->p->origin.rule;
+    if (c->line == 0)
+        return;
+    if (rule[r1] == 0)
+        rule[r1] = c->line;
+    if (r2 >= 0 && rule[r2] == 0)
+        rule[r2] = c->line;
+}
+
+static bool list_directive(pctx *c, const token *t, size_t nt)
+{
+    urisan_policy *p = c->p;
+    if (tok_is(t[0], "allow-scheme")) {
+        rule_origin(c, URISAN_REASON_SCHEME_NOT_ALLOWED, -1);
+        return scheme_list(c, t, nt, p->scheme, &p->n_scheme, POL_MAX_SCHEMES, c->base_scheme,
+                           "too many allow-scheme entries");
+    }
+    if (tok_is(t[0], "dangerous-scheme"))
+        return scheme_list(c, t, nt, p->dangerous, &p->n_dangerous, POL_MAX_DANGEROUS,
+                           c->base_dangerous, "too many dangerous-scheme entries");
+    if (tok_is(t[0], "allow-port")) {
+        rule_origin(c, URISAN_REASON_PORT_NOT_ALLOWED, -1);
+        return port_list(c, t, nt);
+    }
+    if (tok_is(t[0], "deny-ip")) {
+        rule_origin(c, URISAN_REASON_IP_DENIED, URISAN_REASON_NESTED_IP_DENIED);
+        return ip_list(c, t, nt, p->deny_ip, &p->n_deny_ip, "too many deny-ip entries");
+    }
+    if (tok_is(t[0], "allow-ip")) {
+        rule_origin(c, URISAN_REASON_IP_NOT_ALLOWED, -1);
+        return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, "too many allow-ip entries");
+    }
+    bool deny = tok_is(t[0], "deny-host");
+    if (deny)
+        rule_origin(c, URISAN_REASON_HOST_DENIED, URISAN_REASON_NESTED_HOST_DENIED);
+    else
+        rule_origin(c, URISAN_REASON_HOST_NOT_ALLOWED, -1);
+    return host_list(c, t, nt, deny);
+}
+
 static bool directive(pctx *c, const token *t, size_t nt)
 {
     urisan_policy *p = c->p;
@@ -364,54 +592,33 @@ static bool directive(pctx *c, const token *t, size_t nt)
         return limit_line(c, t, nt);
     if (tok_is(t[0], "default-port"))
         return default_port_line(c, t, nt);
-    if (tok_is(t[0], "require-absolute"))
+    if (tok_is(t[0], "require-absolute")) {
+        rule_origin(c, URISAN_REASON_NOT_ABSOLUTE, -1);
         return switch_line(c, t, nt, &p->require_absolute);
-    if (tok_is(t[0], "require-authority"))
+    }
+    if (tok_is(t[0], "require-authority")) {
+        rule_origin(c, URISAN_REASON_NO_AUTHORITY, -1);
         return switch_line(c, t, nt, &p->require_authority);
+    }
     if (tok_is(t[0], "nested-depth"))
         return nested_depth_line(c, t, nt);
     if (tok_is(t[0], "profile"))
         return fail_at(c, t[0], "a profile line must be the first directive, not");
-    bool known = tok_is(t[0], "deny") || tok_is(t[0], "flag") || tok_is(t[0], "allow") ||
-                 tok_is(t[0], "allow-scheme") || tok_is(t[0], "allow-port") ||
+    bool flags = tok_is(t[0], "deny") || tok_is(t[0], "flag") || tok_is(t[0], "allow");
+    bool known = flags || tok_is(t[0], "allow-scheme") || tok_is(t[0], "allow-port") ||
                  tok_is(t[0], "deny-host") || tok_is(t[0], "allow-host") ||
                  tok_is(t[0], "dangerous-scheme") || tok_is(t[0], "deny-ip") ||
                  tok_is(t[0], "allow-ip");
-    if (!known)
+    if (!known) {
+        c->hint = c->fn != NULL ? urisan_pol_suggest(t[0].s, t[0].n, true) : NULL;
         return fail_at(c, t[0], "unknown directive");
+    }
     if (nt < 2)
         return fail_at(c, t[0], "missing argument for");
-    if (tok_is(t[0], "deny"))
-        return flag_list(c, t, nt, 'd');
-    if (tok_is(t[0], "flag"))
-        return flag_list(c, t, nt, 'f');
-    if (tok_is(t[0], "allow"))
-        return flag_list(c, t, nt, 'a');
-    if (tok_is(t[0], "allow-scheme"))
-        return scheme_list(c, t, nt, p->scheme, &p->n_scheme, POL_MAX_SCHEMES,
-                           "too many allow-scheme entries");
-    if (tok_is(t[0], "dangerous-scheme"))
-        return scheme_list(c, t, nt, p->dangerous, &p->n_dangerous, POL_MAX_DANGEROUS,
-                           "too many dangerous-scheme entries");
-    if (tok_is(t[0], "allow-port"))
-        return port_list(c, t, nt);
-    if (tok_is(t[0], "deny-ip"))
-        return ip_list(c, t, nt, p->deny_ip, &p->n_deny_ip, "too many deny-ip entries");
-    if (tok_is(t[0], "allow-ip"))
-        return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, "too many allow-ip entries");
-    if (tok_is(t[0], "deny-host"))
-        return host_list(c, t, nt, p->deny_host, &p->n_deny_host, "too many deny-host entries");
-    return host_list(c, t, nt, p->allow_host, &p->n_allow_host, "too many allow-host entries");
+    if (flags)
+        return flag_list(c, t, nt, tok_is(t[0], "deny") ? 'd' : tok_is(t[0], "flag") ? 'f' : 'a');
+    return list_directive(c, t, nt);
 }
-
-/* Where a parse of one text stands. */
-typedef struct {
-    const char *text;
-    size_t len;
-    size_t pos;      /* start of the next line */
-    size_t lineno;   /* of the next line */
-    size_t line_start;
-} cursor;
 
 /*
  * The words of the next line into t[0..*nt). false with c->msg set on a
@@ -429,6 +636,7 @@ static bool next_line(pctx *c, cursor *cur, token *t, size_t *nt)
     if (le > i && text[le - 1] == '\r')
         le--;
     cur->line_start = i;
+    cur->pos = e + 1; /* past the LF; > len at the end (also after a mistake) */
     *nt = 0;
     for (size_t k = i; k < le; k++) {
         unsigned char ch = (unsigned char)text[k];
@@ -454,11 +662,11 @@ static bool next_line(pctx *c, cursor *cur, token *t, size_t *nt)
         (*nt)++;
         k--; /* the for loop advances past the word */
     }
-    cur->pos = e + 1; /* past the LF; > len at the end */
     return true;
 }
 
-/* Parse lines from cur on; a `profile` line is an error here. */
+/* Parse lines from cur on; a `profile` line is an error here. A lint
+   reports a line's mistake and goes on with the next line. */
 static bool parse_lines(pctx *c, cursor *cur)
 {
     token t[MAX_TOKENS];
@@ -466,9 +674,9 @@ static bool parse_lines(pctx *c, cursor *cur)
         if (cur->pos == cur->len && cur->pos > 0)
             break; /* the text ended with a LF */
         size_t nt;
-        if (!next_line(c, cur, t, &nt))
-            return false;
-        if (nt > 0 && !directive(c, t, nt))
+        c->line = c->profile ? 0 : cur->lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)cur->lineno;
+        bool ok = next_line(c, cur, t, &nt) && (nt == 0 || directive(c, t, nt));
+        if (!ok && !lint_goes_on(c))
             return false;
         cur->lineno++;
     }
@@ -486,21 +694,72 @@ static void set_error(urisan_policy_error *err, const pctx *c, const cursor *cur
     }
 }
 
-/* Apply a built-in profile's text on a freshly initialised policy. */
+/* Apply a built-in profile's text on a freshly initialised policy; its
+   rules' origin is the profile (line 0), and a lint says nothing of it. */
 static bool apply_profile(pctx *c, token name)
 {
     const char *text = urisan_profile_text(name.s, name.n);
     if (text == NULL)
         return fail_at(c, name, "unknown profile (default, proxy, ssrf, mail)");
     urisan_policy_init(c->p);
+    for (size_t i = 0; urisan_profile_name(i) != NULL; i++)
+        if (tok_is(name, urisan_profile_name(i)))
+            c->p->origin.profile = (unsigned)i + 1;
     cursor pc = {text, strlen(text), 0, 1, 0};
-    token keep = c->word;
-    if (!parse_lines(c, &pc)) {
+    pctx pc_ctx = {.p = c->p, .cur = &pc, .profile = true};
+    if (!parse_lines(&pc_ctx, &pc)) {
         /* a built-in profile that does not parse is our bug; fail closed */
-        c->word = keep;
         return fail_at(c, name, "internal error: built-in profile does not parse:");
     }
     return true;
+}
+
+/* A `profile NAME` line (the first directive of a text). */
+static bool profile_line(pctx *c, const token *t, size_t nt)
+{
+    if (nt != 2)
+        return fail_at(c, nt < 2 ? t[0] : t[2],
+                       nt < 2 ? "missing argument: profile NAME, for"
+                              : "too many arguments: profile NAME, at");
+    return apply_profile(c, t[1]);
+}
+
+/* Parse a whole text: "profile NAME" may only be the first directive:
+   find it, apply it, then parse the rest on top (later lines override). */
+static bool parse_text(pctx *c, cursor *cur)
+{
+    token t[MAX_TOKENS];
+    c->cur = cur;
+    while (cur->pos < cur->len) {
+        cursor at = *cur;
+        size_t nt;
+        c->line = cur->lineno > UINT32_MAX ? UINT32_MAX : (uint32_t)cur->lineno;
+        if (!next_line(c, cur, t, &nt)) {
+            if (!lint_goes_on(c))
+                return false;
+            cur->lineno++;
+            break;
+        }
+        if (nt == 0) {
+            cur->lineno++;
+            continue;
+        }
+        if (tok_is(t[0], "profile")) {
+            if (!profile_line(c, t, nt) && !lint_goes_on(c))
+                return false;
+            cur->lineno++;
+        } else {
+            *cur = at; /* parse this line as any other */
+        }
+        break;
+    }
+    const urisan_policy *p = c->p;
+    c->base_scheme = p->n_scheme;
+    c->base_dangerous = p->n_dangerous;
+    c->base_port = p->n_port;
+    c->base_deny_host = p->n_deny_host;
+    c->base_allow_host = p->n_allow_host;
+    return parse_lines(c, cur) && c->errors == 0;
 }
 
 URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p, const char *text, size_t len,
@@ -520,43 +779,66 @@ URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p, const char *te
     }
     if (text == NULL)
         text = "";
-
-    pctx c = {p, NULL, {NULL, 0}};
     cursor cur = {text, len, 0, 1, 0};
-    /* "profile NAME" may only be the first directive: find it, apply it,
-       then parse the rest on top (later lines override it). */
-    token t[MAX_TOKENS];
-    while (cur.pos < len) {
-        cursor at = cur;
-        size_t nt;
-        if (!next_line(&c, &cur, t, &nt))
-            goto error;
-        if (nt == 0) {
-            cur.lineno++;
-            continue;
-        }
-        if (tok_is(t[0], "profile")) {
-            if (nt != 2) {
-                fail_at(&c, nt < 2 ? t[0] : t[2],
-                        nt < 2 ? "missing argument: profile NAME, for"
-                               : "too many arguments: profile NAME, at");
-                goto error;
-            }
-            if (!apply_profile(&c, t[1]))
-                goto error;
-            cur.lineno++;
-        } else {
-            cur = at; /* parse this line as any other */
-        }
-        break;
-    }
-    if (!parse_lines(&c, &cur))
-        goto error;
-    return URISAN_OK;
-
-error:
+    pctx c = {.p = p, .cur = &cur};
+    if (parse_text(&c, &cur))
+        return URISAN_OK;
     set_error(err, &c, &cur);
     return URISAN_E_BAD_POLICY;
+}
+
+/* A lint's warnings about the whole policy: a `*.x` host entry whose
+   list holds nothing that matches x itself. */
+static void apex_warnings(pctx *c, cursor *cur)
+{
+    token t[MAX_TOKENS];
+    const urisan_policy *p = c->p;
+    c->cur = cur;
+    while (cur->pos < cur->len) {
+        size_t nt;
+        bool ok = next_line(c, cur, t, &nt);
+        bool deny = ok && nt > 1 && tok_is(t[0], "deny-host");
+        if (ok && nt > 1 && (deny || tok_is(t[0], "allow-host"))) {
+            const pol_str *arr = deny ? p->deny_host : p->allow_host;
+            size_t n = deny ? p->n_deny_host : p->n_allow_host;
+            for (size_t i = 1; i < nt; i++) {
+                const char *x = t[i].s + 2;
+                size_t xn = t[i].n - 2;
+                if (t[i].n < 3 || t[i].s[0] != '*' || t[i].s[1] != '.')
+                    continue;
+                if (x[xn - 1] == '.')
+                    xn--;
+                bool covered = xn == 0 || name_error(x, xn) != NULL;
+                char low[POL_MAX_HOSTNAME];
+                for (size_t k = 0; k < xn && k < sizeof low; k++)
+                    low[k] = (char)lower_ascii((unsigned char)x[k]);
+                for (size_t k = 0; k < n && !covered && xn <= sizeof low; k++)
+                    covered = urisan_pol_host_covers(p->pool + arr[k].off, arr[k].len, low, xn);
+                if (!covered)
+                    warn(c, t[i], "'*.NAME' leaves NAME itself out (write '.NAME' for both):",
+                         NULL, no_other, 0);
+            }
+        }
+        cur->lineno++;
+    }
+}
+
+size_t urisan_pol_lint(urisan_policy *p, const char *text, size_t len, pol_diag_fn fn, void *ctx)
+{
+    if (text == NULL)
+        len = 0;
+    cursor cur = {text != NULL ? text : "", len, 0, 1, 0};
+    pctx c = {.p = p, .cur = &cur, .fn = fn, .fctx = ctx};
+    if (p == NULL || p->magic != POL_MAGIC || fn == NULL) {
+        c.msg = "policy not initialised (call urisan_policy_init first)";
+        if (fn != NULL)
+            lint_goes_on(&c);
+        return 1;
+    }
+    parse_text(&c, &cur);
+    cursor again = {cur.text, len, 0, 1, 0};
+    apex_warnings(&c, &again);
+    return c.errors;
 }
 
 URISAN_API urisan_status urisan_policy_parse(urisan_policy *p, const char *text, size_t len,
@@ -576,7 +858,7 @@ URISAN_API urisan_status urisan_policy_profile(urisan_policy *p, const char *nam
     if (p == NULL || (name == NULL && len != 0))
         return URISAN_E_BAD_ARGUMENT;
     urisan_policy_init(p);
-    pctx c = {p, NULL, {NULL, 0}};
+    pctx c = {.p = p};
     if (!apply_profile(&c, (token){name != NULL ? name : "", len})) {
         urisan_policy_init(p);
         return URISAN_E_BAD_POLICY;

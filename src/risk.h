@@ -30,6 +30,21 @@ typedef struct {
     uint8_t family; /* 4 or 6 */
 } pol_cidr;
 
+/*
+ * Where the rules of a policy came from (policy_parse.c records it,
+ * urisan_policy_origin reads it): the line of the policy text that last
+ * set each flag's rule, or first wrote each list a rule reason reads;
+ * 0: the profile (profile: 1 + its index in profiles.c; 0: the built-in
+ * default policy). Lines of a text above 2^32 - 1 are recorded as that.
+ */
+typedef struct {
+    uint32_t flag[64];        /* deny / flag / allow F */
+    uint32_t nested_deny;     /* the last `deny nested:F` line */
+    uint32_t nested_flag;     /* the last `flag nested:F` line */
+    uint32_t rule[16];        /* per urisan_rule_reason */
+    unsigned profile;
+} pol_origin;
+
 struct urisan_policy {
     uint32_t magic;          /* POL_MAGIC once initialised */
     urisan_flags deny;       /* flags that deny */
@@ -54,7 +69,15 @@ struct urisan_policy {
        union of their flags; `nested-depth N` (1..3) */
     urisan_flags nested_deny, nested_flag;
     unsigned nested_depth;
+    /* Where each rule came from (urisan_policy_origin); the last member:
+       the rules above end where it starts (POL_RULES_SIZE). */
+    pol_origin origin;
 };
+
+/* The bytes of a policy that decide: two policies with the same rules
+   from different texts differ only in their origin. */
+#define POL_RULES_SIZE offsetof(struct urisan_policy, origin)
+_Static_assert(URISAN_REASON_COUNT_ <= 16, "pol_origin.rule holds every rule reason");
 
 #define POL_MAGIC 0x75727370u /* "ursp" */
 

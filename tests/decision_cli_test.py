@@ -113,16 +113,20 @@ def test_policy_mistake_names_line_column_and_word():
     try:
         r = run(["check", "--policy", path, "http://a/"])
         assert r.returncode == 2 and r.stdout == b""
-        assert r.stderr.decode() == f"{path}:3:15: unknown flag 'pasword'\n", r.stderr
+        assert r.stderr.decode() == (f"{path}:3:15: unknown flag 'pasword'"
+                                     " (did you mean 'password'?)\n"), r.stderr
         r = run(["policy", "check", path])
         assert r.returncode == 1
-        assert r.stderr.decode() == f"{path}:3:15: unknown flag 'pasword'\n", r.stderr
+        assert r.stderr.decode() == (f"{path}:3:15: unknown flag 'pasword'"
+                                     " (did you mean 'password'?)\n"
+                                     f"{path}: 1 error, 0 warnings\n"), r.stderr
     finally:
         os.unlink(path)
     path = tmp_policy(b"deny-host \x01x\n")
     try:
         r = run(["policy", "check", path])
-        assert r.stderr.decode() == f"{path}:1:11: control character '\\x01'\n", r.stderr
+        assert r.stderr.decode() == (f"{path}:1:11: control character '\\x01'\n"
+                                     f"{path}: 1 error, 0 warnings\n"), r.stderr
     finally:
         os.unlink(path)
 
@@ -224,7 +228,8 @@ def test_address_range_mistakes_name_line_column_and_word():
         try:
             r = run(["policy", "check", path])
             assert r.returncode == 1 and r.stdout == b"", (text, r)
-            assert r.stderr.decode() == f"{path}:{want}\n", r.stderr
+            assert r.stderr.decode() == f"{path}:{want}\n{path}: 1 error, 0 warnings\n", \
+                r.stderr
         finally:
             os.unlink(path)
 

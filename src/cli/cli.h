@@ -137,6 +137,10 @@ bool cli_read_file(const char *cmd, const char *path, size_t max,
    "PATH:LINE:COLUMN: message 'word'" (or "urisan: CMD: ...") to stderr
    and returns NULL. Free with free(). */
 urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile);
+/* One mistake or warning of a policy text on stderr:
+   "FILE:LINE:COLUMN: [warning: ]MESSAGE 'WORD'..." (doc/policy.md). */
+struct pol_diag_;
+void cli_policy_diag(const char *path, const char *text, size_t len, const struct pol_diag_ *d);
 /* The policy the options ask for ("--policy FILE", "--profile NAME", looked
    up by name), as cli_policy_load; every subcommand that takes a policy
    gets it here. */

@@ -4,6 +4,7 @@
  * [--profile NAME]` (a built-in profile as a policy file).
  */
 #include "cli.h"
+#include "policy_lint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,31 +24,103 @@ static int show(const char *profile)
     return cli_finish(CMD, CLI_EXIT_OK);
 }
 
-static int check(const char *path, const char *profile)
+/* Every mistake and warning of the text, as they come (policy_lint.h). */
+typedef struct {
+    const char *path, *text;
+    size_t len;
+    size_t errors, warnings;
+} lint_out;
+
+static void tell(void *ctx, const pol_diag *d)
 {
-    urisan_policy *p = cli_policy_load(CMD, path, profile);
-    if (p == NULL)
-        return cli_finish(CMD, CLI_EXIT_FAIL);
+    lint_out *o = ctx;
+    if (d->warning)
+        o->warnings++;
+    else
+        o->errors++;
+    cli_policy_diag(o->path, o->text, o->len, d);
+}
+
+/* Flags only a layer this build lacks sets: a rule on one never fires. */
+static urisan_flags flags_not_built(const char **layer)
+{
+    urisan_flags m = 0;
+    *layer = NULL;
+#ifndef URISAN_HAVE_HOSTVIEW
+    m |= (urisan_flags)1 << URISAN_FLAG_HOMOGRAPH | (urisan_flags)1 << URISAN_FLAG_INVISIBLE_CHAR |
+         (urisan_flags)1 << URISAN_FLAG_HOST_UTS46;
+    *layer = "host judgement (ICU, libidn2, libpsl)";
+#endif
+#ifndef URISAN_HAVE_MAIL
+    m |= (urisan_flags)1 << URISAN_FLAG_LINK_TEXT_MISMATCH | (urisan_flags)1 << URISAN_FLAG_MAIL_LIMIT;
+    *layer = *layer ? "host judgement and mail" : "mail (liburisan-mail)";
+#endif
+    return m;
+}
+
+/* A warning for each rule of the text on a flag no door of this build
+   sets (the line that set it: urisan_policy_origin). */
+static void unbuilt_warnings(lint_out *o, const urisan_policy *p)
+{
+    const char *layer;
+    urisan_flags m = flags_not_built(&layer);
+    for (unsigned b = 0; b < 64; b++) {
+        if (!(m >> b & 1))
+            continue;
+        const char *prof;
+        size_t line = urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, b, &prof);
+        if (line == 0)
+            continue;
+        cli_out_flush();
+        fprintf(stderr, "%s:%zu: warning: no door of this build sets '%s' (built without %s)\n",
+                o->path, line, urisan_flag_name((urisan_flag)b), layer);
+        o->warnings++;
+    }
+}
+
+static int check(const char *path, const char *profile, bool strict)
+{
+    urisan_policy *p = cli_policy_load(CMD, NULL, profile);
+    char *text = NULL;
+    size_t len = 0;
+    if (p == NULL || !cli_read_file(CMD, path, CLI_FILE_MAX, &text, &len)) {
+        free(p);
+        return cli_finish(CMD, CLI_EXIT_USAGE);
+    }
+    lint_out o = {path, text, len, 0, 0};
+    urisan_pol_lint(p, text, len, tell, &o);
+    if (o.errors == 0)
+        unbuilt_warnings(&o, p);
+    free(text);
     size_t n = 0;
-    urisan_policy_format(p, NULL, 0, &n);
-    char *text = malloc(n + 1);
-    if (text == NULL || urisan_policy_format(p, text, n, &n) != URISAN_OK) {
-        free(text);
+    if (o.errors == 0)
+        urisan_policy_format(p, NULL, 0, &n);
+    char *out = o.errors == 0 ? malloc(n + 1) : NULL;
+    if (o.errors == 0 && (out == NULL || urisan_policy_format(p, out, n, &n) != URISAN_OK)) {
+        free(out);
         free(p);
         return cli_fail(CMD, "out of memory");
     }
-    fwrite(text, 1, n, stdout);
-    free(text);
+    if (out != NULL)
+        fwrite(out, 1, n, stdout);
+    free(out);
     free(p);
-    return cli_finish(CMD, CLI_EXIT_OK);
+    if (o.errors > 0 || o.warnings > 0) {
+        cli_out_flush();
+        fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, o.errors,
+                o.errors == 1 ? "" : "s", o.warnings, o.warnings == 1 ? "" : "s");
+    }
+    bool bad = o.errors > 0 || (strict && o.warnings > 0);
+    return cli_finish(CMD, bad ? CLI_EXIT_FAIL : CLI_EXIT_OK);
 }
 
-enum { OPT_PROFILE, NOPT };
+enum { OPT_PROFILE, OPT_STRICT, NOPT };
 
 int cmd_policy(int argc, char **argv)
 {
     cli_opt opts[NOPT] = {
         [OPT_PROFILE] = { "--profile", true, NULL, false },
+        [OPT_STRICT] = { "--strict", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -63,7 +136,7 @@ int cmd_policy(int argc, char **argv)
     if (strcmp(argv[1], "check") == 0) {
         if (nargs != 2)
             return cli_usage_error(CMD, "check takes exactly one FILE");
-        return check(argv[2], opts[OPT_PROFILE].value);
+        return check(argv[2], opts[OPT_PROFILE].value, opts[OPT_STRICT].seen);
     }
     return cli_usage_error(CMD, "unknown action '%.*s' (check, show)", 40, argv[1]);
 }

@@ -161,16 +161,22 @@ static const cli_command commands[] = {
       "\n"
       "Exit status: 0 after SIGTERM/SIGINT, 2 usage, policy or socket error.\n" },
     { "policy", cmd_policy,
-      "[--profile NAME] check FILE | show",
+      "[--profile NAME] [--strict] check FILE | show",
       "check FILE: validate the policy FILE (on top of --profile NAME, else\n"
-      "the default policy) and print the effective policy; a mistake is\n"
-      "reported as FILE:LINE:COLUMN: message 'word'.\n"
+      "the default policy) and print the effective policy. Every mistake and\n"
+      "every warning is reported on stderr as FILE:LINE:COLUMN: message 'word'\n"
+      "(a mistyped name with \"did you mean\"). Warnings: a duplicate entry,\n"
+      "a rule undone by a later one, allow-host and deny-host entries that\n"
+      "overlap, '*.NAME' (NAME itself not covered), a rule no part of this\n"
+      "build can apply.\n"
       "show: print the built-in profile NAME (default: default) as a policy\n"
       "file.\n"
       "\n"
       "  --profile NAME proxy, ssrf, mail or default\n"
+      "  --strict       check: a warning fails too (exit 1)\n"
       "\n"
-      "Exit status: 0 valid, 1 the policy does not load, 2 usage error.\n" },
+      "Exit status: 0 valid, 1 the policy has a mistake (or, with --strict,\n"
+      "a warning), 2 usage error or unreadable FILE.\n" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
