@@ -610,6 +610,187 @@ START_TEST(policy_format_writes_nested_rules_back)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------------- */
+/* Readings as clients read a parameter: WHATWG form-urlencoded ("&"      */
+/* only, "+" a space, decoded once) then the WHATWG URL parser (blanks    */
+/* stripped, TAB LF CR removed, "\" a "/", any slashes after a special    */
+/* scheme); and the readings some servers use (";" a separator too,      */
+/* decoded twice). One row of bypasses each, found end to end.            */
+/* ---------------------------------------------------------------------- */
+
+static urisan_policy *profile(const char *name)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(urisan_policy_profile(p, name, strlen(name)), URISAN_OK);
+    return p;
+}
+
+typedef struct {
+    const char *profile;
+    const char *in;
+} rcase;
+
+/* Each of these reaches an address or name the profile denies when a
+   client reads the parameter; each must be denied. */
+static const rcase reach_cases[] = {
+    /* ";" is no separator for URLSearchParams: host 169.254.169.254 */
+    {"ssrf", "https://a.example/?url=http://example.org;@169.254.169.254/latest/"},
+    {"mail", "https://a.example/?url=http://example.org;@127.0.0.1/"},
+    /* "+" is a space, and the URL parser strips leading spaces */
+    {"ssrf", "https://a.example/?url=+http://169.254.169.254/"},
+    {"ssrf", "https://a.example/?url=+++%20%09+http%3A%2F%2F169.254.169.254%2F"},
+    {"mail", "https://a.example/#u=+http://127.0.0.1/"},
+    /* trailing blanks are stripped too: host 127.0.0.1 */
+    {"mail", "https://a.example/?u=http://127.0.0.1+"},
+    {"mail", "https://a.example/?u=http://127.0.0.1%20%0B"},
+    /* TAB LF CR inside are removed */
+    {"mail", "https://a.example/?url=/%09/127.0.0.1/"},
+    {"mail", "https://a.example/?url=/%0A%0D/127.0.0.1/"},
+    {"mail", "https://a.example/?u=http://127.0.%09.0.1/"},
+    {"ssrf", "https://a.example/?u=ht%09tp://169.254.%0A169.254/"},
+    /* a special scheme followed by any number of "/" or "\" */
+    {"proxy", "http://a.example/?u=http:%5C%5C127.0.0.1.nip.io/"},
+    {"proxy", "http://a.example/?u=http:/127.0.0.1.nip.io/"},
+    {"proxy", "http://a.example/?u=http:///127.0.0.1.nip.io/"},
+    {"proxy", "http://a.example/?u=http:127.0.0.1.nip.io/"},
+    {"proxy", "http://a.example/?u=https:%5C/%5Cmetadata/"},
+    {"proxy", "http://a.example/?u=http:/100.100.100.200/"},
+    {"proxy", "http://a.example/?u=HTTP:%5C100.100.100.200/"},
+    {"ssrf", "https://a.example/?u=http:169.254.169.254/"},
+    {"ssrf", "https://a.example/?u=http:%5C169.254.169.254/"},
+    {"mail", "https://a.example/?u=http:///127.0.0.1/"},
+    {"mail", "https://a.example/?u=http:%5C%5C%5C127.0.0.1/"},
+    /* scheme-relative references of any mix of "/" and "\" */
+    {"mail", "https://a.example/?u=///127.0.0.1/"},
+    {"mail", "https://a.example/?u=%5C/%5C127.0.0.1/"},
+    {"proxy", "http://a.example/?u=/%5C/127.0.0.1.nip.io/"},
+    /* "\" in the authority of a special URL is a "/" */
+    {"proxy", "http://a.example/?u=http://127.0.0.1.nip.io%5C@example.org/"},
+    /* ";" as a separator too (Rack 2, old Python): http://127.0.0.1.nip.io */
+    {"proxy", "http://a.example/?u=http://127.0.0.1.nip.io;@example.org/"},
+    {"proxy", "http://a.example/?x=1;u=http://127.0.0.1.nip.io/"},
+    /* decoded twice, when once already gives a URL of another host */
+    {"proxy", "http://a.example/?u=http://127.0.0.1.nip.io%2523@example.org/"},
+    {"mail", "https://a.example/?u=http://127.0.0.1%2523@example.org/"},
+    /* chains: every profile follows 3 hops */
+    {"mail", "https://a.example/?u=http://b.example/%3Fv%3Dhttp://127.0.0.1/"},
+    {"proxy", "http://a.example/?u=http://b.example/%3Fv%3Dhttp://c.example/"
+              "%253Fw%253Dhttp://127.0.0.1.nip.io/"},
+};
+
+START_TEST(client_readings_reach_what_the_profile_denies)
+{
+    const rcase *c = &reach_cases[_i];
+    urisan_policy *p = profile(c->profile);
+    urisan_decision d = decide(p, c->in);
+    ck_assert_msg(d.verdict == URISAN_DENY, "%s under %s: verdict %d, deny %llx, rules %x", c->in,
+                  c->profile, (int)d.verdict, (unsigned long long)d.deny_flags, d.rules);
+    free(p);
+}
+END_TEST
+
+/* 80, 81, 300 and 4,000 blanks before the URL: no fixed look-ahead. */
+START_TEST(leading_blanks_of_any_length_are_stripped)
+{
+    static const char *const blanks[] = {"%20", "+", "%09", "%0A", "%01", "%1F", "%2B"};
+    static const size_t counts[] = {0, 1, 80, 81, 300, 4000};
+    urisan_policy *p = profile("ssrf");
+    size_t cap = 3 * 4000 + 256;
+    char *in = malloc(cap);
+    for (size_t b = 0; b < sizeof blanks / sizeof blanks[0]; b++) {
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            size_t o = (size_t)snprintf(in, cap, "https://a.example/?url=");
+            for (size_t i = 0; i < counts[k]; i++)
+                o += (size_t)snprintf(in + o, cap - o, "%s", blanks[b]);
+            snprintf(in + o, cap - o, "http://169.254.169.254/");
+            urisan_decision d = decide(p, in);
+            /* "%2B" is a "+" once decoded: a space only when decoded twice */
+            ck_assert_msg(d.verdict == URISAN_DENY, "%zu x %s: verdict %d", counts[k], blanks[b],
+                          (int)d.verdict);
+        }
+    }
+    free(in);
+    free(p);
+}
+END_TEST
+
+/* A chain one hop deeper than the policy follows is nested_deep: ssrf
+   and mail deny it, proxy flags it. */
+#define HOPS4                                                                                  \
+    "https://a.example/?u=https://b.example/%3Fv%3Dhttps://c.example/"                         \
+    "%253Fw%253Dhttps://d.example/%25253Fx%25253Dhttps://e.example/"
+
+START_TEST(a_chain_deeper_than_the_depth_is_nested_deep)
+{
+    static const struct {
+        const char *profile;
+        urisan_verdict v;
+    } want[] = {{"ssrf", URISAN_DENY}, {"mail", URISAN_DENY}, {"proxy", URISAN_FLAGGED}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        urisan_policy *p = profile(want[i].profile);
+        ck_assert_uint_eq(p->nested_depth, 3);
+        urisan_decision d = decide(p, HOPS4);
+        ck_assert_msg(d.verdict == want[i].v, "%s: verdict %d", want[i].profile, (int)d.verdict);
+        ck_assert_msg(((d.deny_flags | d.flag_flags) & F(NESTED_DEEP)) != 0,
+                      "%s: no nested_deep", want[i].profile);
+        /* three hops are followed, and no more is said */
+        d = decide(p, "https://a.example/?u=https://b.example/%3Fv%3Dhttps://c.example/"
+                      "%253Fw%253Dhttps://d.example/");
+        ck_assert_msg(((d.deny_flags | d.flag_flags) & F(NESTED_DEEP)) == 0,
+                      "%s: nested_deep at 3 hops", want[i].profile);
+        free(p);
+    }
+    seen s;
+    urisan_policy *p1 = policy_of("nested-depth 1\n");
+    urisan_nested_report nr = nested(HOPS4, p1, &s, 4096);
+    ck_assert(nr.flags & F(NESTED_DEEP));
+    nr = nested("http://a/?u=http://b/", p1, &s, 4096);
+    ck_assert(!(nr.flags & F(NESTED_DEEP)));
+    free(p1);
+}
+END_TEST
+
+/* What must stay allowed or only flagged: public redirect parameters,
+   "+" inside a value, a ";" that ends nothing a client reads. */
+static const rcase keep_cases[] = {
+    {"ssrf", "https://a.example/?next=https%3A%2F%2Fexample.org%2Fa"},
+    {"ssrf", "https://a.example/?next=https://example.org/search?q=a+b"},
+    {"ssrf", "https://a.example/?next=https://example.org/a;b=c&x=1"},
+    {"ssrf", "https://a.example/?q=a+b&next=//example.org/x"},
+    {"mail", "https://a.example/?url=https%3A%2F%2Fexample.org%2Fa%3Fb%3Dc%2520d"},
+    {"proxy", "http://a.example/?u=http:example.org/"},
+};
+
+START_TEST(public_redirects_are_not_denied)
+{
+    const rcase *c = &keep_cases[_i];
+    urisan_policy *p = profile(c->profile);
+    urisan_decision d = decide(p, c->in);
+    ck_assert_msg(d.verdict != URISAN_DENY, "%s under %s: denied, flags %llx, rules %x", c->in,
+                  c->profile, (unsigned long long)d.deny_flags, d.rules);
+    free(p);
+}
+END_TEST
+
+/* The host judged is the one the client reaches: "http:\\h", "http:h". */
+START_TEST(special_scheme_slashes_judge_the_host_the_client_reaches)
+{
+    static const char *const forms[] = {
+        "http://a/?u=http:%5C%5C169.254.169.254/", "http://a/?u=http:169.254.169.254/",
+        "http://a/?u=http:///169.254.169.254/",    "http://a/?u=+http:/169.254.169.254+",
+        "http://a/?u=/%09/169.254.169.254/",       "http://a/?u=%5C%09%5C169.254.169.254",
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        seen s;
+        urisan_nested_report nr = nested(forms[i], NULL, &s, 4096);
+        ck_assert_msg(nr.count >= 1 && (nr.flags & F(IP_LINK_LOCAL)), "%s: flags %llx",
+                      forms[i], (unsigned long long)nr.flags);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* Size: 1 MiB of nested shapes (results only; the bench times them)      */
 /* ---------------------------------------------------------------------- */
@@ -700,6 +881,15 @@ static Suite *nested_suite(void)
     tcase_add_loop_test(tc, policy_mistakes_name_line_column_and_word, 0,
                         sizeof mistakes / sizeof mistakes[0]);
     tcase_add_test(tc, policy_format_writes_nested_rules_back);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("readings");
+    tcase_add_loop_test(tc, client_readings_reach_what_the_profile_denies, 0,
+                        sizeof reach_cases / sizeof reach_cases[0]);
+    tcase_add_test(tc, leading_blanks_of_any_length_are_stripped);
+    tcase_add_test(tc, a_chain_deeper_than_the_depth_is_nested_deep);
+    tcase_add_loop_test(tc, public_redirects_are_not_denied, 0,
+                        sizeof keep_cases / sizeof keep_cases[0]);
+    tcase_add_test(tc, special_scheme_slashes_judge_the_host_the_client_reaches);
     suite_add_tcase(s, tc);
     tc = tcase_create("linear");
     tcase_set_timeout(tc, 120);
