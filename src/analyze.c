@@ -55,7 +55,8 @@ static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
     scan_init_at(&it, in, len, from);
     for (size_t j; (j = scan_pop(&it)) < len;) {
         char c = in[j];
-        if (c == ':' || c == '\\' || (c == '/' && j + 1 < len && in[j + 1] == '/') ||
+        if (c == ':' || c == '\\' || c == '\t' || c == '\n' || c == '\r' ||
+            (c == '/' && j + 1 < len && in[j + 1] == '/') ||
             (c == '%' && nest_escape_at(in, len, j)))
             return true;
     }

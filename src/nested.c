@@ -35,6 +35,8 @@ typedef struct {
     param_iter it;
     size_t mark;     /* scratch in use when this frame's text was placed */
     unsigned depth;  /* 0: the input */
+    unsigned pend;   /* NESTED_TWICE: the value at pvs..pve still to read twice */
+    size_t pns, pvs, pve;
 } nframe;
 
 /* Parse and analyse t[0..n) as a nested URL under pol; the flags of the
@@ -50,64 +52,37 @@ static void analyse(const char *t, size_t n, size_t lead, const urisan_policy *p
     }
 }
 
-/* One nested URL counted into out and handed to fn (t[0..tn) and hu: the
-   URL and the parse whose host the browser goes to; NULL: not decoded). */
+/* One nested URL counted into out and handed to fn with its readings. */
 static void tell(urisan_nested_report *out, urisan_nested_visit fn, void *ctx,
-                 const urisan_nested_url *nu, const char *t, size_t tn, const urisan_uri *hu)
+                 const urisan_nested_url *nu, const urisan_nested_view *v, size_t nv)
 {
     out->flags |= nu->report.flags;
     out->count++;
     if (nu->depth > out->depth)
         out->depth = nu->depth;
     if (fn != NULL)
-        fn(ctx, nu, t, tn, hu);
+        fn(ctx, nu, v, nv);
 }
 
 /* The value v[0..vn), decoded `times` times, as the text of the nested
-   URL: in place (*b NULL) when decoding changes nothing and no "\\" needs
-   rewriting, else in scratch[*used..cap) (*b: where; *used grows).
-   false: it does not fit the scratch. */
+   URL: in place when decoding changes nothing, else in
+   scratch[*used..cap) (*used grows). false: it does not fit. */
 static bool place_text(const char *v, size_t vn, unsigned times, char *scratch, size_t cap,
-                       size_t *used, const char **t, size_t *n, char **b)
+                       size_t *used, const char **t, size_t *n)
 {
     *t = v;
     *n = vn;
-    *b = NULL;
-    if (memchr(v, '%', vn) == NULL && memchr(v, '\\', vn) == NULL)
+    if (memchr(v, '%', vn) == NULL)
         return true;
     if (vn > cap - *used)
         return false;
     bool esc = false;
-    *b = scratch + *used;
-    *n = urisan_nested_decode(v, vn, *b, vn, false, &esc);
+    char *b = scratch + *used;
+    *n = urisan_nested_decode(v, vn, b, &esc);
     if (times == 2)
-        *n = urisan_nested_decode(*b, *n, *b, *n, false, &esc);
-    *t = *b;
+        *n = urisan_nested_decode(b, *n, b, &esc);
+    *t = b;
     *used += *n;
-    return true;
-}
-
-/* "/\h", "\\h", "\/h" at t[lead] (b: t, in scratch): browsers go to
-   host h. Judge the host as "//h" too: the flags of both into *r, and the
-   address of the "//h" form. true: it was such a URL, and *ru holds the
-   parse whose host the browser goes to (its spans past the two rewritten
-   bytes hold). */
-static bool judge_backslash_host(char *b, size_t n, size_t lead, const urisan_policy *pol,
-                                 urisan_uri *ru, urisan_report *r)
-{
-    const char *t = b;
-    if (b == NULL || lead + 1 >= n || (t[lead] != '\\' && t[lead + 1] != '\\') ||
-        (t[lead] != '/' && t[lead] != '\\') || (t[lead + 1] != '/' && t[lead + 1] != '\\'))
-        return false;
-    char keep0 = b[lead], keep1 = b[lead + 1];
-    urisan_report rr;
-    b[lead] = b[lead + 1] = '/';
-    analyse(t, n, lead, pol, ru, &rr);
-    b[lead] = keep0;
-    b[lead + 1] = keep1;
-    r->flags |= rr.flags;
-    r->ip_family = rr.ip_family;
-    memcpy(r->ip, rr.ip, sizeof rr.ip);
     return true;
 }
 
@@ -118,14 +93,79 @@ static unsigned walk_depth(const urisan_policy *pol)
     return maxd < 1 || maxd > URISAN_NESTED_MAX_DEPTH ? 1 : maxd;
 }
 
-/* The next parameter of frame f that holds a nested URL: its name and
-   value spans, and how often it is decoded (0: f has no more). */
+/* The next reading of a parameter of frame f that is a nested URL: its
+   name and value spans, and how often it is decoded (0: f has no more).
+   A value that is one decoded once and another decoded twice is read
+   both ways, once first. */
 static unsigned next_nested(nframe *f, size_t *ns, size_t *vs, size_t *ve)
 {
-    unsigned times = 0;
-    while (times == 0 && urisan_params_next(&f->it, ns, vs, ve))
-        times = urisan_nested_decodes(f->t + *vs, *ve - *vs);
-    return times;
+    if (f->pend != 0) {
+        f->pend = 0;
+        *ns = f->pns;
+        *vs = f->pvs;
+        *ve = f->pve;
+        return 2;
+    }
+    while (urisan_params_next(&f->it, ns, vs, ve)) {
+        unsigned r = urisan_nested_reads(f->t + *vs, *ve - *vs, true);
+        if (r == (NESTED_ONCE | NESTED_TWICE)) {
+            f->pend = NESTED_TWICE;
+            f->pns = *ns;
+            f->pvs = *vs;
+            f->pve = *ve;
+        }
+        if (r != 0)
+            return (r & NESTED_ONCE) ? 1 : 2;
+    }
+    return 0;
+}
+
+/* A nested URL's two readings: as decoded (a), and as the URL parser
+   reads it (b, when that differs: nested_client.c). */
+typedef struct {
+    urisan_uri ua, ub;
+    urisan_report rb;
+    urisan_nested_view v[2];
+    size_t nv;
+} readings;
+
+/* Analyse the decoded text t[0..n) into nu->report and rd (b written to
+   scratch[*used..cap), *used grows). false: b does not fit. */
+static bool read_both(const char *t, size_t n, const urisan_policy *pol, char *scratch,
+                      size_t cap, size_t *used, urisan_nested_url *nu, readings *rd)
+{
+    size_t lead = urisan_nested_blanks(t, n), bn = 0;
+    analyse(t, n, lead, pol, &rd->ua, &nu->report);
+    rd->v[0] = (urisan_nested_view){t + lead, n - lead, &rd->ua, &nu->report};
+    rd->nv = 1;
+    char *b = scratch != NULL ? scratch + *used : NULL;
+    int cl = urisan_nested_client(t, n, lead, b, cap - *used, &bn);
+    if (cl < 0)
+        return false;
+    if (cl > 0) {
+        *used += bn;
+        urisan_parse_analyze(b, bn, pol, &rd->ub, NULL, &rd->rb);
+        nu->report.flags |= rd->rb.flags;
+        /* the address the client goes to */
+        nu->report.ip_family = rd->rb.ip_family;
+        memcpy(nu->report.ip, rd->rb.ip, sizeof rd->rb.ip);
+        rd->v[1] = (urisan_nested_view){b, bn, &rd->ub, &rd->rb};
+        rd->nv = 2;
+    }
+    return true;
+}
+
+/* A value that does not fit the scratch: judged as a bound that was hit
+   (SPEC 3). */
+static void tell_unfit(urisan_nested_report *out, urisan_nested_visit fn, void *ctx,
+                       urisan_nested_url *nu, const char *v, size_t vn)
+{
+    nu->uri = v;
+    nu->uri_len = vn;
+    memset(&nu->report, 0, sizeof nu->report);
+    nu->report.flags = URISAN_F(TOO_LONG) | URISAN_F(INVALID);
+    nu->incomplete = 1;
+    tell(out, fn, ctx, nu, NULL, 0);
 }
 
 urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *uri,
@@ -145,7 +185,7 @@ urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *u
     unsigned maxd = walk_depth(pol);
     nframe st[URISAN_NESTED_MAX_DEPTH];
     size_t top = 0, used = 0;
-    st[0] = (nframe){.t = in, .n = len, .u = *uri, .mark = 0, .depth = 0};
+    st[0] = (nframe){.t = in, .n = len, .u = *uri, .mark = 0, .depth = 0, .pend = 0};
     urisan_params_init(&st[0].it, in, len, uri);
     for (;;) {
         nframe *f = &st[top];
@@ -165,36 +205,30 @@ urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *u
         nu.name = f->t + ns;
         nu.name_len = vs - 1 - ns;
         const char *t;
-        char *b;
         size_t n, mark = used;
-        if (!place_text(f->t + vs, ve - vs, times, scratch, cap, &used, &t, &n, &b)) {
-            /* does not fit: judged as a bound that was hit (SPEC 3) */
-            nu.uri = f->t + vs;
-            nu.uri_len = ve - vs;
-            nu.report.flags = URISAN_F(TOO_LONG) | URISAN_F(INVALID);
-            nu.incomplete = 1;
-            tell(out, fn, ctx, &nu, NULL, 0, NULL);
+        readings rd;
+        if (!place_text(f->t + vs, ve - vs, times, scratch, cap, &used, &t, &n) ||
+            !read_both(t, n, pol, scratch, cap, &used, &nu, &rd)) {
+            used = mark;
+            tell_unfit(out, fn, ctx, &nu, f->t + vs, ve - vs);
             continue;
         }
-        size_t lead = urisan_nested_blanks(t, n);
-        nframe *c = top + 1 < URISAN_NESTED_MAX_DEPTH ? &st[top + 1] : NULL;
-        urisan_uri u_local, ru;
-        urisan_uri *u = c != NULL ? &c->u : &u_local;
-        analyse(t, n, lead, pol, u, &nu.report);
-        bool slash = judge_backslash_host(b, n, lead, pol, &ru, &nu.report);
         nu.uri = t;
         nu.uri_len = n;
-        tell(out, fn, ctx, &nu, t + lead, n - lead, slash ? &ru : u);
-        if (nu.depth < maxd && c != NULL && (nu.report.flags & URISAN_F(NESTED_URL))) {
-            /* look inside it: the blanks are not part of it */
-            c->t = t + lead;
-            c->n = n - lead;
-            c->mark = mark;
-            c->depth = nu.depth;
+        tell(out, fn, ctx, &nu, rd.v, rd.nv);
+        const urisan_nested_view *cv = &rd.v[rd.nv - 1]; /* the text the client follows */
+        if (!(cv->r->flags & URISAN_F(NESTED_URL)) && !(rd.v[0].r->flags & URISAN_F(NESTED_URL))) {
+            used = mark;
+        } else if (nu.depth >= maxd || top + 1 >= URISAN_NESTED_MAX_DEPTH) {
+            out->flags |= URISAN_F(NESTED_DEEP); /* a hop further is not followed */
+            used = mark;
+        } else {
+            /* look inside it */
+            nframe *c = &st[top + 1];
+            *c = (nframe){.t = cv->t, .n = cv->tn, .u = *cv->u, .mark = mark,
+                          .depth = nu.depth, .pend = 0};
             urisan_params_init(&c->it, c->t, c->n, &c->u);
             top++;
-        } else {
-            used = mark;
         }
     }
     return URISAN_OK;
@@ -206,13 +240,12 @@ typedef struct {
     void *ctx;
 } public_visit;
 
-static void visit_public(void *ctx, const urisan_nested_url *n, const char *t, size_t tn,
-                         const urisan_uri *u)
+static void visit_public(void *ctx, const urisan_nested_url *n, const urisan_nested_view *v,
+                         size_t nv)
 {
     const public_visit *pv = ctx;
-    (void)t;
-    (void)tn;
-    (void)u;
+    (void)v;
+    (void)nv;
     pv->fn(pv->ctx, n);
 }
 

@@ -1,23 +1,20 @@
 /*
  * nested_find.c - which parameter values of a URI are nested URLs
  * (nested_find.h; nested.c's header comment and doc/policy.md "Nested
- * URLs" say what counts as one). Only a bounded prefix of each value is
- * decoded, on the stack: no buffer, linear in the input.
+ * URLs" say what counts as one). A value is read the way the
+ * applications that follow it read it: the WHATWG
+ * application/x-www-form-urlencoded parser ("+" is a space, decoded once)
+ * hands it to the WHATWG URL parser (leading and trailing C0 controls and
+ * spaces stripped, TAB LF CR removed anywhere). Whether a value starts a
+ * URL is decided by a lazy decoder over the encoded text - blanks skipped
+ * one by one however many there are, no buffer, each byte read a bounded
+ * number of times: linear in the input.
  */
 #include "nested_find.h"
 #include "risk.h"
 #include "simd.h"
 
 #include <string.h>
-
-/* How much of a value's decoded text decides whether it is a URL: up to
-   a scheme of POL_MAX_NAME bytes and its ":", after leading blanks. */
-#define PEEK 80u
-
-static bool span_in(urisan_span s, size_t len)
-{
-    return s.off != URISAN_ABSENT && s.off <= len && s.len <= len - s.off;
-}
 
 /* Leading C0 controls and spaces, which the WHATWG URL parser strips. */
 size_t urisan_nested_blanks(const char *b, size_t n)
@@ -28,146 +25,174 @@ size_t urisan_nested_blanks(const char *b, size_t n)
     return i;
 }
 
-/*
- * Does decoded text b[0..n) (a prefix of a value) start a URL? Two of
- * "/" and "\" (a network-path reference as browsers read it), or
- * scheme ":" with scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
- * (RFC 3986 3.1), TAB LF CR inside it removed as browsers do.
- */
-static bool starts_url(const char *b, size_t n)
+/* What a client strips around a URL: C0 controls and space (WHATWG URL
+   parser), and "+", a space to the form-urlencoded parser. */
+static inline bool blank(int c)
 {
-    size_t i = urisan_nested_blanks(b, n);
-    if (i + 1 < n && (b[i] == '/' || b[i] == '\\') && (b[i + 1] == '/' || b[i + 1] == '\\'))
-        return true;
-    if (i >= n || !cc_is((unsigned char)b[i], CC_ALPHA))
+    return c <= 0x20 || c == '+';
+}
+
+/* TAB, LF, CR: the WHATWG URL parser removes them anywhere. */
+static inline bool tabnl(int c)
+{
+    return c == '\t' || c == '\n' || c == '\r';
+}
+
+static inline bool slash(int c)
+{
+    return c == '/' || c == '\\';
+}
+
+/* A value read a byte at a time, percent-decoded once or twice. */
+typedef struct {
+    const char *s;
+    size_t n, i;
+    unsigned times; /* 1 or 2 */
+    bool esc2;      /* the second decoding decoded an escape */
+} vread;
+
+/* The next byte of s[*i..n) decoded once; -1 at the end. */
+static int get1(const char *s, size_t n, size_t *i)
+{
+    if (*i >= n)
+        return -1;
+    unsigned char c = (unsigned char)s[*i];
+    if (c == '%' && is_escape_at(s, n, *i)) {
+        c = (unsigned char)(hexval((unsigned char)s[*i + 1]) * 16 +
+                            hexval((unsigned char)s[*i + 2]));
+        *i += 3;
+        return c;
+    }
+    (*i)++;
+    return c;
+}
+
+/* The next byte of the value decoded r->times times; -1 at the end. The
+   second decoding looks two decoded bytes ahead (each encoded byte is
+   read at most three times). */
+static int vget(vread *r)
+{
+    int c = get1(r->s, r->n, &r->i);
+    if (r->times == 2 && c == '%') {
+        size_t j = r->i;
+        int h = get1(r->s, r->n, &j), l = get1(r->s, r->n, &j);
+        if (h >= 0 && l >= 0 && cc_is((unsigned char)h, CC_HEX) &&
+            cc_is((unsigned char)l, CC_HEX)) {
+            r->i = j;
+            r->esc2 = true;
+            return (int)(hexval((unsigned char)h) * 16 + hexval((unsigned char)l));
+        }
+    }
+    return c;
+}
+
+/*
+ * Does the value, read by r, start a URL? After any number of blanks:
+ * two of "/" and "\" (a network-path reference as the WHATWG URL parser
+ * reads it against a special page), or scheme ":" with scheme = ALPHA
+ * *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 3.1); TAB LF CR removed
+ * in both. "+" counts as a blank before and as itself inside a scheme,
+ * so both "+" readings (a space, or kept by a percent-only decoder) are
+ * taken.
+ */
+static bool reads_url(vread *r)
+{
+    int c;
+    do
+        c = vget(r);
+    while (c >= 0 && blank(c));
+    if (slash(c)) {
+        do
+            c = vget(r);
+        while (c >= 0 && tabnl(c));
+        return slash(c);
+    }
+    if (c < 0 || !cc_is((unsigned char)c, CC_ALPHA))
         return false;
-    size_t sch = 1;
-    for (size_t k = i + 1; k < n && sch <= POL_MAX_NAME; k++) {
-        unsigned char c = (unsigned char)b[k];
+    for (size_t sch = 1; sch <= POL_MAX_NAME;) {
+        c = vget(r);
         if (c == ':')
             return true;
-        if (cc_is(c, CC_TABNL))
+        if (c < 0)
+            return false;
+        if (tabnl(c))
             continue;
-        if (!cc_is(c, CC_SCHEME))
+        if (!cc_is((unsigned char)c, CC_SCHEME))
             return false;
         sch++;
     }
     return false;
 }
 
-/* Can byte c be part of a URL's start (blanks, a scheme, its ":", "/",
-   "\\") or of an escape that decodes to one ("%" and hex digits)? */
-static bool prefix_byte(unsigned char c)
+/* Does the second decoding of v[0..n) decode an escape (read to the end)? */
+static bool twice_differs(const char *v, size_t n)
 {
-    return cc_is(c, CC_SCHEME) || c == '%' || c == '/' || c == '\\' || c <= 0x20;
+    vread r = {v, n, 0, 2, false};
+    while (!r.esc2 && vget(&r) >= 0) {
+    }
+    return r.esc2;
+}
+
+/* The common values settled on their raw bytes: a name or number (no
+   URL), or a scheme or "//" written plainly (a URL). 2: undecided. */
+static unsigned raw_start(const char *v, size_t n)
+{
+    unsigned char c = (unsigned char)v[0];
+    if (cc_is(c, CC_ALPHA)) {
+        for (size_t k = 1; k < n && k <= POL_MAX_NAME; k++) {
+            unsigned char d = (unsigned char)v[k];
+            if (d == ':')
+                return 1;
+            if (d == '%' || tabnl(d))
+                return 2;
+            if (!cc_is(d, CC_SCHEME))
+                return 0;
+        }
+        return 2;
+    }
+    if (c == '/' || c == '\\') {
+        unsigned char d = (unsigned char)v[1];
+        return slash(d) ? 1 : d == '%' || tabnl(d) ? 2 : 0;
+    }
+    return c == '%' || blank(c) ? 2 : 0;
+}
+
+unsigned urisan_nested_reads(const char *v, size_t n, bool all)
+{
+    if (n < 2)
+        return 0;
+    unsigned raw = raw_start(v, n);
+    if (raw == 0)
+        return 0;
+    vread r1 = {v, n, 0, 1, false};
+    if (raw == 1 || reads_url(&r1)) {
+        if (!all || memchr(v, '%', n) == NULL || !twice_differs(v, n))
+            return NESTED_ONCE;
+        vread r2 = {v, n, 0, 2, false};
+        return reads_url(&r2) ? NESTED_ONCE | NESTED_TWICE : NESTED_ONCE;
+    }
+    if (memchr(v, '%', n) == NULL)
+        return 0;
+    vread r2 = {v, n, 0, 2, false};
+    return reads_url(&r2) ? NESTED_TWICE : 0;
 }
 
 /*
- * Percent-decode s[0..n) once into out[0..cap): "%" HEX HEX gives its
- * byte, anything else is copied (an invalid "%" too); stops when out is
- * full. out may be s itself (the write never passes the read). peek: stop
- * after the first ":" or the first byte no URL start holds, so only the
- * part that decides is decoded. Returns the bytes written; *esc is set
+ * Percent-decode s[0..n) once into out: "%" HEX HEX gives its byte,
+ * anything else is copied (an invalid "%" too). out may be s itself (the
+ * write never passes the read). Returns the bytes written; *esc is set
  * when some escape was decoded.
  */
-size_t urisan_nested_decode(const char *s, size_t n, char *out, size_t cap, bool peek, bool *esc)
+size_t urisan_nested_decode(const char *s, size_t n, char *out, bool *esc)
 {
     size_t o = 0;
-    for (size_t i = 0; i < n && o < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '%' && is_escape_at(s, n, i)) {
-            c = (unsigned char)(hexval((unsigned char)s[i + 1]) * 16 +
-                                hexval((unsigned char)s[i + 2]));
-            i += 2;
-            *esc = true;
-        }
+    for (size_t i = 0; i < n;) {
+        size_t at = i;
+        int c = get1(s, n, &i);
+        *esc |= i - at == 3;
         out[o++] = (char)c;
-        if (peek && (c == ':' || !prefix_byte(c)))
-            break;
     }
     return o;
-}
-
-/*
- * How often v[0..n) must be percent-decoded to be a nested URL: 1 (once;
- * also when it holds no escape), 2 (only the second decoding makes it
- * one: "http%253A%252F%252F..."), 0 (no URL). Looks at a bounded prefix.
- */
-unsigned urisan_nested_decodes(const char *v, size_t n)
-{
-    char b1[3 * PEEK], b2[PEEK];
-    bool e1 = false, e2 = false;
-    /* the first byte decides most values: a name or a number */
-    unsigned char c0 = n > 0 ? (unsigned char)v[0] : 0;
-    if (n < 2 || !(cc_is(c0, CC_ALPHA) || c0 == '%' || c0 == '/' || c0 == '\\' || c0 <= 0x20))
-        return 0;
-    size_t m = n < sizeof b1 ? n : sizeof b1;
-    if (starts_url(v, m < PEEK ? m : PEEK))
-        return 1; /* its start has no escape: decoding keeps it */
-    if (memchr(v, '%', m) == NULL)
-        return 0;
-    size_t n1 = urisan_nested_decode(v, n, b1, sizeof b1, true, &e1);
-    if (starts_url(b1, n1 < PEEK ? n1 : PEEK))
-        return 1;
-    if (!e1 || memchr(b1, '%', n1) == NULL)
-        return 0;
-    size_t n2 = urisan_nested_decode(b1, n1, b2, sizeof b2, true, &e2);
-    return e2 && starts_url(b2, n2) ? 2 : 0;
-}
-
-
-void urisan_params_init(param_iter *it, const char *t, size_t len, const urisan_uri *u)
-{
-    it->t = t;
-    it->pos = it->end = 0;
-    it->fs = URISAN_ABSENT;
-    it->fe = 0;
-    bool q = span_in(u->query, len), f = span_in(u->fragment, len);
-    if (q) {
-        it->pos = u->query.off;
-        it->end = u->query.off + u->query.len;
-    }
-    if (f) {
-        if (q) {
-            it->fs = u->fragment.off;
-            it->fe = u->fragment.off + u->fragment.len;
-        } else {
-            it->pos = u->fragment.off;
-            it->end = u->fragment.off + u->fragment.len;
-        }
-    }
-}
-
-/* The next parameter with an "=": name t[*ns..*vs - 1), value t[*vs..*ve). */
-bool urisan_params_next(param_iter *it, size_t *ns, size_t *vs, size_t *ve)
-{
-    for (;;) {
-        while (it->pos < it->end) {
-            size_t s = it->pos, eq = URISAN_ABSENT, e = s;
-            for (;;) {
-                e = simd_param_stop(it->t, e, it->end); /* "&" ";" "=" */
-                if (e < it->end && it->t[e] == '=') {
-                    if (eq == URISAN_ABSENT)
-                        eq = e;
-                    e++;
-                    continue;
-                }
-                break;
-            }
-            it->pos = e + 1;
-            if (eq != URISAN_ABSENT) {
-                *ns = s;
-                *vs = eq + 1;
-                *ve = e;
-                return true;
-            }
-        }
-        if (it->fs == URISAN_ABSENT)
-            return false;
-        it->pos = it->fs;
-        it->end = it->fe;
-        it->fs = URISAN_ABSENT;
-    }
 }
 
 bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u)
@@ -176,8 +201,7 @@ bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u)
     size_t ns, vs, ve;
     urisan_params_init(&it, in, len, u);
     while (urisan_params_next(&it, &ns, &vs, &ve))
-        if (urisan_nested_decodes(in + vs, ve - vs) != 0)
+        if (urisan_nested_reads(in + vs, ve - vs, false) != 0)
             return true;
     return false;
 }
-

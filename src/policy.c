@@ -229,12 +229,13 @@ typedef struct {
     unsigned rules;
 } nested_judge;
 
-static void judge_nested(void *ctx, const urisan_nested_url *n, const char *t, size_t tn,
-                         const urisan_uri *u)
+static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nested_view *v,
+                         size_t nv)
 {
     nested_judge *j = ctx;
     const urisan_policy *p = j->p;
-    if (u == NULL) {
+    (void)n;
+    if (nv == 0) {
         /* not decoded (it did not fit the scratch): nothing shows it is
            not a denied host or address, so it counts as one (fail closed) */
         if (p->n_deny_host > 0)
@@ -243,12 +244,16 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const char *t, s
             j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
         return;
     }
-    if (p->n_deny_host > 0 && span_in(u->host, tn) &&
-        host_listed(p, p->deny_host, p->n_deny_host, t, tn, u, &n->report))
-        j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
-    if (p->n_deny_ip > 0 && (n->report.flags & URISAN_F(IP_LITERAL)) != 0 &&
-        (urisan_pol_ip_reasons(p, &n->report) & (1u << URISAN_REASON_IP_DENIED)) != 0)
-        j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
+    /* every reading: the host a client reaches may be either */
+    for (size_t i = 0; i < nv; i++) {
+        const urisan_uri *u = v[i].u;
+        if (p->n_deny_host > 0 && span_in(u->host, v[i].tn) &&
+            host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r))
+            j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
+        if (p->n_deny_ip > 0 && (v[i].r->flags & URISAN_F(IP_LITERAL)) != 0 &&
+            (urisan_pol_ip_reasons(p, v[i].r) & (1u << URISAN_REASON_IP_DENIED)) != 0)
+            j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
+    }
 }
 
 /* URLs nested in parameters (nested.c), on a scratch of their own (never
@@ -268,6 +273,12 @@ static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_u
                            &j, &nr) != URISAN_OK)
         return;
     out->rules |= j.rules;
+    /* nested_deep: a chain goes on past the depth followed; a flag of the
+       URI itself, judged by `deny nested_deep` / `flag nested_deep` */
+    if (nr.flags & URISAN_F(NESTED_DEEP)) {
+        out->deny_flags |= URISAN_F(NESTED_DEEP) & p->deny;
+        out->flag_flags |= URISAN_F(NESTED_DEEP) & p->flag & ~p->deny;
+    }
     if (nr.flags & p->nested_deny) {
         out->deny_flags |= URISAN_F(NESTED_URL);
         out->flag_flags &= ~URISAN_F(NESTED_URL);

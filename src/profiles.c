@@ -89,7 +89,11 @@ static const char profile_proxy[] =
     "# URLs nested in parameters: nested_url is reported, their flags judge\n"
     "# nothing - a redirect to one comes back through the proxy as a request\n"
     "# of its own and is judged then; the deny-host and deny-ip lists above\n"
-    "# judge them as they judge every URL (nested_host_denied, nested_ip_denied)\n";
+    "# judge them as they judge every URL (nested_host_denied, nested_ip_denied),\n"
+    "# at the host a client reaches (?u=http:\\\\127.0.0.1.nip.io/), three\n"
+    "# levels deep; a chain that goes deeper is reported\n"
+    "nested-depth 3\n"
+    "flag nested_deep\n";
 
 /* "ssrf": a server that fetches URLs it was given. */
 static const char profile_ssrf[] =
@@ -132,6 +136,8 @@ static const char profile_ssrf[] =
     "# (?url=http://127.0.0.1.nip.io/),\n"
     "# and a port other than the scheme's (?url=http://example.org:6379/)\n"
     "nested-depth 3\n"
+    "# a chain that goes deeper than that is not followed: refused\n"
+    "deny nested_deep\n"
     "deny nested:ip_loopback nested:ip_private nested:ip_link_local nested:ip_obfuscated\n"
     "deny nested:ip_reserved nested:ip_multicast nested:ip_broadcast nested:ip_embedded\n"
     "deny nested:internal_name nested:single_label nested:userinfo nested:password\n"
@@ -156,7 +162,10 @@ static const char profile_mail[] =
     "# nested URL, so it answers to the same rules about where it goes\n"
     "deny nested:dangerous_scheme nested:userinfo nested:password nested:ip_obfuscated\n"
     "deny nested:ambiguous_authority nested:internal_name nested:ip_loopback\n"
-    "deny nested:ip_link_local\n";
+    "deny nested:ip_link_local\n"
+    "# three levels deep; a chain that goes deeper is not followed: refused\n"
+    "nested-depth 3\n"
+    "deny nested_deep\n";
 
 static const struct {
     const char *name;

@@ -156,14 +156,23 @@ urisan_flags urisan_name_flags_raw(const char *h, size_t n);
 
 /* ---- nested.c ---- */
 /* nested_url: does a query or fragment parameter of in (u's spans, checked
-   against len) hold a nested URL? A bounded look at each value. */
+   against len) hold a nested URL? A linear look at each value, no buffer. */
 bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u);
-/* urisan_nested with a visitor that also gets the nested URL's parse: u
-   of t[0..tn) (the URL without its leading blanks; for "/\h" the parse
-   of "//h", the host a browser goes to). t and u are NULL for a value
-   that did not fit the scratch (n->incomplete). */
-typedef void (*urisan_nested_visit)(void *ctx, const urisan_nested_url *n, const char *t,
-                                    size_t tn, const urisan_uri *u);
+/* One reading of a nested URL as a client reaches it: the text t[0..tn)
+   (without the blanks a client strips), its parse u and its analysis r. */
+typedef struct {
+    const char *t;
+    size_t tn;
+    const urisan_uri *u;
+    const urisan_report *r;
+} urisan_nested_view;
+/* urisan_nested with a visitor that also gets the readings of the nested
+   URL (nested.c): v[0] the value as decoded, v[1] (nv 2) the URL the
+   WHATWG URL parser reads in it when that differs ("+http:\\h" read as
+   "http://h"). nv 0 for a value that did not fit the scratch
+   (n->incomplete). */
+typedef void (*urisan_nested_visit)(void *ctx, const urisan_nested_url *n,
+                                    const urisan_nested_view *v, size_t nv);
 urisan_status urisan_nested_walk(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, char *scratch, size_t cap,
                                  urisan_nested_visit fn, void *ctx, urisan_nested_report *out);

@@ -261,30 +261,36 @@ END_TEST
 START_TEST(depth_is_bounded_by_the_policy)
 {
     seen s;
-    /* default depth 1: u only; it holds a nested URL itself */
+    /* default depth 1: u only, read once and (it holds escapes that
+       decode again) twice; it holds a nested URL itself */
     urisan_nested_report nr = nested(CHAIN, NULL, &s, 4096);
-    ck_assert_uint_eq(nr.count, 1);
+    ck_assert_uint_eq(nr.count, 2);
     ck_assert_uint_eq(nr.depth, 1);
     ck_assert(nr.flags & F(NESTED_URL));
+    ck_assert(nr.flags & F(NESTED_DEEP));
     ck_assert(!(nr.flags & F(IP_LOOPBACK)));
     ck_assert_str_eq(s.e[0].uri, "http://b/?v=http://c/%3Fw%3Dhttp://127.0.0.1/");
+    ck_assert_str_eq(s.e[1].uri, "http://b/?v=http://c/?w=http://127.0.0.1/");
+    ck_assert_uint_eq(s.e[1].decodes, 2);
 
     urisan_policy *p2 = policy_of("nested-depth 2\n");
     nr = nested(CHAIN, p2, &s, 4096);
-    ck_assert_uint_eq(nr.count, 2);
+    ck_assert_uint_eq(nr.count, 4);
     ck_assert_uint_eq(nr.depth, 2);
     ck_assert_str_eq(s.e[1].name, "v");
     ck_assert_str_eq(s.e[1].uri, "http://c/?w=http://127.0.0.1/");
     ck_assert(!(nr.flags & F(IP_LOOPBACK)));
+    ck_assert(nr.flags & F(NESTED_DEEP));
     free(p2);
 
     urisan_policy *p3 = policy_of("nested-depth 3\n");
     nr = nested(CHAIN, p3, &s, 4096);
-    ck_assert_uint_eq(nr.count, 3);
+    ck_assert_uint_eq(nr.count, 6);
     ck_assert_uint_eq(nr.depth, 3);
     ck_assert_uint_eq(s.e[2].depth, 3);
     ck_assert_str_eq(s.e[2].uri, "http://127.0.0.1/");
     ck_assert(nr.flags & F(IP_LOOPBACK));
+    ck_assert(!(nr.flags & F(NESTED_DEEP)));
     free(p3);
 }
 END_TEST
