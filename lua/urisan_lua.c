@@ -373,31 +373,8 @@ typedef struct {
 #endif
 } judgement;
 
-#ifdef URISAN_HAVE_HOST_LAYER
-/* The host layer's judgement of u[0..n) on top of j->rep (the library's
-   analysis, for a base the union over reference and resolved URI):
-   homograph, invisible_char, host_uts46, one urisan_decide. j->uri (the
-   input as written) is kept. */
-static void judge_host(lu_ctx *c, const char *u, size_t n, const urisan_policy *pol,
-                       unsigned opts, judgement *j)
-{
-    urisan_judgement hj;
-    hj.rep = j->rep;
-    urisan_judge_report(c->host, u, n, pol, opts, &hj);
-    j->rep = hj.rep;
-    j->dec = hj.dec;
-    j->hv = hj.hv;
-    j->host_name = hj.host_name;
-}
-#endif
-
-/* The one decision: the host layer's urisan_judge (without it, the
-   library's urisan_check), or with a base urisan_check_base and the host
-   judgement of the URI it leads to (the resolved text in the context's
-   buffer). Fail closed: a decision that could not be made is a deny.
-   view: the host's view is wanted (check's host keys). */
-static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const char *base,
-                  size_t blen, const urisan_policy *pol, int view, judgement *j)
+/* Fail closed: a decision that could not be made is a deny. */
+static void judge_init(judgement *j)
 {
     memset(&j->dec, 0, sizeof j->dec);
     j->dec.verdict = URISAN_DENY;
@@ -407,24 +384,57 @@ static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const cha
 #ifdef URISAN_HAVE_HOST_LAYER
     j->hv = NULL;
     j->host_name = false;
+#endif
+}
+
+#ifdef URISAN_HAVE_HOST_LAYER
+/* The one decision, the host layer's: urisan_judge, or with a base
+   urisan_judge_base (the reference judged by where it leads, the resolved
+   text in the context's buffer). view: the host's view is wanted (check's
+   host keys). */
+static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const char *base,
+                  size_t blen, const urisan_policy *pol, int view, judgement *j)
+{
+    judge_init(j);
     unsigned opts = view ? URISAN_JUDGE_VIEW : 0;
+    urisan_judgement hj;
     if (base == NULL) {
-        urisan_judgement hj;
         urisan_judge(c->host, in, len, pol, opts, &hj);
-        j->uri = hj.uri;
-        j->rep = hj.rep;
-        j->dec = hj.dec;
-        j->hv = hj.hv;
-        j->host_name = hj.host_name;
-        return;
+    } else {
+        size_t cap = 256, needed = 0;
+        urisan_status st = URISAN_E_NOSPACE;
+        for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
+            char *buf = ctx_room(c, cap);
+            if (buf == NULL)
+                luaL_error(L, "urisan.check: out of memory");
+            st = urisan_judge_base(c->host, base, blen, in, len, pol, opts, buf, cap, &needed,
+                                   &hj, &j->rerr);
+            if (st == URISAN_OK) {
+                j->resolved = buf;
+                j->rlen = needed;
+            }
+            cap = needed + 1;
+        }
     }
+    j->uri = hj.uri;
+    j->rep = hj.rep;
+    j->dec = hj.dec;
+    j->hv = hj.hv;
+    j->host_name = hj.host_name;
+}
 #else
+/* The one decision without the host layer: the library's urisan_check,
+   or urisan_check_base with a base (the resolved text in the context's
+   buffer). */
+static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const char *base,
+                  size_t blen, const urisan_policy *pol, int view, judgement *j)
+{
     (void)view;
+    judge_init(j);
     if (base == NULL) {
         urisan_check(in, len, pol, &j->uri, &j->rep, &j->dec);
         return;
     }
-#endif
     size_t cap = 256, needed = 0;
     urisan_status st = URISAN_E_NOSPACE;
     for (int round = 0; round < 2 && st == URISAN_E_NOSPACE; round++) {
@@ -439,13 +449,8 @@ static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const cha
         }
         cap = needed + 1;
     }
-#ifdef URISAN_HAVE_HOST_LAYER
-    if (j->resolved != NULL)
-        judge_host(c, j->resolved, j->rlen, pol, opts, j);
-    else
-        judge_host(c, in, len, pol, opts, j);
-#endif
 }
+#endif
 
 #ifdef URISAN_HAVE_HOST_LAYER
 /* A text of the view: null when empty (skeleton, imitates, registrable). */
