@@ -240,6 +240,44 @@ END_TEST
 /* Profiles                                                                */
 /* ---------------------------------------------------------------------- */
 
+START_TEST(origin_names_the_line_or_the_profile_of_each_rule)
+{
+    const char *prof = NULL;
+    /* the built-in default policy */
+    urisan_policy *d = new_policy();
+    ck_assert_uint_eq(urisan_policy_origin(d, URISAN_ORIGIN_DENY_FLAG, URISAN_FLAG_PASSWORD, &prof), 0);
+    ck_assert_str_eq(prof, "default");
+    ck_assert_uint_eq(urisan_policy_origin(NULL, URISAN_ORIGIN_RULE, 0, &prof), 0);
+    ck_assert_str_eq(prof, "default");
+    free(d);
+    /* a profile line, then lines that change its rules */
+    urisan_policy *p = policy_of("# mine\nprofile ssrf\n\nallow ip_private\ndeny idn\n"
+                                 "deny-host evil.example\ndeny-host other.example\n"
+                                 "flag nested:ip_loopback\nrequire-absolute\n");
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, URISAN_FLAG_IDN, &prof), 5);
+    ck_assert_str_eq(prof, "ssrf");
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, URISAN_FLAG_IP_PRIVATE, NULL), 4);
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, URISAN_FLAG_PASSWORD, NULL), 0);
+    /* a list's first line */
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_RULE, URISAN_REASON_HOST_DENIED, NULL), 6);
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_RULE, URISAN_REASON_NESTED_HOST_DENIED, NULL), 6);
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_RULE, URISAN_REASON_NOT_ABSOLUTE, NULL), 9);
+    /* the profile's lists */
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_RULE, URISAN_REASON_PORT_NOT_ALLOWED, NULL), 0);
+    /* nested_url reported by a nested: rule; denied by the profile's own */
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_FLAG_FLAG, URISAN_FLAG_NESTED_URL, NULL),
+                      (p->flag >> URISAN_FLAG_NESTED_URL & 1) ? 0 : 8);
+    /* out of range: 0 */
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_RULE, 99, NULL), 0);
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, 64, NULL), 0);
+    /* urisan_policy_profile names the profile */
+    ck_assert_int_eq(urisan_policy_profile(p, "proxy", 5), URISAN_OK);
+    ck_assert_uint_eq(urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, URISAN_FLAG_IDN, &prof), 0);
+    ck_assert_str_eq(prof, "proxy");
+    free(p);
+}
+END_TEST
+
 START_TEST(every_profile_parses_and_has_a_name)
 {
     size_t n = 0;
@@ -354,6 +392,7 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("profiles");
     tcase_add_test(t, every_profile_parses_and_has_a_name);
+    tcase_add_test(t, origin_names_the_line_or_the_profile_of_each_rule);
     tcase_add_test(t, profile_line_first_then_later_lines_override);
     tcase_add_test(t, proxy_profile_refuses_what_is_no_absolute_url);
     suite_add_tcase(s, t);

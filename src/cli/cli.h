@@ -137,6 +137,8 @@ bool cli_read_file(const char *cmd, const char *path, size_t max,
    "PATH:LINE:COLUMN: message 'word'" (or "urisan: CMD: ...") to stderr
    and returns NULL. Free with free(). */
 urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile);
+/* The policy file the last cli_policy_load read (NULL: none). */
+const char *cli_policy_path(void);
 /* One mistake or warning of a policy text on stderr:
    "FILE:LINE:COLUMN: [warning: ]MESSAGE 'WORD'..." (doc/policy.md). */
 struct pol_diag_;
@@ -201,6 +203,12 @@ void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
 void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d);
 /* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
+/* --explain (explain.c): each reason of d (in the order of
+   cli_jv_reasons) with the rule of p that made it, "FILE:LINE" or
+   "profile NAME": {"reason":"origin",...}; {} when allowed. The text
+   form: reason=origin separated by spaces; nothing when allowed. */
+void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p);
+void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p);
 /* The span's text, or null when absent. */
 void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
 /* A string (NULL: null) and a boolean. */

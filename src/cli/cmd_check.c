@@ -28,6 +28,7 @@ typedef struct {
     bool default_limits;       /* the policy's limits are the defaults */
     bool denied;
     bool tsv;                  /* --tsv (with --format) */
+    bool explain;              /* --explain: the rule behind each reason */
     const cli_logline *log;    /* --format: the log line being checked */
     cli_buf tmp;               /* --format: a bad line's or a --tsv line */
 #ifdef URISAN_HAVE_HOSTVIEW
@@ -116,6 +117,7 @@ static void judge(check_ctx *c, check_result *r)
 
 #define MODE_BASE 1u   /* --base was given */
 #define MODE_LOG 2u    /* --format was given */
+#define MODE_EXPLAIN 4u /* --explain was given */
 
 /* A field's view of one input: the result and the command's state. */
 typedef struct {
@@ -191,6 +193,11 @@ static void put_resolve_error(cli_buf *b, const void *v)
 {
     ROW(v);
     cli_jv_error(b, r->resolved ? NULL : &r->rerr);
+}
+static void put_explain(cli_buf *b, const void *v)
+{
+    ROW(v);
+    cli_jv_explain(b, &r->dec, row->c->pol);
 }
 static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
 static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
@@ -380,6 +387,9 @@ static const cli_field check_fields[] = {
     { .name = "nested", .put = put_nested, .fb = CLI_FB_OMIT, .present = has_nested },
     { .name = "nested_capped", .put = put_nested_capped, .fb = CLI_FB_OMIT,
       .present = has_nested },
+    /* --explain: the rule behind each reason */
+    { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
+      .when = MODE_EXPLAIN, .needs = "--explain" },
 };
 
 
@@ -409,6 +419,11 @@ static bool write_text(const check_ctx *c, const check_result *r)
         cli_buf_lit(b, " (truncated: ");
         cli_buf_addu(b, r->full_len);
         cli_buf_lit(b, " bytes)");
+    }
+    if (c->explain && r->dec.verdict != URISAN_ALLOW) {
+        cli_buf_lit(b, " (explain: ");
+        cli_text_explain(b, &r->dec, c->pol);
+        cli_buf_addc(b, ')');
     }
     if (b->failed) {
         cli_out_rewind();
@@ -473,7 +488,8 @@ static bool check_log_line(void *ctx, const cli_logline *ln)
     return cli_out_buf(&c->tmp);
 }
 
-enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, NOPT };
+enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
+       NOPT };
 
 /* --format FMT [--tsv]: the operands are log files. */
 static int check_logs(check_ctx *c, const cli_opt *opts, char **argv, int nargs)
@@ -507,6 +523,7 @@ int cmd_check(int argc, char **argv)
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_FORMAT] = { "--format", true, NULL, false },
         [OPT_TSV] = { "--tsv", false, NULL, false },
+        [OPT_EXPLAIN] = { "--explain", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -519,9 +536,11 @@ int cmd_check(int argc, char **argv)
     hostview_last_init(&c.last);
 #endif
     c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    c.explain = opts[OPT_EXPLAIN].seen;
     rc = cli_fields_select(CMD, check_fields, sizeof check_fields / sizeof check_fields[0],
                            (opts[OPT_BASE].seen ? MODE_BASE : 0) |
-                           (opts[OPT_FORMAT].seen ? MODE_LOG : 0),
+                           (opts[OPT_FORMAT].seen ? MODE_LOG : 0) |
+                           (opts[OPT_EXPLAIN].seen ? MODE_EXPLAIN : 0),
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;

@@ -20,6 +20,7 @@
 
 typedef struct ex_ctx {
     bool json;
+    bool explain;        /* --explain: the rule behind each reason */
     const urisan_policy *pol;
     cli_fieldset fields;
     urisan_hit hits[HIT_BATCH];
@@ -161,7 +162,10 @@ static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->he
 /* a link written in Unicode: the text as written */
 static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
 static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
+static void put_explain(cli_buf *b, const void *v) { ROW(v); cli_jv_explain(b, &r->dec, r->c->pol); }
 #undef ROW
+
+#define MODE_EXPLAIN 1u /* --explain was given */
 
 /* SPEC section 7; append new keys at the end. The fallback line (a hit
    too large for CLI_JSON_MAX) keeps where the hit is and denies it. */
@@ -197,6 +201,9 @@ static const cli_field extract_fields[] = {
       .present = is_limit },
     { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
     { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
+    /* --explain: the rule behind each reason */
+    { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
+      .when = MODE_EXPLAIN, .needs = "--explain" },
 };
 
 /* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
@@ -240,6 +247,11 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
         cli_buf_lit(b, " \"");
         json_escape(b, r->header, strlen(r->header));
         cli_buf_addc(b, '"');
+    }
+    if (c->explain && r->dec.verdict != URISAN_ALLOW) {
+        cli_buf_lit(b, " (explain: ");
+        cli_text_explain(b, &r->dec, c->pol);
+        cli_buf_addc(b, ')');
     }
     if (b->failed) {
         cli_out_rewind();
@@ -434,13 +446,14 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
 
 int cmd_extract(int argc, char **argv)
 {
-    enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, NOPT };
+    enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, OPT_EXPLAIN, NOPT };
     cli_opt opts[NOPT] = {
         [OPT_JSON] = { "--json", false, NULL, false },
         [OPT_MAIL] = { "--mail", false, NULL, false },
         [OPT_POLICY] = { "--policy", true, NULL, false },
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_FIELDS] = { "--fields", true, NULL, false },
+        [OPT_EXPLAIN] = { "--explain", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -459,8 +472,9 @@ int cmd_extract(int argc, char **argv)
     if (c == NULL)
         return cli_fail(CMD, "out of memory");
     c->json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+    c->explain = opts[OPT_EXPLAIN].seen;
     rc = cli_fields_select(CMD, extract_fields, sizeof extract_fields / sizeof extract_fields[0],
-                           0, opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);
+                           c->explain ? MODE_EXPLAIN : 0, opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);
     if (rc != 0) {
         free(c);
         return rc;

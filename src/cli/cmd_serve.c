@@ -180,6 +180,8 @@ static enum MHD_Result reply_body(serve_state *s, struct MHD_Connection *c, unsi
                                      urisan_verdict_name(a->verdict)) == MHD_YES &&
              MHD_add_response_header(resp, "X-Urisan-Deny-Reasons", a->deny) == MHD_YES &&
              MHD_add_response_header(resp, "X-Urisan-Flag-Reasons", a->flag) == MHD_YES;
+        if (a->explain != NULL)
+            ok = ok && MHD_add_response_header(resp, "X-Urisan-Explain", a->explain) == MHD_YES;
     }
     if (body != NULL)
         ok = ok && MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -241,6 +243,24 @@ static bool has_body(struct MHD_Connection *c)
     return te != NULL || (cl != NULL && strspn(cl, "0") != strlen(cl));
 }
 
+/* The X-Urisan-Explain answer in b: each reason with the rule that made
+   it (explain.c), the one serve adds itself as REASON=serve; "-" when
+   there are none. NULL when it does not fit. */
+static const char *serve_explain(cli_buf *b, const serve_answer *a, const urisan_policy *pol)
+{
+    cli_text_explain(b, &a->dec, pol);
+    if (a->own != NULL) {
+        if (b->len > 0)
+            cli_buf_addc(b, ' ');
+        cli_buf_adds(b, a->own);
+        cli_buf_lit(b, "=serve");
+    }
+    if (b->len == 0)
+        cli_buf_addc(b, '-');
+    cli_buf_addc(b, '\0');
+    return b->failed ? NULL : b->p;
+}
+
 /*
  * libmicrohttpd calls this once the headers are in, then once per piece
  * of body, then once more when the request is complete. A response
@@ -294,10 +314,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         free(a);
         return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n", NULL);
     }
+    /* "X-Urisan-Explain:" in the request: the rule behind each reason */
+    bool explain = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Urisan-Explain") != NULL;
+    cli_buf ex;
+    cli_buf_init(&ex, SERVE_REASONS_MAX * 4);
     pthread_rwlock_rdlock(&s->lock);
     serve_decide(&r, &s->trust, s->pol, buf, s->uri_cap, a);
+    if (explain)
+        a->explain = serve_explain(&ex, a, s->pol);
     pthread_rwlock_unlock(&s->lock);
     enum MHD_Result res = reply(s, c, a->status, NULL, a);
+    cli_buf_free(&ex);
     free(buf);
     free(a);
     return res;

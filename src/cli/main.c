@@ -28,7 +28,8 @@ typedef struct {
 
 static const cli_command commands[] = {
     { "check", cmd_check,
-      "[--json] [--fields LIST] [--policy FILE] [--profile NAME] [--base URI] [URI...]\n"
+      "[--json] [--fields LIST] [--policy FILE] [--profile NAME] [--base URI] [--explain]"
+      " [URI...]\n"
       "       urisan check --format squid|zeek|combined|field:N [--json|--tsv] [...] [LOG...]",
       "Validate each URI, split it into components, list its risk flags and\n"
       "give the policy's verdict (allow, flag, deny). URIs come from the\n"
@@ -48,6 +49,9 @@ static const cli_command commands[] = {
       "                 (Apache/nginx), zeek (http.log) or field:N (the Nth\n"
       "                 white-space separated field); JSON adds line, lineno\n"
       "  --tsv          with --format: VERDICT<TAB>REASONS<TAB>the log line\n"
+      "  --explain      for each reason, the rule that made it: FILE:LINE of\n"
+      "                 the policy file or \"profile NAME\" (JSON key explain;\n"
+      "                 text: (explain: REASON=ORIGIN ...) at the end)\n"
       "\n"
       "Text output: one line per URI: VERDICT REASONS \"URI\" [-> \"RESOLVED\"]\n"
       "where REASONS is denied:A,B;flagged:C (either part when empty left\n"
@@ -84,7 +88,8 @@ static const cli_command commands[] = {
       "Exit status: 0 equivalent, 1 not, 2 error (usage, or a URI that\n"
       "cannot be normalised).\n" },
     { "extract", cmd_extract,
-      "[--mail] [--json] [--fields LIST] [--policy FILE] [--profile NAME] [FILE|-]",
+      "[--mail] [--json] [--fields LIST] [--policy FILE] [--profile NAME] [--explain]"
+      " [FILE|-]",
       "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
       "Appendix E and F and print one line per hit, with its flags and the\n"
       "policy's verdict.\n"
@@ -97,6 +102,7 @@ static const cli_command commands[] = {
       "  --fields LIST  --json with only these keys, in this order\n"
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
       "  --profile NAME start from the built-in profile NAME (mail, ...)\n"
+      "  --explain      for each reason, the rule that made it (as check)\n"
       "\n"
       "Text output: PART OFFSET CONTEXT VERDICT REASONS \"URI\" [\"DISPLAY\"]\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },

@@ -61,6 +61,13 @@ static void tell_first(void *ctx, const pol_diag *d)
     cli_policy_diag(f->path, f->text, f->len, d);
 }
 
+static const char *loaded_path;
+
+const char *cli_policy_path(void)
+{
+    return loaded_path;
+}
+
 urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *profile)
 {
     urisan_policy *p = malloc(urisan_policy_size());
@@ -110,6 +117,7 @@ urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *pr
         return NULL;
     }
     free(text);
+    loaded_path = path;
     return p;
 }
 

@@ -378,11 +378,14 @@ void serve_decide(const serve_request *r, const serve_trust *t,
     a->status = 403;
     a->verdict = URISAN_DENY;
     a->uri_len = 0;
+    memset(&a->dec, 0, sizeof a->dec);
+    a->own = NULL;
+    a->explain = NULL;
 
     serve_source used = SERVE_SRC_TARGET;
     a->uri_status = serve_uri_build(r, t, buf, cap, &a->uri_len, &used);
     if (a->uri_status != SERVE_URI_OK) {
-        add_word(&deny, serve_uri_status_name(a->uri_status));
+        add_word(&deny, a->own = serve_uri_status_name(a->uri_status));
     } else {
         urisan_uri uri;
         urisan_report rep;
@@ -392,11 +395,12 @@ void serve_decide(const serve_request *r, const serve_trust *t,
         urisan_status st = urisan_check(buf, a->uri_len, pol, &uri, &rep, &dec);
         if (st == URISAN_E_BAD_ARGUMENT || st == URISAN_E_NOSPACE ||
             st == URISAN_E_BAD_POLICY) {
-            add_word(&deny, urisan_status_name(st));   /* could not judge */
+            add_word(&deny, a->own = urisan_status_name(st));   /* could not judge */
         } else if (!decision_reasons(&dec, &deny, &flag)) {
-            add_word(&deny, urisan_status_name(URISAN_E_NOSPACE));
+            add_word(&deny, a->own = urisan_status_name(URISAN_E_NOSPACE));
         } else {
             a->verdict = dec.verdict;
+            a->dec = dec;
             /* A gateway forwards to a host: anything else is no request
                we can vouch for (a relative reference, "mailto:x"). As if
                the policy said require-authority, with its reasons; unless
@@ -408,11 +412,12 @@ void serve_decide(const serve_request *r, const serve_trust *t,
                 uri.host_type == URISAN_HOST_EMPTY) {
                 a->verdict = URISAN_DENY;
                 if ((dec.rules & said) == 0)
-                    add_word(&deny, urisan_rule_reason_name(absolute ? URISAN_REASON_NO_AUTHORITY
-                                                                     : URISAN_REASON_NOT_ABSOLUTE));
+                    add_word(&deny, a->own = urisan_rule_reason_name(
+                                        absolute ? URISAN_REASON_NO_AUTHORITY
+                                                 : URISAN_REASON_NOT_ABSOLUTE));
             }
             if (a->verdict == URISAN_DENY && deny.len == 0) {
-                add_word(&deny, "denied");
+                add_word(&deny, a->own = "denied");
             }
         }
     }

@@ -149,6 +149,11 @@ typedef struct {
     char deny[SERVE_REASONS_MAX];     /* X-Urisan-Deny-Reasons ("-": none) */
     char flag[SERVE_REASONS_MAX];     /* X-Urisan-Flag-Reasons ("-": none) */
     size_t uri_len;                   /* of the URI judged (in buf) */
+    urisan_decision dec;              /* the policy's decision (zero: none) */
+    const char *own;                  /* the deny reason serve adds itself
+                                         (no URI, not absolute ...), or NULL */
+    const char *explain;              /* X-Urisan-Explain (cmd_serve.c; NULL:
+                                         not asked for) */
 } serve_answer;
 
 /*
