@@ -4,7 +4,7 @@
  *
  * At start it says on standard error (Squid's cache.log) what it
  * enforces: "urisan: squid-acl: policy in force: urisan 0.2.0, profile
- * proxy, no policy file, 37 rules" (policy_info.h); --quiet leaves that
+ * proxy, no policy file, 41 rules" (policy_info.h); --quiet leaves that
  * out. Squid starts new helpers on `squid -k reconfigure`, so each
  * reload logs it again.
  *

@@ -32,6 +32,11 @@ ports and file paths are replaced). Then:
     1d. nginx: the snippet less its server_name line gives 403
     no_host_header for HTTP/1.0 without Host (never the service's own
     Host judged).
+    1e. nested URLs, each 403 and never at the origin: every spelling
+    real clients read as reaching an internal host (";" in the value,
+    "+" and 80 x %20 before it, /%09/, http:%5C%5C, http:/, http:///, 3
+    nested levels, and 6: deeper than followed, nested_deep). Reported
+    after phase 4 so the others still run.
  2. load: N requests (default 10,000) over C persistent connections at
     once (default 50), about half to be denied, each target unique.
     Each must get its verdict (200 with the origin's echo, or 403):
@@ -498,6 +503,14 @@ def fact_cases(gw):
 META = b"http://169.254.169.254/latest/meta-data/"
 
 
+def chain(hops, last):
+    """A redirect chain: hop N's parameter is hop N-1's URL, as is."""
+    u = last
+    for i in range(hops):
+        u = b"http://hop%d.example/r?next=" % (i + 1) + u
+    return u
+
+
 def get_example(target, h=b"Host: example.com\r\n"):
     return b"GET " + target + b" HTTP/1.1\r\n" + h + b"Connection: close\r\n\r\n"
 
@@ -525,6 +538,31 @@ def threat_cases(gw):
          b"GET /h2/login?next=" + META + b" HTTP/1.0\r\n\r\n", DENY, None),
         ("HTTP/1.0 absolute-form metadata, no Host",
          b"GET http://169.254.169.254/h3/ HTTP/1.0\r\n\r\n", DENY, "ip_link_local"),
+    ]
+
+
+def nested_cases():
+    """Every spelling of a nested URL that real clients (URLSearchParams
+    and a WHATWG URL parser, Python's parse_qs and urljoin) read as
+    reaching an internal host while the old reading did not: ";" in the
+    value, "+" and 80 x %20 before the URL, a tab in /%09/, backslashes
+    and missing or extra slashes after "http:", a chain deeper than the
+    profile follows. Each must get 403 under --profile ssrf."""
+    get = get_example
+    nip = b"127.0.0.1.nip.io/"
+    return [
+        ("';' inside the value", get(b"/b1/r?url=http://example.org;@169.254.169.254/latest/"),
+         DENY, None),
+        ("'+' before the URL", get(b"/b2/r?url=+http://169.254.169.254/"), DENY, None),
+        ("80 x %20 before the URL", get(b"/b3/r?url=" + b"%20" * 80 + b"http://169.254.169.254/"),
+         DENY, None),
+        ("a tab in /%09/", get(b"/b4/r?url=/%09/127.0.0.1/"), DENY, None),
+        ("http:\\\\ (escaped)", get(b"/b5/r?u=http:%5C%5C" + nip), DENY, None),
+        ("http:/", get(b"/b6/r?u=http:/" + nip), DENY, None),
+        ("http:///", get(b"/b7/r?u=http:///" + nip), DENY, None),
+        ("6 nested levels (deeper than followed)", get(b"/b8/r?next=" + chain(5, META)), DENY,
+         "nested_deep"),
+        ("3 nested levels", get(b"/b13/r?next=" + chain(2, META)), DENY, None),
     ]
 
 
@@ -770,6 +808,14 @@ def run_gateway(cls, binary, urisan, args):
         check_facts(gw, origin)
         log("%s: 1b. metadata, HTTP/1.0 without Host" % cls.name)
         check_facts(gw, origin, threat_cases(cls.name), "--profile ssrf cases")
+        log("%s: 1e. nested URLs as clients read them" % cls.name)
+        # Every phase runs even when this one fails; it fails at the end.
+        nested_failed = None
+        try:
+            check_facts(gw, origin, nested_cases(), "nested URLs under --profile ssrf")
+        except Failure as e:
+            nested_failed = e
+            log("  (failed: reported at the end)")
         log("%s: 1c. the doc's example log lines" % cls.name)
         check_doc_log(gw, origin)
         if cls is Nginx:
@@ -796,6 +842,8 @@ def run_gateway(cls, binary, urisan, args):
                           % (cls.name, status))
         log("%s: 4. service stopped: an allowed URI gets %d, origin never saw it"
             % (cls.name, status))
+        if nested_failed is not None:
+            raise nested_failed
         ok = True
     finally:
         procs.stop_all()

@@ -194,10 +194,13 @@ def read_snippet():
     return m.group(1)
 
 
-def helper_conf(snippet, urisan, plain):
-    """The snippet with our binary; plain: back to Debian's defaults."""
-    conf, n = re.subn(r"(external_acl_type urisan .*?) \S*/urisan squid-acl",
-                      lambda m: m.group(1) + " " + urisan + " squid-acl", snippet)
+def helper_conf(snippet, urisan, plain, profile=None):
+    """The snippet with our binary; plain: back to Debian's defaults;
+    profile: `--profile NAME` appended to the helper's command line, as
+    doc/squid.md recommends (proxy)."""
+    tail = " squid-acl" + (" --profile " + profile if profile else "")
+    conf, n = re.subn(r"(external_acl_type urisan .*?) \S*/urisan squid-acl(?=\n)",
+                      lambda m: m.group(1) + " " + urisan + tail, snippet)
     if n != 1:
         raise Failure("the snippet has no 'external_acl_type urisan ... "
                       "/PATH/urisan squid-acl' line")
@@ -208,12 +211,14 @@ def helper_conf(snippet, urisan, plain):
 
 
 class Squid:
-    def __init__(self, squid, urisan, procs, snippet, plain):
+    def __init__(self, squid, urisan, procs, snippet, plain, profile=None, extra=""):
         self.squid = squid
         self.urisan = urisan
         self.procs = procs
         self.snippet = snippet
         self.plain = plain
+        self.profile = profile   # --profile of the helper under test
+        self.extra = extra       # more squid.conf lines (routing)
         # The recorder that sees what the helper under test sees.
         self.seen_log = "seen_url.log" if plain else "seen_raw.log"
         self.tmp = tempfile.mkdtemp(prefix="urisan-e2e-")
@@ -272,7 +277,7 @@ class Squid:
                 break
         if python is None:
             raise Failure("no python3 the helper user can run")
-        helper = helper_conf(self.snippet, urisan, self.plain)
+        helper = helper_conf(self.snippet, urisan, self.plain, self.profile) + self.extra
         if "%'>ru" not in helper and not self.plain:
             self.seen_log = "seen_url.log"
         conf = SQUID_CONF.format(port=self.port, tmp=self.tmp, user=user,
@@ -363,10 +368,10 @@ def facts_request(target, host):
             b"\r\nX-Urisan-Facts: 1\r\nConnection: close\r\n\r\n")
 
 
-def helper_verdict(urisan, value):
+def helper_verdict(urisan, value, args=()):
     """What `urisan squid-acl` answers, run directly, for one value."""
-    r = subprocess.run([urisan, "squid-acl"], input=b"0 " + value + b"\n",
-                       stdout=subprocess.PIPE, timeout=20)
+    r = subprocess.run([urisan, "squid-acl", "--quiet"] + list(args),
+                       input=b"0 " + value + b"\n", stdout=subprocess.PIPE, timeout=20)
     return r.stdout.decode("latin-1").rstrip("\n")
 
 
@@ -653,6 +658,103 @@ def load(sq, origin_port, n, conns):
 
 
 # --------------------------------------------------------------------------
+# Phase 3: --profile proxy and nested URLs
+# --------------------------------------------------------------------------
+
+# Every request goes to the recording origin whatever its host, so that
+# URLs name an ordinary site (app.example): under the proxy profile the
+# origin's own 127.0.0.1 would be denied as loopback before any nested
+# URL is looked at.
+PROXY_ROUTE = """
+cache_peer 127.0.0.1 parent {port} 0 no-query no-digest originserver name=origin
+never_direct allow all
+"""
+
+
+def proxy_cases():
+    """(name, path, outcome, a reason the helper's log= must hold or None).
+    Paths carry a unique /qN/. Each nested URL names a host the proxy
+    profile's deny lists hold (127.0.0.1.nip.io: wildcard DNS, the proxy
+    host itself), spelled as real clients (URLSearchParams and a WHATWG
+    URL parser, Python's parse_qs and urljoin) read it."""
+    nip = b"127.0.0.1.nip.io/"
+    deep = b"http://" + nip
+    for i in range(5):
+        deep = b"http://hop%d.example/r?next=" % (i + 1) + deep
+        if i == 1:
+            three = deep   # the host is the third nested URL
+    return [
+        ("a public nested URL", b"/q0/r?u=https://example.org/", 200, None),
+        ("plain nested wildcard-DNS host", b"/q9/r?u=http://" + nip, DENY, "nested_host_denied"),
+        ("';' inside the value", b"/q1/r?u=http://example.org;@" + nip, DENY, None),
+        ("'+' before the URL", b"/q2/r?u=+http://" + nip, DENY, None),
+        ("80 x %20 before the URL", b"/q3/r?u=" + b"%20" * 80 + b"http://" + nip, DENY, None),
+        ("a tab in /%09/", b"/q4/r?u=/%09/" + nip, DENY, None),
+        ("http:%5C%5C", b"/q5/r?u=http:%5C%5C" + nip, DENY, None),
+        ("http:/", b"/q6/r?u=http:/" + nip, DENY, None),
+        ("http:///", b"/q7/r?u=http:///" + nip, DENY, None),
+        ("3 nested levels (followed)", b"/q8/r?next=" + three, DENY, None),
+        # Deeper than every profile follows (3 levels): proxy reports it
+        # (flag nested_deep), it does not deny it; ssrf and mail do.
+        ("6 nested levels (reported)", b"/q10/r?next=" + deep, 200, "nested_deep"),
+    ]
+
+
+def proxy_phase(sq, origin_log):
+    """Each case through the snippet's Squid with --profile proxy: denied
+    ones get 403 and the origin receives nothing; the others reach it
+    unchanged. The helper's log= names the reason where one is given."""
+    import ast
+    failures = []
+    for name, path, outcome, reason in proxy_cases():
+        with open(origin_log, "rb") as f:
+            before = len(f.read().splitlines())
+        url = b"http://app.example" + path
+        status, _, body = raw_request(sq.port, b"GET " + url + b" HTTP/1.1\r\nHost: app.example"
+                                      b"\r\nConnection: close\r\n\r\n")
+        with open(origin_log, "rb") as f:
+            seen = [ast.literal_eval(l.decode("ascii")) for l in f.read().splitlines()[before:]]
+        reached = path in seen
+        verdict = helper_verdict(sq.urisan, url, ["--profile", "proxy"])
+        ok = judge_outcome(status, outcome) and reached == (outcome == 200)
+        if ok and outcome == 200:
+            ok = body == b"origin saw: " + path + b"\n"
+        if ok and reason is not None:
+            ok = reason in verdict
+        log("  %-32s -> %s, origin %s; helper: %s  %s"
+            % (name, status, "saw it" if reached else "never saw it", verdict[:70],
+               "ok" if ok else "WRONG"))
+        if not ok:
+            failures.append("--profile proxy, %s: %r -> %s, origin %s, helper %r (want %s%s)"
+                            % (name, url[:120], status, "saw it" if reached else "never saw it",
+                               verdict, outcome, ", " + reason if reason else ""))
+    # What the helper logs at start is the line doc/squid.md shows.
+    with open(os.path.join(HERE, "..", "..", "doc", "squid.md"), encoding="utf-8") as f:
+        want = [l.strip() for l in f if l.startswith("    urisan: squid-acl: ")]
+    version = subprocess.run([sq.urisan, "--version"], stdout=subprocess.PIPE,
+                             timeout=20).stdout.decode().split()[-1]
+    lines = sq.read("cache.log").splitlines()
+    if len(want) != 1 or want[0].replace("urisan 0.2.0", "urisan " + version) not in lines:
+        failures.append("cache.log does not hold the helper's line doc/squid.md shows (%r): %r"
+                        % (want, [l for l in lines if "squid-acl" in l]))
+    return failures
+
+
+def reconfigure_logs_again(sq):
+    """`squid -k reconfigure` (SIGHUP) starts new helpers: each says again
+    what it enforces in cache.log."""
+    mark = "urisan: squid-acl: policy in force: "
+    before = sq.read("cache.log").count(mark)
+    sq.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and sq.read("cache.log").count(mark) <= before:
+        time.sleep(0.1)
+    after = sq.read("cache.log").count(mark)
+    log("  squid -k reconfigure: helper lines in cache.log %d -> %d" % (before, after))
+    return [] if after > before else ["after a reconfigure no new helper logged what it enforces"]
+
+
+# --------------------------------------------------------------------------
 
 def main(argv):
     args = argv[1:]
@@ -751,6 +853,25 @@ def main(argv):
                             % (len(alines), n))
         if failures:
             raise Failure("phase 2")
+        sq.cleanup(keep)
+        squids.remove(sq)
+
+        log("phase 3: the snippet with --profile proxy: nested URLs")
+        origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
+        open(origin_log, "wb").close()
+        rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        rec_port = int(rec.stdout.readline())
+        sq = Squid(squid, urisan, procs, snippet, plain=False, profile="proxy",
+                   extra=PROXY_ROUTE.format(port=rec_port))
+        squids.append(sq)
+        sq.start()
+        failures += proxy_phase(sq, origin_log)
+        shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
+        failures += helper_log_clean(sq)
+        failures += reconfigure_logs_again(sq)
+        if failures:
+            raise Failure("phase 3")
         log("PASS")
         return 0
     except SkipTest as e:
