@@ -3,8 +3,9 @@
  *
  * A library beside the core (liburisan stays libc-only): it walks the
  * MIME structure with GMime 3, undoes transfer encodings and charsets,
- * finds the links of text parts (urisan_extract) and of HTML parts (href,
- * src and the visible text of each <a>), judges each link with the core
+ * finds the links of text parts (urisan_extract) and of HTML parts (every
+ * attribute whose value is a URL, CSS url() and @import, the visible text;
+ * the text of each <a> as its display), judges each link with the core
  * (flags, policy verdict) and adds link_text_mismatch (libpsl). Built when
  * GMime 3 and libpsl are found (meson option 'mail'); pkg-config name
  * "urisan-mail".
@@ -50,13 +51,41 @@ typedef enum {
     URISAN_MAIL_SRC_HTML_SRC = 2,  /* an HTML src attribute */
     URISAN_MAIL_SRC_HTML_ACTION = 3,     /* <form action> */
     URISAN_MAIL_SRC_HTML_FORMACTION = 4, /* <button formaction>, <input formaction> */
-    URISAN_MAIL_SRC_HEADER = 5     /* a header field's value (Subject, ...),
+    URISAN_MAIL_SRC_HEADER = 5,    /* a header field's value (Subject, ...),
                                       RFC 2047 decoded; hit.header names it */
+    /* Other HTML attributes whose value is a URL (the HTML standard's
+       index of attributes, and obsolete ones mail clients still load) */
+    URISAN_MAIL_SRC_HTML_BACKGROUND = 6, /* background on body, table, tr, td, th */
+    URISAN_MAIL_SRC_HTML_SRCSET = 7,     /* each image candidate of srcset */
+    URISAN_MAIL_SRC_HTML_PING = 8,       /* each URL of <a ping>, <area ping> */
+    URISAN_MAIL_SRC_HTML_POSTER = 9,     /* <video poster> */
+    URISAN_MAIL_SRC_HTML_DATA = 10,      /* <object data> */
+    URISAN_MAIL_SRC_HTML_CITE = 11,      /* <blockquote cite>, <q>, <del>, <ins> */
+    URISAN_MAIL_SRC_HTML_LONGDESC = 12,  /* <img longdesc>, <frame>, <iframe> */
+    URISAN_MAIL_SRC_HTML_MANIFEST = 13,  /* <html manifest> */
+    URISAN_MAIL_SRC_HTML_CODEBASE = 14,  /* <object codebase>, <applet> */
+    URISAN_MAIL_SRC_HTML_CLASSID = 15,   /* <object classid> */
+    URISAN_MAIL_SRC_HTML_ARCHIVE = 16,   /* each URL of <object archive> */
+    URISAN_MAIL_SRC_HTML_LOWSRC = 17,    /* <img lowsrc> */
+    URISAN_MAIL_SRC_HTML_DYNSRC = 18,    /* <img dynsrc> */
+    URISAN_MAIL_SRC_HTML_ITEMTYPE = 19,  /* each URL of itemtype */
+    URISAN_MAIL_SRC_HTML_PROFILE = 20,   /* <head profile> */
+    URISAN_MAIL_SRC_HTML_ICON = 21,      /* <command icon>, <menuitem icon> */
+    URISAN_MAIL_SRC_CSS_URL = 22,        /* CSS url() and image-set() in a
+                                            style attribute or <style> */
+    URISAN_MAIL_SRC_CSS_IMPORT = 23,     /* CSS @import */
+    URISAN_MAIL_SRC_HTML_TEXT = 24       /* the visible text of an HTML part,
+                                            found as in a text part (a
+                                            client turns it into a link) */
 } urisan_mail_source;
 
 /* "text", "html-href", "html-src", "html-action", "html-formaction",
-   "header" (the command's "context" key); NULL for a value that names no
-   source. */
+   "header", "html-background", "html-srcset", "html-ping", "html-poster",
+   "html-data", "html-cite", "html-longdesc", "html-manifest",
+   "html-codebase", "html-classid", "html-archive", "html-lowsrc",
+   "html-dynsrc", "html-itemtype", "html-profile", "html-icon", "css-url",
+   "css-import", "html-text" (the command's "context" key); NULL for a
+   value that names no source. */
 URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
 
 typedef struct {

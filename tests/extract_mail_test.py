@@ -119,12 +119,14 @@ def test_qp_soft_break():
 def test_base64_html():
     rc, rows, _ = mail("base64_html.eml")
     got = [(r["context"], r["uri"], r["display"]) for r in rows]
+    # the style sheet's url() is loaded by the client: reported (css-url)
     check(got == [
+        ("css-url", "http://style.example/x.png", None),
         ("html-href", "https://cdn.example.com/s.css", None),
         ("html-href", "https://shop.example.com/offer?id=7&ref=mail", "See the offer"),
         ("html-src", "https://img.example.com/banner.png", None),
         ("html-src", "https://js.example.com/t.js", None)],
-        "base64 html: links, not comments/script/style/title text: %r" % got)
+        "base64 html: links and CSS, not comments/script/title text: %r" % got)
 
 
 def test_entities():
@@ -174,7 +176,8 @@ def test_charsets():
     check(got == [
         ("1", "http://caf\u00e9.example/menu", None),
         ("1", "http://example.com/\u00fcber", None),
-        ("2", "http://example.com/na\u00efve", "Caf\u00e9 \u2014 na\u00efve")],
+        ("2", "http://example.com/na\u00efve", "Caf\u00e9 \u2014 na\u00efve"),
+        ("2", "http://example.com/q", None)],  # the visible text (html-text)
         "iso-8859-1 and windows-1252 converted to UTF-8: %r" % got)
     # written in Unicode: judged as the URI a browser opens (A-label host)
     check(rows[0]["uri"] == "http://xn--caf-dma.example/menu" and rows[0]["flags"] == ["idn"],

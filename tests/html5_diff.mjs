@@ -107,7 +107,49 @@ if (!parse5) {
 }
 
 const LINK_ATTRS = { href: 'html-href', src: 'html-src', action: 'html-action',
-                     formaction: 'html-formaction' };
+                     formaction: 'html-formaction', poster: 'html-poster', cite: 'html-cite',
+                     longdesc: 'html-longdesc', manifest: 'html-manifest',
+                     codebase: 'html-codebase', classid: 'html-classid', lowsrc: 'html-lowsrc',
+                     dynsrc: 'html-dynsrc', profile: 'html-profile', icon: 'html-icon',
+                     background: 'html-background', data: 'html-data', srcset: 'html-srcset',
+                     ping: 'html-ping', itemtype: 'html-itemtype', archive: 'html-archive' };
+// attributes that are URLs only on some elements (by the element's name)
+const ONLY_ON = { data: ['object'],
+                  background: ['body', 'table', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot'] };
+
+// HTML "parse a srcset attribute": each candidate's URL
+function srcsetUrls(v) {
+  const out = [];
+  let i = 0;
+  while (i < v.length) {
+    while (i < v.length && /[\t\n\f\r ,]/.test(v[i])) i++;
+    if (i >= v.length) break;
+    let j = i;
+    while (j < v.length && !/[\t\n\f\r ]/.test(v[j])) j++;
+    let url = v.slice(i, j);
+    const commas = /,+$/.test(url);
+    url = url.replace(/,+$/, '');
+    if (url) out.push(url);
+    if (!commas) {
+      let paren = 0;
+      while (j < v.length && (paren > 0 || v[j] !== ',')) {
+        if (v[j] === '(') paren++;
+        else if (v[j] === ')' && paren > 0) paren--;
+        j++;
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
+// the URLs of one attribute value
+function attrUrls(name, v) {
+  if (name === 'srcset') return srcsetUrls(v);
+  if (name === 'ping' || name === 'itemtype') return v.split(/[\t\n\f\r ]+/).filter(Boolean);
+  if (name === 'archive') return v.split(/[\t\n\f\r ,]+/).filter(Boolean);
+  return [v];
+}
 
 function trimUrl(v) {
   return v.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
@@ -121,8 +163,12 @@ function parse5Links(doc) {
     const n = stack.pop();
     if (n.attrs) {
       for (const a of n.attrs) {
-        if (Object.hasOwn(LINK_ATTRS, a.name) && (!a.prefix || a.prefix === 'xlink'))
-          out.add(LINK_ATTRS[a.name] + '\t' + trimUrl(a.value));
+        if (!Object.hasOwn(LINK_ATTRS, a.name) || (a.prefix && a.prefix !== 'xlink'))
+          continue;
+        if (a.prefix === 'xlink' && a.name !== 'href') continue;
+        // by name in any namespace (urisan reads the tag's name only)
+        if (Object.hasOwn(ONLY_ON, a.name) && !ONLY_ON[a.name].includes(n.tagName)) continue;
+        for (const u of attrUrls(a.name, a.value)) out.add(LINK_ATTRS[a.name] + '\t' + trimUrl(u));
       }
     }
     if (n.childNodes) for (const c of n.childNodes) stack.push(c);
@@ -151,7 +197,7 @@ function urisanLinks(docs) {
   for (const line of r.stdout.toString('utf8').split('\n')) {
     if (!line) continue;
     const row = JSON.parse(line);
-    if (row.uri === null || !row.context.startsWith('html-')) continue;
+    if (row.uri === null || !row.context.startsWith('html-') || row.context === 'html-text') continue;
     const k = Number(row.part) - 1;
     // a link written in Unicode: compared as written (uri is converted)
     sets[k].add(row.context + '\t' + (row.written ?? row.uri));
@@ -226,9 +272,11 @@ const pick = (a) => a[Math.floor(R() * a.length)];
 const TAGS = ['a', 'A', 'p', 'div', 'span', 'b', 'i', 'form', 'input', 'button', 'img', 'iframe',
   'script', 'style', 'title', 'textarea', 'xmp', 'noscript', 'noembed', 'noframes', 'template',
   'table', 'tr', 'td', 'select', 'option', 'svg', 'math', 'foreignObject', 'desc', 'mi', 'mtext',
-  'annotation-xml', 'base', 'link', 'area', 'html', 'body', 'head', 'font', 'br', 'Svg', 'SCRIPT'];
+  'annotation-xml', 'base', 'link', 'area', 'html', 'body', 'head', 'font', 'br', 'Svg', 'SCRIPT',
+  'object', 'video', 'blockquote', 'th'];
 const ATTRS = ['href', 'src', 'action', 'formaction', 'HREF', 'Src', 'xlink:href', 'encoding',
-  'color', 'title', 'x', 'href', 'src'];
+  'color', 'title', 'x', 'href', 'src', 'background', 'srcset', 'ping', 'poster', 'data', 'cite',
+  'longdesc', 'archive', 'itemtype'];
 const ENTS = ['&amp;', '&amp', '&lt;', '&colon;', '&sol;', '&ZeroWidthSpace;', '&NoBreak;',
   '&eopf;', '&fjlig;', '&notin;', '&notit;', '&not', '&#47;', '&#x2F;', '&#0;', '&#128;',
   '&#x110000;', '&#xD800;', '&#;', '&#x;', '&', '&ampx', '&amp=', '&Tab;', '&NewLine;', '&nbsp'];

@@ -135,6 +135,119 @@ def test_iri_conversion():
     check(len(rows) == 1 and "written" not in rows[0], "ASCII link: no written key")
 
 
+# ---- every place an HTML part puts a URL --------------------------------
+
+# (HTML, [(context, uri), ...]): each place a mail client loads or shows a
+# URL, alone in a document.
+PLACES = [
+    ('<a href="https://a.example/">x</a>', [("html-href", "https://a.example/")]),
+    ('<link rel=stylesheet href="https://link.example/s.css">',
+     [("html-href", "https://link.example/s.css")]),
+    ('<area href="https://area.example/" ping="https://p1.example/ https://p2.example/">',
+     [("html-href", "https://area.example/"), ("html-ping", "https://p1.example/"),
+      ("html-ping", "https://p2.example/")]),
+    ('<img src="https://img.example/a.png" srcset="https://s1.example/a.png 1x,'
+     'https://s2.example/b.png 2x, https://s3.example/c,d.png 300w">',
+     [("html-src", "https://img.example/a.png"), ("html-srcset", "https://s1.example/a.png"),
+      ("html-srcset", "https://s2.example/b.png"), ("html-srcset", "https://s3.example/c,d.png")]),
+    ('<picture><source srcset="https://src.example/x.webp"></picture>',
+     [("html-srcset", "https://src.example/x.webp")]),
+    ('<form action="https://form.example/"><button formaction="https://fa.example/">b</button></form>',
+     [("html-action", "https://form.example/"), ("html-formaction", "https://fa.example/")]),
+    ('<body background="https://body.example/bg.png">',
+     [("html-background", "https://body.example/bg.png")]),
+    ('<table background="https://table.example/"><tr background="https://tr.example/">'
+     '<td background="https://td.example/">x</td><th background="https://th.example/">y</th>'
+     '</tr></table>',
+     [("html-background", "https://table.example/"), ("html-background", "https://tr.example/"),
+      ("html-background", "https://td.example/"), ("html-background", "https://th.example/")]),
+    ('<video poster="https://poster.example/p.jpg" src="https://vid.example/v.mp4"></video>',
+     [("html-poster", "https://poster.example/p.jpg"), ("html-src", "https://vid.example/v.mp4")]),
+    ('<object data="https://obj.example/o" codebase="https://cb.example/" '
+     'classid="https://cls.example/" archive="https://ar1.example/a.jar https://ar2.example/b.jar">'
+     '</object>',
+     [("html-data", "https://obj.example/o"), ("html-codebase", "https://cb.example/"),
+      ("html-classid", "https://cls.example/"), ("html-archive", "https://ar1.example/a.jar"),
+      ("html-archive", "https://ar2.example/b.jar")]),
+    ('<blockquote cite="https://cite.example/">q</blockquote>',
+     [("html-cite", "https://cite.example/")]),
+    ('<img longdesc="https://ld.example/" lowsrc="https://low.example/" dynsrc="https://dyn.example/">',
+     [("html-longdesc", "https://ld.example/"), ("html-lowsrc", "https://low.example/"),
+      ("html-dynsrc", "https://dyn.example/")]),
+    ('<html manifest="https://man.example/m.appcache"><head profile="https://prof.example/">'
+     '</head><body><div itemscope itemtype="https://schema.example/A https://schema.example/B">'
+     '</div>',
+     [("html-manifest", "https://man.example/m.appcache"), ("html-profile", "https://prof.example/"),
+      ("html-itemtype", "https://schema.example/A"), ("html-itemtype", "https://schema.example/B")]),
+    ('<iframe src="https://frame.example/"></iframe><embed src="https://embed.example/">'
+     '<audio src="https://audio.example/a.mp3"></audio><track src="https://track.example/t.vtt">',
+     [("html-src", "https://frame.example/"), ("html-src", "https://embed.example/"),
+      ("html-src", "https://audio.example/a.mp3"), ("html-src", "https://track.example/t.vtt")]),
+    ('<svg><image xlink:href="https://svg.example/i.png"/></svg>',
+     [("html-href", "https://svg.example/i.png")]),
+    # CSS: style attributes (entities decoded first) and <style>
+    ('<p style="background:url(https://css1.example/a.png)">x</p>',
+     [("css-url", "https://css1.example/a.png")]),
+    ("<p style=\"background-image: URL( 'https://css2.example/b.png' )\">x</p>",
+     [("css-url", "https://css2.example/b.png")]),
+    ('<div style="background:u\\72l(https://css3.example/esc\\2e png)">x</div>',
+     [("css-url", "https://css3.example/esc.png")]),
+    ('<div style="background:url(https&#58;//css4.example/ent)">x</div>',
+     [("css-url", "https://css4.example/ent")]),
+    ('<div style="background-image:image-set(\'https://set1.example/a.png\' 1x, '
+     'url(https://set2.example/b.png) 2x)">x</div>',
+     [("css-url", "https://set1.example/a.png"), ("css-url", "https://set2.example/b.png")]),
+    ('<style>@import "https://imp1.example/a.css"; @import url(https://imp2.example/b.css) print;'
+     '@font-face { src: url("https://font.example/f.woff2") } '
+     '/* url(https://commented.example/) */ td { background: url(https://style.example/x) }</style>',
+     [("css-import", "https://imp1.example/a.css"), ("css-import", "https://imp2.example/b.css"),
+      ("css-url", "https://font.example/f.woff2"), ("css-url", "https://style.example/x")]),
+    ('<style>@\\69mport \'https://imp3.example/c.css\';</style>',
+     [("css-import", "https://imp3.example/c.css")]),
+    # the visible text, found as in a text part
+    ('<p>copy this: https://roche.example/user/verify/abc</p>',
+     [("html-text", "https://roche.example/user/verify/abc")]),
+    ('<p>go to www.<b>visible</b>.example/login now</p>',
+     [("html-text", "http://www.visible.example/login")]),
+    ('<p>https&#58;//ent.example/x</p>', [("html-text", "https://ent.example/x")]),
+    ('<div>one https://one.example/</div><div>two</div>',
+     [("html-text", "https://one.example/")]),
+    # not visible, or not loaded: nothing
+    ('<!-- https://comment.example/ --><script>var u="https://script.example/"</script>'
+     '<template><p>https://template.example/</p></template>'
+     '<title>https://title.example/</title><textarea>https://ta.example/</textarea>'
+     '<style>p { color: red } /* https://stylecomment.example/ */</style>', []),
+    ('<div data="https://notobject.example/" background="https://notbody.example/">x</div>', []),
+    # the text of a link is its display, not another link
+    ('<a href="https://href.example/">https://shown.example/</a>',
+     [("html-href", "https://href.example/")]),
+    # <base href>: relative links resolve against it (the base itself is a hit)
+    ('<base href="https://base.example/dir/"><a href="page?x=1">p</a>'
+     '<img src="/img.png" srcset="a.png 1x"><p style="background:url(bg.png)">t</p>'
+     '<a href="https://abs.example/">a</a>',
+     [("html-href", "https://base.example/dir/"), ("html-href", "https://base.example/dir/page?x=1"),
+      ("html-src", "https://base.example/img.png"), ("html-srcset", "https://base.example/dir/a.png"),
+      ("css-url", "https://base.example/dir/bg.png"), ("html-href", "https://abs.example/")]),
+]
+
+
+def test_html_places():
+    for html, want in PLACES:
+        rc, rows, err = rows_of(["--mail", "-"], message([("text/html", html)]))
+        got = [(r["context"], r["uri"]) for r in rows]
+        check(got == want, "HTML places: %s\n   want %r\n    got %r" % (html, want, got))
+    # each new context of a hit, with its offset inside the part
+    rc, rows, _ = rows_of(["--mail", "-"],
+                          message([("text/html", "<p>x</p>\n<p>see https://off.example/</p>")]))
+    check(len(rows) == 1 and rows[0]["offset"] == 16,
+          "html-text offset: where the URL is in the part (%r)" % rows)
+    # a relative link after <base>: written keeps the link as written
+    rc, rows, _ = rows_of(["--mail", "-"], message([(
+        "text/html", '<base href="https://b.example/"><a href="x">x</a>')]))
+    check(rows[1].get("written") == "x" and rows[1]["uri"] == "https://b.example/x",
+          "base: written as written, uri resolved: %r" % rows[1])
+
+
 def mail_built():
     rc, _, err = extract(["--mail", "-"], message([("text/plain", "x")]))
     return not (rc == 2 and b"not available" in err)
@@ -146,6 +259,7 @@ def main():
         return 77
     test_iri_conversion()
     test_idn_set()
+    test_html_places()
     if failures:
         print("%d failure(s)" % len(failures))
         return 1

@@ -9,6 +9,7 @@
  */
 #include "html.h"
 #include "html_tree.h"
+#include "css.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,8 @@ void html_doc_free(html_doc *d)
     free(d->links);
     free(d->text.p);
     free(d->disp.p);
+    free(d->vis.p);
+    free(d->runs);
     memset(d, 0, sizeof *d);
 }
 
@@ -225,9 +228,11 @@ static void add_plain(html_doc *d, html_buf *b, const char *s, size_t n, bool in
 {
     size_t i = 0;
     while (i < n && !d->failed) {
-        size_t j = i;
-        while (j < n && s[j] != '\r' && s[j] != '\0')
-            j++;
+        const char *cr = memchr(s + i, '\r', n - i);
+        size_t j = cr ? (size_t)(cr - s) : n;
+        const char *nul = memchr(s + i, '\0', j - i);
+        if (nul != NULL)
+            j = (size_t)(nul - s);
         buf_add(d, b, s + i, j - i);
         if (j >= n)
             break;
@@ -294,11 +299,17 @@ typedef struct {
     size_t pending_link;
     size_t disp_start;   /* where its text starts in d->disp */
     html_buf scratch;    /* character references of text, decoded */
+    html_buf css;        /* a style attribute's value, decoded */
+    bool vis_sep;        /* a block boundary since the last visible text */
 } scan;
 
-static bool add_link(scan *s, html_attr attr, size_t voff, const char *v, size_t vlen)
+/* A link to the URL d->text[a..e), trimmed as URL parsing trims it:
+   leading and trailing C0 controls and space (WHATWG URL, basic parser
+   step 1; HTML trims ASCII white space). */
+static bool push_link(html_doc *d, html_attr attr, unsigned from, size_t voff, size_t a, size_t e)
 {
-    html_doc *d = s->d;
+    if (d->failed)
+        return false;
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 16;
         if (cap > d->max / sizeof(html_link)) {
@@ -313,25 +324,129 @@ static bool add_link(scan *s, html_attr attr, size_t voff, const char *v, size_t
         d->links = l;
         d->cap = cap;
     }
-    size_t start = d->text.len;
-    if (!decode_into(d, &d->text, v, vlen, true))
-        return false;
-    /* URL parsing strips leading and trailing C0 controls and space
-       (WHATWG URL, basic parser step 1); HTML trims ASCII white space. */
-    size_t a = start, e = d->text.len;
     while (a < e && (unsigned char)d->text.p[a] <= 0x20)
         a++;
     while (e > a && (unsigned char)d->text.p[e - 1] <= 0x20)
         e--;
     html_link *l = &d->links[d->n++];
+    memset(l, 0, sizeof *l);
     l->attr = attr;
+    l->from = (uint8_t)from;
     l->off = voff;
     l->url = a;
     l->url_len = e - a;
-    l->has_display = false;
-    l->display = 0;
-    l->display_len = 0;
     return true;
+}
+
+static bool add_link(scan *s, html_attr attr, size_t voff, const char *v, size_t vlen)
+{
+    html_doc *d = s->d;
+    size_t start = d->text.len;
+    if (!decode_into(d, &d->text, v, vlen, true))
+        return false;
+    return push_link(d, attr, attr, voff, start, d->text.len);
+}
+
+/* A list of URLs in one attribute: ping and itemtype (URLs separated by
+   ASCII white space), archive (white space or commas). */
+static void add_url_list(scan *s, html_attr attr, size_t voff, const char *v, size_t vlen)
+{
+    html_doc *d = s->d;
+    size_t start = d->text.len;
+    if (!decode_into(d, &d->text, v, vlen, true))
+        return;
+    size_t i = start, end = d->text.len;
+    while (i < end && !d->failed) {
+        while (i < end && (is_space((unsigned char)d->text.p[i]) ||
+                           (attr == HTML_ARCHIVE && d->text.p[i] == ',')))
+            i++;
+        size_t j = i;
+        while (j < end && !is_space((unsigned char)d->text.p[j]) &&
+               !(attr == HTML_ARCHIVE && d->text.p[j] == ','))
+            j++;
+        if (j > i)
+            push_link(d, attr, attr, voff, i, j);
+        i = j;
+    }
+}
+
+/* srcset: each image candidate's URL (HTML 4.8.4.3.11, "parse a srcset
+   attribute": white space and commas, the URL up to white space (commas
+   at its end dropped), then descriptors up to a comma outside
+   parentheses). */
+static void add_srcset(scan *s, size_t voff, const char *v, size_t vlen)
+{
+    html_doc *d = s->d;
+    size_t start = d->text.len;
+    if (!decode_into(d, &d->text, v, vlen, true))
+        return;
+    const char *t = d->text.p;
+    size_t i = start, end = d->text.len;
+    while (i < end && !d->failed) {
+        while (i < end && (is_space((unsigned char)t[i]) || t[i] == ','))
+            i++;
+        if (i >= end)
+            break;
+        size_t j = i;
+        while (j < end && !is_space((unsigned char)t[j]))
+            j++;
+        size_t e = j;
+        bool commas = false;
+        while (e > i && t[e - 1] == ',') {
+            e--;
+            commas = true;
+        }
+        if (e > i)
+            push_link(d, HTML_SRCSET, HTML_SRCSET, voff, i, e);
+        if (!commas) { /* the descriptors */
+            size_t paren = 0;
+            while (j < end && (paren > 0 || t[j] != ',')) {
+                paren += t[j] == '(';
+                paren -= paren > 0 && t[j] == ')';
+                j++;
+            }
+        }
+        i = j;
+    }
+}
+
+/* CSS: each URL becomes a link (css_scan's callback). */
+typedef struct {
+    html_doc *d;
+    unsigned from;       /* HTML_STYLE, or HTML_CSS_URL for <style> text */
+    size_t base_off;     /* the attribute value's offset, or where the
+                            style sheet starts in the input */
+    bool in_attr;        /* offsets are the attribute's */
+} css_sink;
+
+static bool on_css_url(void *ctx, bool import, size_t off, const char *url, size_t len)
+{
+    css_sink *k = ctx;
+    html_doc *d = k->d;
+    size_t start = d->text.len;
+    if (!buf_add(d, &d->text, url, len))
+        return false;
+    return push_link(d, import ? HTML_CSS_IMPORT : HTML_CSS_URL, k->from,
+                     k->in_attr ? k->base_off : k->base_off + off, start, d->text.len);
+}
+
+/* The URLs of a style attribute: its value decoded, then read as CSS. */
+static void add_style(scan *s, size_t voff, const char *v, size_t vlen)
+{
+    html_doc *d = s->d;
+    /* url( and image-set( need '(', @import '@'; an escape or a character
+       reference may write either */
+    bool maybe = false;
+    for (size_t i = 0; i < vlen && !maybe; i++)
+        maybe = v[i] == '(' || v[i] == '@' || v[i] == '\\' || v[i] == '&';
+    if (!maybe)
+        return;
+    s->css.len = 0;
+    if (!decode_into(d, &s->css, v, vlen, true) || s->css.len == 0)
+        return;
+    css_sink k = { d, HTML_STYLE, voff, true };
+    if (!css_scan(s->css.p, s->css.len, on_css_url, &k))
+        d->failed = true;
 }
 
 /* Close the pending <a>: collapse white space, trim, bound the length. */
@@ -384,7 +499,52 @@ static bool name_is(const tag_info *t, const char *lit)
     return t->name_len == strlen(lit) && memcmp(t->name, lit, t->name_len) == 0;
 }
 
-static const char *const link_attr_names[] = {"href", "src", "action", "formaction"};
+/* The attributes of html_attr, in its order, up to HTML_STYLE: the HTML
+   standard's index of attributes whose value is a URL (or a list of
+   them: ping, srcset, itemtype), the obsolete ones mail clients still
+   load (background, lowsrc, dynsrc, longdesc, codebase, classid, archive,
+   profile, icon) and style (its CSS). */
+static const char *const link_attr_names[] = {
+    "href", "src", "action", "formaction", "background", "srcset", "ping", "poster", "data",
+    "cite", "longdesc", "manifest", "codebase", "classid", "archive", "lowsrc", "dynsrc",
+    "itemtype", "profile", "icon", "style"};
+_Static_assert(sizeof link_attr_names / sizeof link_attr_names[0] == HTML_STYLE + 1,
+               "one name per attribute of html_attr");
+
+/* Attributes that are URLs only on some elements: data on <object>,
+   background on the body and table elements (HTML 4.01, still honoured
+   by mail clients). */
+static bool attr_applies(const tag_info *t, unsigned q)
+{
+    if (q == HTML_DATA)
+        return name_is(t, "object");
+    if (q == HTML_BACKGROUND)
+        return name_is(t, "body") || name_is(t, "table") || name_is(t, "td") ||
+               name_is(t, "th") || name_is(t, "tr") || name_is(t, "thead") ||
+               name_is(t, "tbody") || name_is(t, "tfoot");
+    return true;
+}
+
+/* The links of attribute q (its value h[vs..ve)). */
+static void add_attr_links(scan *s, unsigned q, size_t vs, const char *v, size_t vlen)
+{
+    switch (q) {
+    case HTML_SRCSET:
+        add_srcset(s, vs, v, vlen);
+        break;
+    case HTML_PING:
+    case HTML_ARCHIVE:
+    case HTML_ITEMTYPE:
+        add_url_list(s, (html_attr)q, vs, v, vlen);
+        break;
+    case HTML_STYLE:
+        add_style(s, vs, v, vlen);
+        break;
+    default:
+        add_link(s, (html_attr)q, vs, v, vlen);
+        break;
+    }
+}
 
 /* FNV-1a, 64 bits. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -427,6 +587,48 @@ static const char *decoded_value(html_doc *d, const char *v, size_t vlen, size_t
     return d->text.p + mark;
 }
 
+/* The links of the attribute nm[0..an_len) whose value is h[vs..ve),
+   the first of its name (*seen: the link attributes read so far). */
+static void attr_links(scan *s, const tag_info *t, const char *nm, size_t an_len, size_t vs,
+                       size_t ve, uint32_t *seen)
+{
+    html_doc *d = s->d;
+    /* xlink:href is href in the XLink namespace on a foreign element
+       (13.2.6.1 "adjust foreign attributes"), no link on an HTML one:
+       tree construction decides */
+    bool xlink = ieq(nm, an_len, "xlink:href");
+    if (xlink) {
+        nm += 6;
+        an_len -= 6;
+    }
+    /* most attributes (class, width, alt ...) are none of them: their
+       first letter and length say so without a compare */
+    static const unsigned char name_len[] = {4, 3, 6, 10, 10, 6, 4, 6, 4, 4, 8, 8, 8, 7, 7,
+                                             6, 6, 8, 7, 4, 5};
+    _Static_assert(sizeof name_len == HTML_STYLE + 1, "one length per name");
+    if (an_len < 3 || an_len > 10)
+        return;
+    unsigned char f = lower((unsigned char)nm[0]);
+    for (unsigned q = 0; q <= HTML_STYLE; q++) {
+        if (an_len != name_len[q] || f != (unsigned char)link_attr_names[q][0] ||
+            !ieq(nm, an_len, link_attr_names[q]))
+            continue;
+        /* A repeated attribute is dropped (13.2.5.33): the first one is
+           what a browser opens. */
+        uint32_t bit = xlink ? UINT32_C(1) << 31 : UINT32_C(1) << q;
+        if (!(*seen & bit) && attr_applies(t, q)) {
+            *seen |= bit;
+            size_t first = d->n;
+            add_attr_links(s, q, vs, s->h + vs, ve - vs);
+            for (size_t r = first; r < d->n && !d->failed; r++) {
+                d->links[r].xlink = xlink;
+                d->links[r].base = q == HTML_HREF && !xlink && name_is(t, "base");
+            }
+        }
+        return;
+    }
+}
+
 #define TAG_HASHED_NAMES 32
 
 /* Read a tag (name and attributes) at h[i] == '<'; the links of href,
@@ -455,7 +657,8 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
     bool formatting = !end_tag && html_tag_is_formatting(k->tag);
     uint64_t seen_names[TAG_HASHED_NAMES];
     size_t nseen = 0;
-    unsigned seen = 0; /* link attributes, xlink:href, encoding, type */
+    uint32_t seen = 0; /* link attributes (bit per html_attr), xlink:href (31) */
+    bool seen_encoding = false, seen_type = false;
     *complete = false;
     while (p < n) {
         while (p < n && is_space((unsigned char)h[p]))
@@ -510,15 +713,15 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
         const char *nm = h + an;
         if (ieq(nm, an_len, "color") || ieq(nm, an_len, "face") || ieq(nm, an_len, "size"))
             k->font_attr = true;
-        if (ieq(nm, an_len, "encoding") && !(seen & 0x40)) {
-            seen |= 0x40;
+        if (ieq(nm, an_len, "encoding") && !seen_encoding) {
+            seen_encoding = true;
             size_t mark = d->text.len, vl;
             const char *v = decoded_value(d, h + vs, ve - vs, &vl);
             k->enc_html = ieq(v, vl, "text/html") || ieq(v, vl, "application/xhtml+xml");
             d->text.len = mark;
         }
-        if (ieq(nm, an_len, "type") && !(seen & 0x80)) {
-            seen |= 0x80;
+        if (ieq(nm, an_len, "type") && !seen_type) {
+            seen_type = true;
             size_t mark = d->text.len, vl;
             const char *v = decoded_value(d, h + vs, ve - vs, &vl);
             k->hidden = ieq(v, vl, "hidden");
@@ -540,28 +743,7 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
                 d->text.len = mark;
             }
         }
-        /* xlink:href is href in the XLink namespace on a foreign element
-           (13.2.6.1 "adjust foreign attributes"), no link on an HTML one:
-           tree construction decides */
-        bool xlink = ieq(nm, an_len, "xlink:href");
-        if (xlink) {
-            nm += 6;
-            an_len -= 6;
-        }
-        for (unsigned q = 0; q < 4; q++) {
-            if (!ieq(nm, an_len, link_attr_names[q]))
-                continue;
-            /* A repeated attribute is dropped (13.2.5.33): the first one
-               is what a browser opens. */
-            unsigned bit = xlink ? 0x10u : 1u << q;
-            if (!(seen & bit)) {
-                seen |= bit;
-                add_link(s, (html_attr)q, vs, h + vs, ve - vs);
-                if (d->n > k->first_link && !d->failed)
-                    d->links[d->n - 1].xlink = xlink;
-            }
-            break;
-        }
+        attr_links(s, t, nm, an_len, vs, ve, &seen);
     }
     return p;
 }
@@ -734,6 +916,70 @@ static void char_tokens(scan *s, size_t from, size_t to)
     }
 }
 
+/* Elements that do not break a line of text: a linkifier reading the
+   rendered text sees "www.<b>bank</b>.example" as one word. */
+static bool inline_tag(const tag_info *t)
+{
+    /* the names of each length, one after another: a tag is compared with
+       the few names of its length only */
+    static const char *const by_len[7] = {
+        "", "biqsu", "emtt", "bdibdobigdfnkbdsubsupvarwbr", "abbrcodedatafontmarksampspantime",
+        "small", "strikestrong"};
+    size_t n = t->name_len;
+    if (n == 0 || n > 6)
+        return false;
+    const char *c = by_len[n];
+    for (size_t k = 0; c[k] != '\0'; k += n)
+        if (memcmp(c + k, t->name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Visible text h[from..to) (not inside an <a href>, whose text is its
+   display, nor a template's content), references decoded, into d->vis. */
+static void vis_text(scan *s, size_t from, size_t to)
+{
+    html_doc *d = s->d;
+    if (s->pending || html_tree_in_template(s->tree) || d->failed)
+        return;
+    if (s->vis_sep && d->vis.len > 0 && !buf_add(d, &d->vis, "\n", 1))
+        return;
+    s->vis_sep = false;
+    if (d->nruns == d->runs_cap) {
+        size_t cap = d->runs_cap ? d->runs_cap * 2 : 64;
+        html_run *r = cap <= d->max / sizeof *r ? realloc(d->runs, cap * sizeof *r) : NULL;
+        if (r == NULL) {
+            d->failed = true;
+            return;
+        }
+        d->runs = r;
+        d->runs_cap = cap;
+    }
+    size_t start = d->vis.len;
+    if (!decode_into(d, &d->vis, s->h + from, to - from, false))
+        return;
+    html_run *r = &d->runs[d->nruns++];
+    r->vis_off = start;
+    r->raw_off = from;
+    r->exact = d->vis.len - start == to - from;
+}
+
+size_t html_vis_offset(const html_doc *d, size_t v)
+{
+    size_t lo = 0, hi = d->nruns;
+    while (hi - lo > 1) { /* the last run that starts at or before v */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->runs[mid].vis_off <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (d->nruns == 0)
+        return 0;
+    const html_run *r = &d->runs[lo];
+    return r->exact && v >= r->vis_off ? r->raw_off + (v - r->vis_off) : r->raw_off;
+}
+
 /* Text of the document. */
 static void text(scan *s, size_t from, size_t to)
 {
@@ -741,6 +987,7 @@ static void text(scan *s, size_t from, size_t to)
         return;
     text_run(s, from, to);
     char_tokens(s, from, to);
+    vis_text(s, from, to);
 }
 
 static void simple_token(scan *s, tk_type ty, bool quirks)
@@ -782,10 +1029,20 @@ static size_t start_tag(scan *s, size_t i)
             }
         }
     }
+    if (!inline_tag(&t))
+        s->vis_sep = true;
     switch (tz) {
     case TZ_RCDATA:
-    case TZ_RAWTEXT:
-        return raw_text_end(s->h, s->n, p, t.name, t.name_len);
+    case TZ_RAWTEXT: {
+        size_t end = raw_text_end(s->h, s->n, p, t.name, t.name_len);
+        if (kept && tz == TZ_RAWTEXT && name_is(&t, "style") && !html_tree_in_template(s->tree)) {
+            /* a style sheet: its URLs (no character references in it) */
+            css_sink sheet = { s->d, HTML_CSS_URL, p, false };
+            if (!css_scan(s->h + p, end - p, on_css_url, &sheet))
+                s->d->failed = true;
+        }
+        return end;
+    }
     case TZ_SCRIPT:
         return script_end(s->h, s->n, p);
     case TZ_PLAINTEXT:
@@ -809,6 +1066,8 @@ static size_t end_tag(scan *s, size_t i)
     html_tree_token(s->tree, &k, &kept, &tz, &det);
     if (name_is(&t, "a"))
         finish_display(s);
+    if (!inline_tag(&t))
+        s->vis_sep = true;
     return p;
 }
 
@@ -1025,6 +1284,7 @@ bool html_scan(html_doc *d, const char *h, size_t n)
     finish_display(s);
     html_tree_free(s->tree);
     free(s->scratch.p);
+    free(s->css.p);
     free(s);
     return !d->failed;
 }

@@ -1,27 +1,49 @@
 /*
  * html.h - the links of an HTML text part, for liburisan-mail (urisan_mail.h).
  *
- * Not an HTML parser: a single forward pass over the bytes that finds
- * start tags, their href and src attributes (HTML entities decoded, as
- * the reader's client decodes them before it opens the link) and the
- * visible text of each <a href> (entities decoded, white space
- * collapsed, at most HTML_DISPLAY_MAX bytes). Comments, <script> and
- * <style> bodies are skipped. Linear time, no recursion; memory is a
- * small multiple of the input, bounded by the caller's max.
+ * The HTML standard's tokenizer and tree construction (html_tree.h) in
+ * one forward pass, no DOM: the URL-valued attributes of the start tags
+ * that become elements (HTML entities decoded, as the reader's client
+ * decodes them before it opens the link; lists such as srcset split), the
+ * URLs of style attributes and <style> sheets (css.h), the visible text
+ * of each <a href> (entities decoded, white space collapsed, at most
+ * HTML_DISPLAY_MAX bytes) and the visible text of the document (for the
+ * text scan). Comments, <script> and raw-text bodies are skipped. Linear
+ * time, no recursion; memory is a small multiple of the input, bounded by
+ * the caller's max.
  */
 #ifndef URISAN_MAIL_HTML_H
 #define URISAN_MAIL_HTML_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define HTML_DISPLAY_MAX 512
 
-typedef enum { HTML_HREF, HTML_SRC, HTML_ACTION, HTML_FORMACTION } html_attr;
+/* Where a URL is: an attribute on the HTML standard's list of attributes
+   whose value is a URL (plus the legacy ones mail clients still load),
+   CSS, or the visible text. The first four keep their values (the
+   sources of urisan_mail.h follow this order: html_source in scan.c). */
+typedef enum {
+    HTML_HREF, HTML_SRC, HTML_ACTION, HTML_FORMACTION,
+    HTML_BACKGROUND, HTML_SRCSET, HTML_PING, HTML_POSTER, HTML_DATA, HTML_CITE,
+    HTML_LONGDESC, HTML_MANIFEST, HTML_CODEBASE, HTML_CLASSID, HTML_ARCHIVE,
+    HTML_LOWSRC, HTML_DYNSRC, HTML_ITEMTYPE, HTML_PROFILE, HTML_ICON,
+    HTML_STYLE,          /* the style attribute: never a link's attr (its
+                            URLs are HTML_CSS_URL / HTML_CSS_IMPORT) */
+    HTML_CSS_URL, HTML_CSS_IMPORT,
+    HTML_ATTR_COUNT_
+} html_attr;
 
 typedef struct {
     html_attr attr;
-    size_t off;          /* where the attribute value starts in the input */
+    uint8_t from;        /* the attribute it was found in (an html_attr up
+                            to HTML_STYLE): tree construction merges a
+                            repeated <html>/<body> by attribute */
+    bool base;           /* the href of a <base> */
+    size_t off;          /* where the attribute value starts in the input
+                            (for <style> text: where the URL starts) */
     size_t url, url_len; /* decoded value (leading and trailing ASCII white
                             space removed, HTML "valid URL" rules) in text */
     bool xlink;          /* scan-internal: written xlink:href (href on a
@@ -29,6 +51,13 @@ typedef struct {
     bool has_display;    /* an <a href>: display holds its visible text */
     size_t display, display_len; /* in disp */
 } html_link;
+
+/* A run of visible text: vis[vis_off..) came from the input at raw_off
+   (exact: byte for byte, no character reference in it). */
+typedef struct {
+    size_t vis_off, raw_off;
+    bool exact;
+} html_run;
 
 typedef struct {
     char *p;
@@ -40,6 +69,12 @@ typedef struct {
     size_t n, cap;
     html_buf text;       /* decoded URLs */
     html_buf disp;       /* display texts */
+    html_buf vis;        /* the visible text (character references
+                            decoded; a line break where a block starts or
+                            ends), outside <a href>, templates, comments,
+                            scripts and raw text */
+    html_run *runs;      /* where each run of vis comes from */
+    size_t nruns, runs_cap;
     size_t max;          /* bound on each buffer and on the links, bytes */
     bool failed;         /* a bound was hit or malloc failed */
 } html_doc;
@@ -57,6 +92,10 @@ static inline const char *html_display(const html_doc *d, const html_link *l)
 
 void html_doc_init(html_doc *d, size_t max);
 void html_doc_free(html_doc *d);
+
+/* The offset in the input of vis[v]: exact in a run without references,
+   else where its run starts. */
+size_t html_vis_offset(const html_doc *d, size_t v);
 
 /* Find the links of h[0..n). false when the bounds were hit (the links
    found until then are kept). */

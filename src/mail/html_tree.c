@@ -368,7 +368,7 @@ struct html_tree {
        where the body's links start, which links are the html element's */
     unsigned html_attrs, body_attrs;
     size_t body_first_link;
-    size_t html_links[8];
+    size_t html_links[64];
     size_t n_html_links;
     size_t first;        /* the token's first link (moves when the body leaves) */
     bool detached;       /* links were removed before the token's */
@@ -955,6 +955,11 @@ static bool cur_not_html(const html_tree *t)
     return c && c->ns != NS_HTML;
 }
 
+bool html_tree_in_template(const html_tree *t)
+{
+    return in_template(t);
+}
+
 bool html_tree_cdata_ok(const html_tree *t)
 {
     /* The standard: the adjusted current node is not an HTML element
@@ -977,16 +982,23 @@ static void adopt(html_tree *t, const tk_token *k, unsigned *have, bool html)
     html_doc *d = t->d;
     (void)k;
     size_t w = t->first;
+    unsigned added = 0; /* attributes this tag gives (all their links) */
     for (size_t r = t->first; r < d->n; r++) {
         const html_link *l = &d->links[r];
         if (l->xlink)
             continue;
-        unsigned bit = 1u << l->attr;
-        if (*have & bit)
+        unsigned bit = 1u << l->from;
+        if ((*have & bit) && !(added & bit))
             continue;
         *have |= bit;
-        if (html && t->n_html_links < sizeof t->html_links / sizeof t->html_links[0])
+        added |= bit;
+        if (html) {
+            if (t->n_html_links == sizeof t->html_links / sizeof t->html_links[0]) {
+                d->failed = true; /* fail closed: the HTML memory limit */
+                break;
+            }
             t->html_links[t->n_html_links++] = w;
+        }
         d->links[w++] = *l;
     }
     d->n = w;
@@ -1286,7 +1298,7 @@ static void start_after_head(html_tree *t, const tk_token *k)
         insert_element(t, k, NS_HTML);
         for (size_t r = t->first; r < t->d->n; r++)
             if (!t->d->links[r].xlink)
-                t->body_attrs |= 1u << t->d->links[r].attr;
+                t->body_attrs |= 1u << t->d->links[r].from;
         t->frameset_ok = false;
         t->mode = M_IN_BODY;
         break;
@@ -2450,7 +2462,7 @@ static void start_outside(html_tree *t, const tk_token *k)
             insert_element(t, k, NS_HTML);
             for (size_t r = t->first; r < t->d->n; r++)
                 if (!t->d->links[r].xlink)
-                    t->html_attrs |= 1u << t->d->links[r].attr;
+                    t->html_attrs |= 1u << t->d->links[r].from;
             t->mode = M_BEFORE_HEAD;
         } else {
             token_before_html(t, k);

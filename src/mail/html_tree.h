@@ -63,6 +63,10 @@ void html_tree_token(html_tree *t, const tk_token *tok, bool *kept, tz_state *tz
    adjusted current node is a foreign element). */
 bool html_tree_cdata_ok(const html_tree *t);
 
+/* A <template> is open: what follows is its content, which is not
+   rendered (its text is not visible). */
+bool html_tree_in_template(const html_tree *t);
+
 uint16_t html_tag_id(const char *lower, size_t len);
 bool html_tag_is_formatting(uint16_t tag);
 

@@ -35,6 +35,25 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     case URISAN_MAIL_SRC_HTML_ACTION: return "html-action";
     case URISAN_MAIL_SRC_HTML_FORMACTION: return "html-formaction";
     case URISAN_MAIL_SRC_HEADER: return "header";
+    case URISAN_MAIL_SRC_HTML_BACKGROUND: return "html-background";
+    case URISAN_MAIL_SRC_HTML_SRCSET: return "html-srcset";
+    case URISAN_MAIL_SRC_HTML_PING: return "html-ping";
+    case URISAN_MAIL_SRC_HTML_POSTER: return "html-poster";
+    case URISAN_MAIL_SRC_HTML_DATA: return "html-data";
+    case URISAN_MAIL_SRC_HTML_CITE: return "html-cite";
+    case URISAN_MAIL_SRC_HTML_LONGDESC: return "html-longdesc";
+    case URISAN_MAIL_SRC_HTML_MANIFEST: return "html-manifest";
+    case URISAN_MAIL_SRC_HTML_CODEBASE: return "html-codebase";
+    case URISAN_MAIL_SRC_HTML_CLASSID: return "html-classid";
+    case URISAN_MAIL_SRC_HTML_ARCHIVE: return "html-archive";
+    case URISAN_MAIL_SRC_HTML_LOWSRC: return "html-lowsrc";
+    case URISAN_MAIL_SRC_HTML_DYNSRC: return "html-dynsrc";
+    case URISAN_MAIL_SRC_HTML_ITEMTYPE: return "html-itemtype";
+    case URISAN_MAIL_SRC_HTML_PROFILE: return "html-profile";
+    case URISAN_MAIL_SRC_HTML_ICON: return "html-icon";
+    case URISAN_MAIL_SRC_CSS_URL: return "css-url";
+    case URISAN_MAIL_SRC_CSS_IMPORT: return "css-import";
+    case URISAN_MAIL_SRC_HTML_TEXT: return "html-text";
     }
     return NULL;
 }
@@ -133,9 +152,10 @@ static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, co
     return true;
 }
 
-/* A text part: every hit of urisan_extract, batch after batch. */
+/* A text part (or the visible text of an HTML part, vis): every hit of
+   urisan_extract, batch after batch. */
 static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
-                      urisan_mail_source source, const char *header)
+                      urisan_mail_source source, const char *header, const html_doc *vis)
 {
     size_t start = 0;
     for (;;) {
@@ -149,7 +169,7 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.part = part;
             r.source = source;
             r.header = header;
-            r.offset = h->off;
+            r.offset = vis != NULL ? html_vis_offset(vis, h->off) : h->off;
             r.length = h->len;
             r.uri = h->uri;
             r.uri_len = h->uri_len;
@@ -171,7 +191,138 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
     }
 }
 
-/* An HTML part: href and src attributes, and the text of each link. */
+/* The source of an HTML link by its attribute (html.h's order). */
+static urisan_mail_source html_source(html_attr a)
+{
+    static const urisan_mail_source src[HTML_ATTR_COUNT_] = {
+        [HTML_HREF] = URISAN_MAIL_SRC_HTML_HREF,
+        [HTML_SRC] = URISAN_MAIL_SRC_HTML_SRC,
+        [HTML_ACTION] = URISAN_MAIL_SRC_HTML_ACTION,
+        [HTML_FORMACTION] = URISAN_MAIL_SRC_HTML_FORMACTION,
+        [HTML_BACKGROUND] = URISAN_MAIL_SRC_HTML_BACKGROUND,
+        [HTML_SRCSET] = URISAN_MAIL_SRC_HTML_SRCSET,
+        [HTML_PING] = URISAN_MAIL_SRC_HTML_PING,
+        [HTML_POSTER] = URISAN_MAIL_SRC_HTML_POSTER,
+        [HTML_DATA] = URISAN_MAIL_SRC_HTML_DATA,
+        [HTML_CITE] = URISAN_MAIL_SRC_HTML_CITE,
+        [HTML_LONGDESC] = URISAN_MAIL_SRC_HTML_LONGDESC,
+        [HTML_MANIFEST] = URISAN_MAIL_SRC_HTML_MANIFEST,
+        [HTML_CODEBASE] = URISAN_MAIL_SRC_HTML_CODEBASE,
+        [HTML_CLASSID] = URISAN_MAIL_SRC_HTML_CLASSID,
+        [HTML_ARCHIVE] = URISAN_MAIL_SRC_HTML_ARCHIVE,
+        [HTML_LOWSRC] = URISAN_MAIL_SRC_HTML_LOWSRC,
+        [HTML_DYNSRC] = URISAN_MAIL_SRC_HTML_DYNSRC,
+        [HTML_ITEMTYPE] = URISAN_MAIL_SRC_HTML_ITEMTYPE,
+        [HTML_PROFILE] = URISAN_MAIL_SRC_HTML_PROFILE,
+        [HTML_ICON] = URISAN_MAIL_SRC_HTML_ICON,
+        [HTML_STYLE] = URISAN_MAIL_SRC_CSS_URL, /* never a link's attr */
+        [HTML_CSS_URL] = URISAN_MAIL_SRC_CSS_URL,
+        [HTML_CSS_IMPORT] = URISAN_MAIL_SRC_CSS_IMPORT,
+    };
+    return src[a];
+}
+
+/* s[0..n) starts with a scheme (RFC 3986 3.1) and ':'. */
+static bool has_scheme(const char *s, size_t n)
+{
+    if (n == 0 || !g_ascii_isalpha(s[0]))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] == ':')
+            return true;
+        if (!g_ascii_isalnum(s[i]) && s[i] != '+' && s[i] != '-' && s[i] != '.')
+            return false;
+    }
+    return false;
+}
+
+/* The document's base URL: the href of its first <base href> (HTML
+   "document base URL"), when that is absolute; else none. */
+static bool doc_base(const html_doc *d, const char **base, size_t *blen)
+{
+    for (size_t k = 0; k < d->n; k++) {
+        const html_link *l = &d->links[k];
+        if (!l->base)
+            continue;
+        *base = html_url(d, l);
+        *blen = l->url_len;
+        return has_scheme(*base, *blen);
+    }
+    return false;
+}
+
+/* The URI a browser opens for the link h->uri: a relative reference
+   resolved against the document's base (RFC 3986 5.2), then a link
+   written in Unicode converted (iri.c); h->written keeps it as written.
+   *own: what the caller frees (g_free). */
+static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char **own)
+{
+    const char *u = h->uri;
+    size_t n = h->uri_len;
+    *own = NULL;
+    if (base != NULL && !has_scheme(u, n) && n < ((size_t)1 << 20)) {
+        size_t cap = blen + n + 16, need = 0;
+        char *buf = g_malloc(cap);
+        if (urisan_resolve(base, blen, u, n, NULL, buf, cap, &need, NULL, NULL) == URISAN_OK) {
+            *own = buf;
+            u = buf;
+            n = need;
+        } else {
+            g_free(buf);
+        }
+    }
+    size_t cn = 0;
+    char *conv = mail_iri_to_uri(u, n, &cn);
+    if (conv != NULL) {
+        g_free(*own);
+        *own = conv;
+        u = conv;
+        n = cn;
+    }
+    if (*own != NULL) {
+        h->written = h->uri;
+        h->written_len = h->uri_len;
+        h->uri = u;
+        h->uri_len = n;
+    }
+}
+
+/* One link of an HTML part: judged (with its text) and delivered. */
+static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const html_link *l,
+                     const char *base, size_t blen)
+{
+    urisan_mail_hit r;
+    memset(&r, 0, sizeof r);
+    r.part = part;
+    r.source = html_source(l->attr);
+    r.offset = l->off;
+    r.length = l->url_len;
+    r.uri = html_url(d, l);
+    r.uri_len = l->url_len;
+    if (l->has_display) {
+        r.display = html_display(d, l);
+        r.display_len = l->display_len;
+    }
+    char *own = NULL;
+    if (!l->base)
+        html_target(&r, base, blen, &own);
+    urisan_uri u;
+    urisan_report rep;
+    urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+    if (r.display != NULL &&
+        urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
+        /* A fact about the link, judged by the policy like any flag. */
+        rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
+        urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.decision);
+    }
+    r.flags = rep.flags;
+    bool ok = deliver(c, &r);
+    g_free(own);
+    return ok;
+}
+
+/* An HTML part: every attribute and style sheet URL, with the text of
+   each link, then the URLs of its visible text. */
 static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
 {
     html_doc d;
@@ -181,45 +332,14 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
         ok = limit_reached(c, URISAN_MAIL_LIMIT_HTML, part,
                            "an HTML part has more links than the memory bound; the rest "
                            "were not scanned", d.n, c->lim->max_html_mem);
-    for (size_t k = 0; k < d.n && ok; k++) {
-        const html_link *l = &d.links[k];
-        urisan_mail_hit r;
-        memset(&r, 0, sizeof r);
-        r.part = part;
-        static const urisan_mail_source src[] = {
-            URISAN_MAIL_SRC_HTML_HREF, URISAN_MAIL_SRC_HTML_SRC, URISAN_MAIL_SRC_HTML_ACTION,
-            URISAN_MAIL_SRC_HTML_FORMACTION};
-        r.source = src[l->attr];
-        r.offset = l->off;
-        r.length = l->url_len;
-        r.uri = html_url(&d, l);
-        r.uri_len = l->url_len;
-        if (l->has_display) {
-            r.display = html_display(&d, l);
-            r.display_len = l->display_len;
-        }
-        /* a link written in Unicode is judged as the URI a browser opens */
-        size_t cn = 0;
-        char *conv = mail_iri_to_uri(r.uri, r.uri_len, &cn);
-        if (conv != NULL) {
-            r.written = r.uri;
-            r.written_len = r.uri_len;
-            r.uri = conv;
-            r.uri_len = cn;
-        }
-        urisan_uri u;
-        urisan_report rep;
-        urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
-        if (r.display != NULL &&
-            urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
-            /* A fact about the link, judged by the policy like any flag. */
-            rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
-            urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.decision);
-        }
-        r.flags = rep.flags;
-        ok = deliver(c, &r);
-        g_free(conv);
-    }
+    const char *base = NULL;
+    size_t blen = 0;
+    if (!doc_base(&d, &base, &blen))
+        base = NULL;
+    for (size_t k = 0; k < d.n && ok; k++)
+        ok = html_hit(c, part, &d, &d.links[k], base, blen);
+    if (ok && d.vis.len > 0)
+        ok = scan_text(c, part, d.vis.p, d.vis.len, URISAN_MAIL_SRC_HTML_TEXT, NULL, &d);
     html_doc_free(&d);
     return ok;
 }
@@ -228,18 +348,18 @@ static bool on_part(void *ctx, const mail_part *p)
 {
     scan_ctx *c = ctx;
     if (p->header != NULL) /* a header field: its value as text */
-        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_HEADER, p->header);
+        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_HEADER, p->header, NULL);
     c->res->parts++;
     if (p->html && p->len > c->lim->max_html) {
         if (!limit_reached(c, URISAN_MAIL_LIMIT_HTML_SIZE, p->path,
                            "an HTML part larger than the limit was scanned as text",
                            p->len, c->lim->max_html))
             return false;
-        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL);
+        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
     }
     if (p->html)
         return scan_html(c, p->path, p->text, p->len);
-    return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL);
+    return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
 }
 
 urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
