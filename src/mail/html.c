@@ -228,11 +228,17 @@ static void add_plain(html_doc *d, html_buf *b, const char *s, size_t n, bool in
 {
     size_t i = 0;
     while (i < n && !d->failed) {
-        const char *cr = memchr(s + i, '\r', n - i);
-        size_t j = cr ? (size_t)(cr - s) : n;
-        const char *nul = memchr(s + i, '\0', j - i);
-        if (nul != NULL)
-            j = (size_t)(nul - s);
+        size_t j = i;
+        if (n - i < 64) { /* short: one loop; long: memchr twice */
+            while (j < n && s[j] != '\r' && s[j] != '\0')
+                j++;
+        } else {
+            const char *cr = memchr(s + i, '\r', n - i);
+            j = cr ? (size_t)(cr - s) : n;
+            const char *nul = memchr(s + i, '\0', j - i);
+            if (nul != NULL)
+                j = (size_t)(nul - s);
+        }
         buf_add(d, b, s + i, j - i);
         if (j >= n)
             break;
@@ -601,17 +607,36 @@ static void attr_links(scan *s, const tag_info *t, const char *nm, size_t an_len
         nm += 6;
         an_len -= 6;
     }
-    /* most attributes (class, width, alt ...) are none of them: their
+    /* most attributes (class, width, data-x ...) are none of them: their
        first letter and length say so without a compare */
-    static const unsigned char name_len[] = {4, 3, 6, 10, 10, 6, 4, 6, 4, 4, 8, 8, 8, 7, 7,
-                                             6, 6, 8, 7, 4, 5};
-    _Static_assert(sizeof name_len == HTML_STYLE + 1, "one length per name");
-    if (an_len < 3 || an_len > 10)
-        return;
+#define B(q) (UINT32_C(1) << (q))
+    static const uint32_t by_len[11] = {
+        [3] = B(HTML_SRC),
+        [4] = B(HTML_HREF) | B(HTML_PING) | B(HTML_DATA) | B(HTML_CITE) | B(HTML_ICON),
+        [5] = B(HTML_STYLE),
+        [6] = B(HTML_ACTION) | B(HTML_SRCSET) | B(HTML_POSTER) | B(HTML_LOWSRC) | B(HTML_DYNSRC),
+        [7] = B(HTML_CLASSID) | B(HTML_ARCHIVE) | B(HTML_PROFILE),
+        [8] = B(HTML_LONGDESC) | B(HTML_MANIFEST) | B(HTML_CODEBASE) | B(HTML_ITEMTYPE),
+        [10] = B(HTML_FORMACTION) | B(HTML_BACKGROUND)};
+    static const uint32_t by_first[26] = {
+        ['a' - 'a'] = B(HTML_ACTION) | B(HTML_ARCHIVE),
+        ['b' - 'a'] = B(HTML_BACKGROUND),
+        ['c' - 'a'] = B(HTML_CITE) | B(HTML_CODEBASE) | B(HTML_CLASSID),
+        ['d' - 'a'] = B(HTML_DATA) | B(HTML_DYNSRC),
+        ['f' - 'a'] = B(HTML_FORMACTION),
+        ['h' - 'a'] = B(HTML_HREF),
+        ['i' - 'a'] = B(HTML_ITEMTYPE) | B(HTML_ICON),
+        ['l' - 'a'] = B(HTML_LONGDESC) | B(HTML_LOWSRC),
+        ['m' - 'a'] = B(HTML_MANIFEST),
+        ['p' - 'a'] = B(HTML_PING) | B(HTML_POSTER) | B(HTML_PROFILE),
+        ['s' - 'a'] = B(HTML_SRC) | B(HTML_SRCSET) | B(HTML_STYLE)};
+#undef B
     unsigned char f = lower((unsigned char)nm[0]);
-    for (unsigned q = 0; q <= HTML_STYLE; q++) {
-        if (an_len != name_len[q] || f != (unsigned char)link_attr_names[q][0] ||
-            !ieq(nm, an_len, link_attr_names[q]))
+    if (an_len < 3 || an_len > 10 || f < 'a' || f > 'z')
+        return;
+    for (uint32_t cand = by_len[an_len] & by_first[f - 'a']; cand != 0; cand &= cand - 1) {
+        unsigned q = (unsigned)__builtin_ctz(cand);
+        if (!ieq(nm, an_len, link_attr_names[q]))
             continue;
         /* A repeated attribute is dropped (13.2.5.33): the first one is
            what a browser opens. */
@@ -867,7 +892,7 @@ static size_t past_gt(const char *h, size_t n, size_t i)
 /* Character tokens of h[from..to) for tree construction: runs of ASCII
    white space, NUL and other characters, character references decoded
    (13.2.5.1, 13.2.5.72). */
-static void char_tokens(scan *s, size_t from, size_t to)
+static void char_tokens(scan *s, size_t from, size_t to, bool vis)
 {
     const char *h = s->h;
     tk_token k;
@@ -908,6 +933,16 @@ static void char_tokens(scan *s, size_t from, size_t to)
                 j++;
             }
         }
+        if (vis) { /* the visible text: references decoded */
+            html_doc *d = s->d;
+            if (c == '&' && adv > 1) { /* a reference, then the run it starts */
+                buf_add(d, &d->vis, s->scratch.p, s->scratch.len);
+                buf_add(d, &d->vis, h + i + adv, j - i - adv);
+                d->runs[d->nruns - 1].exact = false;
+            } else {
+                buf_add(d, &d->vis, h + i, j - i);
+            }
+        }
         k.type = ty;
         k.lf_only = ty == TK_SPACE && ((j - i == 1 && (h[i] == '\n' || h[i] == '\r')) ||
                                        (j - i == 2 && h[i] == '\r' && h[i + 1] == '\n'));
@@ -916,52 +951,32 @@ static void char_tokens(scan *s, size_t from, size_t to)
     }
 }
 
-/* Elements that do not break a line of text: a linkifier reading the
-   rendered text sees "www.<b>bank</b>.example" as one word. */
-static bool inline_tag(const tag_info *t)
-{
-    /* the names of each length, one after another: a tag is compared with
-       the few names of its length only */
-    static const char *const by_len[7] = {
-        "", "biqsu", "emtt", "bdibdobigdfnkbdsubsupvarwbr", "abbrcodedatafontmarksampspantime",
-        "small", "strikestrong"};
-    size_t n = t->name_len;
-    if (n == 0 || n > 6)
-        return false;
-    const char *c = by_len[n];
-    for (size_t k = 0; c[k] != '\0'; k += n)
-        if (memcmp(c + k, t->name, n) == 0)
-            return true;
-    return false;
-}
-
-/* Visible text h[from..to) (not inside an <a href>, whose text is its
-   display, nor a template's content), references decoded, into d->vis. */
-static void vis_text(scan *s, size_t from, size_t to)
+/* Visible text starts at h[from] (not inside an <a href>, whose text is
+   its display, nor a template's content): a run of d->vis begins, filled
+   by char_tokens. false: the text is not visible. */
+static bool vis_begin(scan *s, size_t from)
 {
     html_doc *d = s->d;
-    if (s->pending || html_tree_in_template(s->tree) || d->failed)
-        return;
+    if (s->pending || d->failed || html_tree_in_template(s->tree))
+        return false;
     if (s->vis_sep && d->vis.len > 0 && !buf_add(d, &d->vis, "\n", 1))
-        return;
+        return false;
     s->vis_sep = false;
     if (d->nruns == d->runs_cap) {
         size_t cap = d->runs_cap ? d->runs_cap * 2 : 64;
         html_run *r = cap <= d->max / sizeof *r ? realloc(d->runs, cap * sizeof *r) : NULL;
         if (r == NULL) {
             d->failed = true;
-            return;
+            return false;
         }
         d->runs = r;
         d->runs_cap = cap;
     }
-    size_t start = d->vis.len;
-    if (!decode_into(d, &d->vis, s->h + from, to - from, false))
-        return;
     html_run *r = &d->runs[d->nruns++];
-    r->vis_off = start;
+    r->vis_off = d->vis.len;
     r->raw_off = from;
-    r->exact = d->vis.len - start == to - from;
+    r->exact = true;
+    return true;
 }
 
 size_t html_vis_offset(const html_doc *d, size_t v)
@@ -986,8 +1001,7 @@ static void text(scan *s, size_t from, size_t to)
     if (to <= from)
         return;
     text_run(s, from, to);
-    char_tokens(s, from, to);
-    vis_text(s, from, to);
+    char_tokens(s, from, to, vis_begin(s, from));
 }
 
 static void simple_token(scan *s, tk_type ty, bool quirks)
@@ -1029,7 +1043,8 @@ static size_t start_tag(scan *s, size_t i)
             }
         }
     }
-    if (!inline_tag(&t))
+    if (!html_tag_is_inline(k.tag)) /* a linkifier reading the rendered text sees
+                                       "www.<b>bank</b>.example" as one word */
         s->vis_sep = true;
     switch (tz) {
     case TZ_RCDATA:
@@ -1066,7 +1081,7 @@ static size_t end_tag(scan *s, size_t i)
     html_tree_token(s->tree, &k, &kept, &tz, &det);
     if (name_is(&t, "a"))
         finish_display(s);
-    if (!inline_tag(&t))
+    if (!html_tag_is_inline(k.tag))
         s->vis_sep = true;
     return p;
 }
@@ -1221,7 +1236,7 @@ static size_t markup_decl(scan *s, size_t i)
         }
         /* its text is characters in foreign content */
         if (end > i + 9)
-            char_tokens(s, i + 9, end);
+            char_tokens(s, i + 9, end, false);
         return next;
     }
     if (i + 9 <= n && ieq(h + i + 2, 7, "doctype")) {

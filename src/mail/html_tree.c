@@ -302,6 +302,14 @@ bool html_tag_is_formatting(uint16_t tag)
     }
 }
 
+bool html_tag_is_inline(uint16_t tag)
+{
+    /* an element of no tag of the table (abbr, mark, time, a custom
+       element ...) is inline by default too (CSS display: inline) */
+    return tag == 0 || (tag != T_A && html_tag_is_formatting(tag)) || tag == T_SPAN ||
+           tag == T_SUB || tag == T_SUP;
+}
+
 enum { NS_HTML, NS_SVG, NS_MATH };
 #define NONE UINT32_MAX
 

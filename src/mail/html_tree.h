@@ -69,5 +69,8 @@ bool html_tree_in_template(const html_tree *t);
 
 uint16_t html_tag_id(const char *lower, size_t len);
 bool html_tag_is_formatting(uint16_t tag);
+/* Elements that do not break a line of the rendered text (b, i, span,
+   font, sub, sup ..., and every tag not in the table). */
+bool html_tag_is_inline(uint16_t tag);
 
 #endif

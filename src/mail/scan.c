@@ -304,11 +304,16 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
         r.display_len = l->display_len;
     }
     char *own = NULL;
-    if (!l->base)
-        html_target(&r, base, blen, &own);
     urisan_uri u;
     urisan_report rep;
+    if (!l->base && base != NULL && !has_scheme(r.uri, r.uri_len))
+        html_target(&r, base, blen, &own); /* relative: resolved first */
     urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+    if (!l->base && own == NULL && (rep.flags & URISAN_F(NON_ASCII))) {
+        html_target(&r, NULL, 0, &own); /* written in Unicode */
+        if (own != NULL)
+            urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+    }
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
         /* A fact about the link, judged by the policy like any flag. */
