@@ -248,6 +248,32 @@ def test_html_places():
           "base: written as written, uri resolved: %r" % rows[1])
 
 
+# ---- UNC paths ----------------------------------------------------------
+
+def test_unc():
+    text = ("Open \\\\fileserver.evil.example\\share\\invoice.pdf, or "
+            "(\\\\10.0.0.5\\c$\\x.txt). Not a\\\\b\\c, not \\\\only, "
+            "\\\\bücher.example\\s\\y")
+    rc, rows, _ = rows_of(["--mail", "-"], message([
+        ("text/plain", text), ("text/html", "<p>see \\\\html.example\\share\\a.doc</p>")]))
+    got = [(r["part"], r["context"], r["uri"], r.get("written")) for r in rows]
+    want = [
+        ("1", "text", "file://fileserver.evil.example/share/invoice.pdf",
+         "\\\\fileserver.evil.example\\share\\invoice.pdf"),
+        ("1", "text", "file://10.0.0.5/c$/x.txt", "\\\\10.0.0.5\\c$\\x.txt"),
+        ("1", "text", "file://xn--bcher-kva.example/s/y", "\\\\bücher.example\\s\\y"),
+        ("2", "html-text", "file://html.example/share/a.doc", "\\\\html.example\\share\\a.doc"),
+    ]
+    check(got == want, "UNC paths as file: links\n   want %r\n    got %r" % (want, got))
+    by = {r["uri"]: r for r in rows}
+    r = by.get("file://10.0.0.5/c$/x.txt")
+    check(r is not None and "ip_private" in r["flags"] and r["offset"] == text.index("\\\\10"),
+          "UNC host judged (ip_private), offset of the path: %r" % r)
+    r = by.get("file://fileserver.evil.example/share/invoice.pdf")
+    check(r is not None and r["registrable_domain"] == "evil.example" and r["verdict"] == "deny",
+          "UNC host: registrable domain, file: denied by default: %r" % r)
+
+
 def mail_built():
     rc, _, err = extract(["--mail", "-"], message([("text/plain", "x")]))
     return not (rc == 2 and b"not available" in err)
@@ -260,6 +286,7 @@ def main():
     test_iri_conversion()
     test_idn_set()
     test_html_places()
+    test_unc()
     if failures:
         print("%d failure(s)" % len(failures))
         return 1

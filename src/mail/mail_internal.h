@@ -64,6 +64,22 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
    relative reference). Free the result with g_free. */
 char *mail_iri_to_uri(const char *s, size_t n, size_t *out_len);
 
+/* A UNC path in text (unc.c): "\\host\share\..." at t[off..off+len),
+   its host at t[host..host+host_len). */
+typedef struct {
+    size_t off, len, host, host_len;
+} mail_unc;
+
+/* The next UNC path of t[*pos..len) (a path starts at the text's start or
+   after white space or an opening delimiter; sentence punctuation at its
+   end is left out); *pos moves past it. false: none. Linear over calls. */
+bool mail_unc_next(const char *t, size_t len, size_t *pos, mail_unc *u);
+
+/* The file: URI a Windows client opens for u ("file://host/share/x.txt")
+   into out[0..cap), NUL-terminated; its length, 0 when cap is too small
+   (cap >= u->len + 8 always fits). */
+size_t mail_unc_uri(const char *t, const mail_unc *u, char *out, size_t cap);
+
 /* The Public Suffix List loaded by urisan_mail_init (never NULL after it
    unless libpsl has no list at all). */
 struct psl_ctx_st;

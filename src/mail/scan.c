@@ -152,6 +152,49 @@ static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, co
     return true;
 }
 
+/* The UNC paths of a text (unc.c): each a file: link whose host is
+   judged; written keeps the path as written. */
+static bool scan_unc(scan_ctx *c, const char *part, const char *t, size_t len,
+                     urisan_mail_source source, const char *header, const html_doc *vis)
+{
+    size_t pos = 0;
+    mail_unc u;
+    while (mail_unc_next(t, len, &pos, &u)) {
+        urisan_mail_hit r;
+        memset(&r, 0, sizeof r);
+        r.part = part;
+        r.source = source;
+        r.header = header;
+        r.offset = vis != NULL ? html_vis_offset(vis, u.off) : u.off;
+        r.length = u.len;
+        char *buf = g_malloc(u.len + 8);
+        r.uri = buf;
+        r.uri_len = mail_unc_uri(t, &u, buf, u.len + 8);
+        r.written = t + u.off;
+        r.written_len = u.len;
+        urisan_uri pu;
+        urisan_report rep;
+        urisan_check(r.uri, r.uri_len, c->pol, &pu, &rep, &r.decision);
+        char *conv = NULL;
+        if (rep.flags & URISAN_F(NON_ASCII)) { /* a host written in Unicode */
+            size_t cn = 0;
+            conv = mail_iri_to_uri(r.uri, r.uri_len, &cn);
+            if (conv != NULL) {
+                r.uri = conv;
+                r.uri_len = cn;
+                urisan_check(r.uri, r.uri_len, c->pol, &pu, &rep, &r.decision);
+            }
+        }
+        r.flags = rep.flags;
+        bool ok = deliver(c, &r);
+        g_free(conv);
+        g_free(buf);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* A text part (or the visible text of an HTML part, vis): every hit of
    urisan_extract, batch after batch. */
 static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
@@ -186,7 +229,7 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
                 return false;
         }
         if (st != URISAN_E_TOO_MANY || next <= start)
-            return true;
+            return scan_unc(c, part, t, len, source, header, vis);
         start = next;
     }
 }
