@@ -56,7 +56,7 @@
 
 /* "default": the built-in policy of SPEC 4, nothing on top. */
 static const char profile_default[] =
-    "# default: the built-in policy (SPEC 4); every other flag is reported\n"
+    "# default: the built-in policy; every other flag is reported\n"
     "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n"
     "deny password dangerous_scheme ambiguous_authority ip_obfuscated\n";
 

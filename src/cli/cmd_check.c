@@ -569,8 +569,9 @@ int cmd_check(int argc, char **argv)
         if (!bu.valid || !urisan_span_present(bu.scheme)) {
             free(pol);
             if (bu.valid)
-                return cli_usage_error(CMD, "--base: not an absolute URI (no scheme)");
-            return cli_usage_error(CMD, "--base: %s at offset %zu: %s",
+                return cli_usage_error(CMD, "--base '%.200s': not an absolute URI (no scheme)",
+                                       c.base);
+            return cli_usage_error(CMD, "--base '%.200s': %s at offset %zu: %s", c.base,
                                    urisan_status_name(bu.error.code), bu.error.offset,
                                    urisan_status_message(bu.error.code));
         }

@@ -460,7 +460,7 @@ int cmd_extract(int argc, char **argv)
     if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
     if (nargs > 1)
-        return cli_usage_error(CMD, "at most one FILE");
+        return cli_usage_error(CMD, "at most one FILE, got '%.200s' too", argv[2]);
 #ifndef URISAN_HAVE_MAIL
     if (opts[OPT_MAIL].seen)
         return cli_fail(CMD, "--mail is not available: urisan was built without "

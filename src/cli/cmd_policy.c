@@ -130,12 +130,15 @@ int cmd_policy(int argc, char **argv)
         return cli_usage_error(CMD, "missing action: check FILE, or show");
     if (strcmp(argv[1], "show") == 0) {
         if (nargs != 1)
-            return cli_usage_error(CMD, "show takes no FILE (use --profile NAME)");
+            return cli_usage_error(CMD, "show takes no FILE (use --profile NAME), got '%.200s'",
+                                   argv[2]);
         return show(opts[OPT_PROFILE].value);
     }
     if (strcmp(argv[1], "check") == 0) {
         if (nargs != 2)
-            return cli_usage_error(CMD, "check takes exactly one FILE");
+            return nargs < 2 ? cli_usage_error(CMD, "check needs a FILE")
+                             : cli_usage_error(CMD, "check takes one FILE, got '%.200s' too",
+                                               argv[3]);
         return check(argv[2], opts[OPT_PROFILE].value, opts[OPT_STRICT].seen);
     }
     return cli_usage_error(CMD, "unknown action '%.*s' (check, show)", 40, argv[1]);

@@ -166,11 +166,11 @@ int cmd_resolve(int argc, char **argv)
         urisan_uri bu;
         urisan_parse(c.base, c.blen, NULL, &bu, NULL);
         if (!bu.valid)
-            return cli_usage_error(CMD, "BASE: %s at offset %zu: %s",
+            return cli_usage_error(CMD, "BASE '%.200s': %s at offset %zu: %s", c.base,
                                    urisan_status_name(bu.error.code), bu.error.offset,
                                    urisan_status_message(bu.error.code));
         if (!urisan_span_present(bu.scheme))
-            return cli_usage_error(CMD, "BASE: not an absolute URI (no scheme)");
+            return cli_usage_error(CMD, "BASE '%.200s': not an absolute URI (no scheme)", c.base);
     }
     int status = cli_each_input(CMD, argv, 2, nargs, cli_line_keep(NULL), resolve_one, &c);
     if (status == CLI_EXIT_OK && c.failed)

@@ -646,7 +646,7 @@ int cmd_serve(int argc, char **argv)
     if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
     if (nargs != 0)
-        return cli_usage_error(CMD, "takes no operands");
+        return cli_usage_error(CMD, "takes no operands, got '%.200s'", argv[1]);
 
     static serve_state s;
     memset(&s, 0, sizeof s);

@@ -236,7 +236,8 @@ int cmd_squid_acl(int argc, char **argv)
     if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
         return rc;
     if (nargs != 0)
-        return cli_usage_error(CMD, "takes no operands (requests come on standard input)");
+        return cli_usage_error(CMD, "takes no operands (requests come on standard input), "
+                                    "got '%.200s'", argv[1]);
 
     /* A policy we cannot load is a configuration error: exit, so that
        Squid's cache.log shows the message, rather than answer anything. */

@@ -64,7 +64,7 @@ static const cli_command commands[] = {
       "One line per reference: the result, or `error: CODE OFFSET MESSAGE`.\n"
       "\n"
       "  --non-strict        a reference with the base's scheme is relative\n"
-      "                      (\"http:g\" is \"g\"; RFC 3986 5.2.2, seed draft C)\n"
+      "                      (\"http:g\" is \"g\"; RFC 3986 5.2.2, RFC 2396 C)\n"
       "  --above-root=MODE   \"..\" above the root: clamp (RFC 3986, default),\n"
       "                      keep (RFC 2396), reject (an error)\n"
       "  --json              one JSON object per reference\n"
@@ -90,9 +90,9 @@ static const cli_command commands[] = {
     { "extract", cmd_extract,
       "[--mail] [--json] [--fields LIST] [--policy FILE] [--profile NAME] [--explain]"
       " [FILE|-]",
-      "Find URIs in free text (standard input, or FILE) per the seed draft's\n"
-      "Appendix E and F and print one line per hit, with its flags and the\n"
-      "policy's verdict.\n"
+      "Find URIs in free text (standard input, or FILE), delimited as\n"
+      "RFC 2396 Appendix E and F say, and print one line per hit, with its\n"
+      "flags and the policy's verdict.\n"
       "\n"
       "  --mail         the input is a mail message: every text part decoded\n"
       "                 (quoted-printable, base64, charset to UTF-8); HTML\n"
@@ -238,7 +238,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vfail(cmd, fmt, ap);
     va_end(ap);
-    cli_usage(stderr, cmd);
+    /* one line naming the bad word (above), then where the usage is */
+    const cli_command *c = cmd != NULL ? find_command(cmd) : NULL;
+    if (c != NULL)
+        fprintf(stderr, "see 'urisan %s --help'\n", c->name);
+    else
+        fputs("see 'urisan --help'\n", stderr);
     return CLI_EXIT_USAGE;
 }
 
