@@ -1,0 +1,70 @@
+"""The Lua doors of tests/door_equality.py: urisan.check in LuaJIT and in
+Lua 5.3 (--door door_lua:LuaJITDoor --door door_lua:Lua53Door).
+
+URISAN_LUA_DOORS names the interpreters and module directories:
+"luajit=BUILD/lua/5.1;lua5.3=BUILD/lua/5.3" (lua/tests/meson.build sets
+it). Each answers (verdict, flags) for every input, through
+door_verdicts.lua, under the door test's profile and policy file.
+"""
+import os
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def lua_doors():
+    out = {}
+    for item in os.environ.get("URISAN_LUA_DOORS", "").split(";"):
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out[os.path.basename(k)] = (k, v)
+    return out
+
+
+class LuaDoor:
+    NAME = "lua"
+    LUA = None      # the interpreter's name in URISAN_LUA_DOORS
+
+    def __init__(self, ns=None):
+        found = lua_doors().get(self.LUA)
+        if found is None:
+            raise SystemExit("door_lua: %s is not in URISAN_LUA_DOORS" % self.LUA)
+        self.lua, self.cpath = found
+
+    def want(self, row):
+        return (row["verdict"], tuple(row["flags"]))
+
+    def reference(self, cfg, tmp):
+        return cfg["args"]
+
+    def answers(self, urls, cfg):
+        with tempfile.NamedTemporaryFile(prefix="urisan-lua-door-") as f:
+            for u in urls:
+                f.write(b"%d\n" % len(u) + u)
+            f.flush()
+            argv = [self.lua, os.path.join(HERE, "door_verdicts.lua"), f.name, cfg["profile"]]
+            if cfg["policy"]:
+                argv.append(cfg["policy"])
+            env = dict(os.environ, LUA_CPATH=os.path.join(self.cpath, "?.so"))
+            r = subprocess.run(argv, capture_output=True, env=env)
+        if r.returncode != 0:
+            raise RuntimeError("%s door_verdicts.lua: exit %d: %s" % (self.lua, r.returncode,
+                                                                       r.stderr[-400:]))
+        lines = r.stdout.decode().splitlines()
+        assert len(lines) == len(urls), (len(lines), len(urls))
+        res = {}
+        for i, line in enumerate(lines):
+            v, _, fl = line.partition("\t")
+            res[i] = (v, tuple(x for x in fl.split(",") if x))
+        return res
+
+
+class LuaJITDoor(LuaDoor):
+    NAME = "lua-luajit"
+    LUA = "luajit"
+
+
+class Lua53Door(LuaDoor):
+    NAME = "lua-5.3"
+    LUA = "lua5.3"

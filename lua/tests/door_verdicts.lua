@@ -1,0 +1,19 @@
+-- lua/tests/door_verdicts.lua INPUTS PROFILE [POLICYFILE]: the verdict and
+-- flags urisan.check gives each input (a file of "LENGTH\n" + bytes
+-- records), one "VERDICT\tFLAG,FLAG" line each: the Lua door of
+-- tests/door_equality.py (lua/tests/door_lua.py).
+local urisan = require "urisan"
+local path, profile, pfile = arg[1], arg[2], arg[3]
+local pol = urisan.policy{ profile = profile, file = pfile }
+local f = assert(io.open(path, "rb"))
+local data = f:read("*a")
+f:close()
+local pos, out = 1, {}
+while pos <= #data do
+    local nl = data:find("\n", pos, true)
+    local n = tonumber(data:sub(pos, nl - 1))
+    local r = urisan.check(data:sub(nl + 1, nl + n), pol)
+    pos = nl + n + 1
+    out[#out + 1] = r.verdict .. "\t" .. table.concat(r.flags, ",")
+end
+io.write(table.concat(out, "\n"), #out > 0 and "\n" or "")
