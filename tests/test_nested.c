@@ -203,11 +203,13 @@ START_TEST(nested_url_flag_for_every_encoded_start)
         "http://a/?u=/%5Ch",              "http://a/?u=%252f%252fh",
         "http://a/?u=http%253A%252F%252Fh", "http://a/?u=%%32%66%%32%66h",
         "http://a/?x=%41&u=%2F%2Fh",      "http://a/#u=%5C%2Fh",
-        "http://a/?u=javascript%3Aalert(1)",
+        "http://a/?u=javascript%3Aalert(1)", "http://a/?u=/%09/h",
+        "http://a/?u=/%0a%0D/h",          "http://a/?u=+%20http%3A%2F%2Fh",
     };
     static const char *const no[] = {
         "http://a/?u=%41%42", "http://a/?u=a%20b", "http://a/?u=%2Fa", "http://a/?u=%2541",
         "http://a/?u=/a/b",   "http://a/?u=a//b",  "http://a/#u=/a",   "http://a/?u=1:b",
+        "http://a/?u=/%41/h", "http://a/?u=/%09a",
     };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0] + sizeof no / sizeof no[0]; i++) {
         bool want = i < sizeof yes / sizeof yes[0];

@@ -39,6 +39,7 @@ pkgs=(
   luajit2 libluajit2-5.1-dev lua5.1 liblua5.1-0-dev # Lua 5.1 ABI (nginx, rspamd)
   lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev         # HAProxy 2.6 (5.3), 5.4
   libnginx-mod-http-lua rspamd wrk                  # lua_e2e, rspamd_e2e, gateway-bench
+  nodejs                                            # tests/nested_diff_test.py (a real URL client)
 )
 [ $# -gt 0 ] && pkgs=("$@")
 
