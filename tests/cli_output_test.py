@@ -270,6 +270,50 @@ def expected(raw):
     return "".join(out)
 
 
+def expected_text(raw):
+    """src/cli/render.c cli_text_escape (quoted): the text-mode body."""
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c in (0x09, 0x0A, 0x0D):
+            out.append({9: "\\t", 10: "\\n", 13: "\\r"}[c])
+            i += 1
+            continue
+        if c < 0x20 or c == 0x7F:
+            out.append("\\u{%04X}" % c)
+            i += 1
+            continue
+        if c < 0x80:
+            out.append("\\" + chr(c) if c in (0x22, 0x5C) else chr(c))
+            i += 1
+            continue
+        for n in (2, 3, 4):
+            try:
+                ch = raw[i:i + n].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(ch) == 1:
+                cp = ord(ch)
+                out.append("\\u{%04X}" % cp if hidden(cp) else ch)
+                i += n
+                break
+        else:
+            out.append("\\x{%02X}" % c)
+            i += 1
+    return "".join(out)
+
+
+def hidden(cp):
+    """C1, bidi controls and marks, zero-width and default-ignorable
+    characters, line/paragraph separators (doc/output.md)."""
+    return (cp < 0xA0 or cp in (0xAD, 0x34F, 0x61C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164,
+                                0xFEFF, 0xFFA0)
+            or 0x180B <= cp <= 0x180F or 0x200B <= cp <= 0x200F or 0x2028 <= cp <= 0x202E
+            or 0x2060 <= cp <= 0x206F or 0xFE00 <= cp <= 0xFE0F or 0xFFF0 <= cp <= 0xFFFB
+            or 0x1BCA0 <= cp <= 0x1BCA3 or 0x1D173 <= cp <= 0x1D17A or 0xE0000 <= cp <= 0xE0FFF)
+
+
 def test_escape_of_every_special_byte_at_every_position_of_a_block():
     specials = [b'"', b"\\", b"\x00", b"\x1f", b"\x7f", b"\x80", b"\xc3\xa9", b"\xe2\x80\xa8",
                 b"\xf0\x9f\x98\x80", b"\xc2\x85", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xff"]
@@ -283,7 +327,47 @@ def test_escape_of_every_special_byte_at_every_position_of_a_block():
     assert len(out) == len(lines)
     for raw, line in zip(lines, out):
         body = line[line.index(' "') + 2:line.rindex('"')]
+        assert body == expected_text(raw), (raw, body, expected_text(raw))
+    # JSON: the JSON escape, as before
+    r = run(["check", "--json"], b"\n".join(lines) + b"\n")
+    out = r.stdout.decode("utf-8").splitlines()
+    assert len(out) == len(lines)
+    for raw, line in zip(lines, out):
+        body = line[len('{"uri":"'):line.index('","valid"')]
         assert body == expected(raw), (raw, body, expected(raw))
+
+
+def test_text_output_escapes_every_class_a_terminal_acts_on():
+    # each class: C0, DEL, C1, bidi controls, bidi marks, zero-width,
+    # other default-ignorable, invalid UTF-8; visible Unicode stays
+    cases = [
+        (b"\x01", "\\u{0001}"), (b"\x1b[31m", "\\u{001B}[31m"), (b"\x7f", "\\u{007F}"),
+        (b"\xc2\x85", "\\u{0085}"), (b"\xc2\x9b", "\\u{009B}"),
+        (b"\xe2\x80\xae", "\\u{202E}"), (b"\xe2\x80\xaa", "\\u{202A}"),
+        (b"\xe2\x81\xa6", "\\u{2066}"), (b"\xe2\x81\xa9", "\\u{2069}"),
+        (b"\xe2\x80\x8f", "\\u{200F}"), (b"\xe2\x80\x8b", "\\u{200B}"),
+        (b"\xe2\x80\x8d", "\\u{200D}"), (b"\xef\xbb\xbf", "\\u{FEFF}"),
+        (b"\xc2\xad", "\\u{00AD}"), (b"\xef\xb8\x8f", "\\u{FE0F}"),
+        (b"\xf3\xa0\x80\x81", "\\u{E0001}"), (b"\xe2\x80\xa8", "\\u{2028}"),
+        (b"\xff", "\\x{FF}"), (b"\xc3", "\\x{C3}"), (b"\xed\xa0\x80", "\\x{ED}\\x{A0}\\x{80}"),
+        (b"\xc3\xbc", "\u00fc"), (b"\xe4\xbe\x8b", "\u4f8b"),
+    ]
+    for cmd in (["check"], ["extract"]):
+        # extract ends a bare URL at a C0 control or DEL: those via check
+        sel = [(raw, want) for raw, want in cases if cmd == ["check"] or raw[0] >= 0x80]
+        text = b"\n".join(b"http://a.example/" + raw for raw, _ in sel) + b"\n"
+        out = run(cmd, text).stdout.decode("utf-8").splitlines()
+        assert len(out) == len(sel), (cmd, out)
+        for (raw, want), line in zip(sel, out):
+            body = line[line.index(' "') + 2:line.rindex('"')]
+            assert body == "http://a.example/" + want, (cmd, raw, body, want)
+    # JSON output is unchanged: the JSON escape (U+202E as it is)
+    r = run(["check", "--json"], b"http://a.example/\xe2\x80\xae\n")
+    assert '"uri":"http://a.example/\u202e"' in r.stdout.decode("utf-8"), r.stdout
+    # normalize and resolve (text): never the raw character
+    for cmd in (["normalize"], ["resolve", "http://a.example/"]):
+        r = run(cmd, b"http://a.example/\xe2\x80\xae\n")
+        assert b"\xe2\x80\xae" not in r.stdout, (cmd, r.stdout)
 
 
 def main():

@@ -226,5 +226,12 @@ void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool pla
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
 /* Comma-separated flag names ("-" when none). */
 void cli_text_flags(cli_buf *b, urisan_flags f);
+/* s[0..n) for a terminal (every text-mode writer; JSON has its own
+   escape): printable ASCII and visible UTF-8 as they are; \t \n \r;
+   other C0 controls, DEL, C1 controls, bidi controls and marks, zero-width
+   and other default-ignorable characters as \u{XXXX} (the code point, at
+   least 4 hex digits); a byte that is not UTF-8 as \x{HH}. quoted: '"'
+   and '\\' as \" and \\ (a value between quotes). */
+void cli_text_escape(cli_buf *b, const char *s, size_t n, bool quoted);
 
 #endif

@@ -401,12 +401,12 @@ static bool write_text(const check_ctx *c, const check_result *r)
     cli_buf_addc(b, ' ');
     cli_text_reasons(b, &r->dec);
     cli_buf_lit(b, " \"");
-    json_escape(b, r->in, r->len);
+    cli_text_escape(b, r->in, r->len, true);
     cli_buf_addc(b, '"');
     if (c->base != NULL) {
         if (r->resolved) {
             cli_buf_lit(b, " -> \"");
-            json_escape(b, c->rbuf, r->rlen);
+            cli_text_escape(b, c->rbuf, r->rlen, true);
             cli_buf_addc(b, '"');
         } else {
             cli_buf_lit(b, " -> error: ");

@@ -221,7 +221,7 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     if (r->part == NULL)
         cli_buf_addc(b, '0');
     else
-        cli_buf_adds(b, r->part);
+        cli_text_escape(b, r->part, strlen(r->part), false);
     cli_buf_addc(b, ' ');
     cli_buf_addu(b, r->offset);
     cli_buf_addc(b, ' ');
@@ -231,21 +231,21 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     cli_buf_addc(b, ' ');
     cli_text_reasons(b, &r->dec);
     cli_buf_add(b, " \"", 2);
-    json_escape(b, r->uri, r->uri_len);
+    cli_text_escape(b, r->uri, r->uri_len, true);
     cli_buf_addc(b, '"');
     if (r->limit != NULL) {
         cli_buf_add(b, " \"", 2);
-        json_escape(b, r->message, strlen(r->message));
+        cli_text_escape(b, r->message, strlen(r->message), true);
         cli_buf_addc(b, '"');
     }
     if (r->display != NULL) {
         cli_buf_add(b, " \"", 2);
-        json_escape(b, r->display, r->display_len);
+        cli_text_escape(b, r->display, r->display_len, true);
         cli_buf_addc(b, '"');
     }
     if (r->header != NULL) { /* context header: the field's name */
         cli_buf_lit(b, " \"");
-        json_escape(b, r->header, strlen(r->header));
+        cli_text_escape(b, r->header, strlen(r->header), true);
         cli_buf_addc(b, '"');
     }
     if (c->explain && r->dec.verdict != URISAN_ALLOW) {

@@ -82,7 +82,7 @@ static bool normalize_one(void *ctx, const char *in, size_t len,
             return cli_out_end();
         }
     }
-    cli_buf_add(b, c->nbuf, r.nlen);
+    cli_text_escape(b, c->nbuf, r.nlen, false);
     return cli_out_end();
 }
 

@@ -116,7 +116,7 @@ static bool resolve_one(void *ctx, const char *ref, size_t len,
         cli_buf_addu(b, at);
         cli_buf_lit(b, " result holds a control byte (use --json)");
     } else if (r.st == URISAN_OK) {
-        cli_buf_add(b, c->rbuf, r.rlen);
+        cli_text_escape(b, c->rbuf, r.rlen, false);
     } else {
         cli_text_error(b, &r.err, r.which);
     }

@@ -23,7 +23,10 @@ static void origin_text(cli_buf *b, const urisan_policy *p, urisan_origin_kind k
         cli_buf_addc(b, '"');
     if (line > 0 && path != NULL) {
         snprintf(num, sizeof num, ":%zu", line);
-        json_escape(b, path, strlen(path));
+        if (json)
+            json_escape(b, path, strlen(path));
+        else
+            cli_text_escape(b, path, strlen(path), false);
         cli_buf_adds(b, num);
     } else {
         cli_buf_lit(b, "profile ");

@@ -379,7 +379,7 @@ void cli_log_bad_line(cli_buf *b, const cli_logline *ln, bool json, bool tsv)
         cli_buf_adds(b, "deny denied:invalid (");
         cli_buf_adds(b, ln->why);
         cli_buf_adds(b, ": \"");
-        json_escape(b, ln->line, ln->len);
+        cli_text_escape(b, ln->line, ln->len, true);
         cli_buf_adds(b, "\")");
         return;
     }

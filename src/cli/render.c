@@ -457,3 +457,105 @@ void cli_text_reasons(cli_buf *b, const urisan_decision *d)
     decision_key(d, key);
     memoized(b, memo, key, render_text_reasons, d);
 }
+
+/* ------------------------------------------------------------------ */
+/* Text for a terminal (doc/output.md "Text output and terminals")     */
+/* ------------------------------------------------------------------ */
+
+/* Code points a terminal would act on or not show: C1 controls, bidi
+   controls and marks, zero-width and other default-ignorable characters
+   (Unicode DerivedCoreProperties Default_Ignorable_Code_Point), the line
+   and paragraph separators, interlinear annotation controls. */
+static bool cp_hidden(uint32_t cp)
+{
+    if (cp < 0xA0)
+        return true; /* C1 (C0 and DEL are ASCII, see below) */
+    if (cp < 0x2000)
+        return cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x115F || cp == 0x1160 ||
+               cp == 0x17B4 || cp == 0x17B5 || (cp >= 0x180B && cp <= 0x180F);
+    if (cp <= 0x206F)
+        return (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+               cp >= 0x2060;
+    return cp == 0x3164 || (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF || cp == 0xFFA0 ||
+           (cp >= 0xFFF0 && cp <= 0xFFFB) || (cp >= 0x1BCA0 && cp <= 0x1BCA3) ||
+           (cp >= 0x1D173 && cp <= 0x1D17A) || (cp >= 0xE0000 && cp <= 0xE0FFF);
+}
+
+/* The length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629:
+   shortest form, no surrogates, at most U+10FFFF) and its code point;
+   0 when s does not start one. */
+static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0 || c > 0xF4 || n < len)
+        return 0;
+    uint32_t v = c & (0x3Fu >> (len - 1));
+    for (size_t k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        v = v << 6 | (s[k] & 0x3Fu);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < least[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+static void put_hex(cli_buf *b, const char *open, uint32_t v, int digits)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char t[16];
+    size_t n = 0;
+    while (v >= 16 || digits > 1) {
+        t[n++] = hex[v & 15];
+        v >>= 4;
+        digits--;
+    }
+    t[n++] = hex[v & 15];
+    cli_buf_adds(b, open);
+    while (n > 0)
+        cli_buf_addc(b, t[--n]);
+    cli_buf_addc(b, '}');
+}
+
+void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        size_t p = json_plain_len(str + i, n - i); /* printable ASCII, no " or \ */
+        cli_buf_add(b, str + i, p);
+        i += p;
+        if (i >= n)
+            break;
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\') {
+            if (quoted)
+                cli_buf_addc(b, '\\');
+            cli_buf_addc(b, (char)c);
+            i++;
+        } else if (c == '\t' || c == '\n' || c == '\r') {
+            cli_buf_addc(b, '\\');
+            cli_buf_addc(b, c == '\t' ? 't' : c == '\n' ? 'n' : 'r');
+            i++;
+        } else if (c < 0x80) { /* C0, DEL */
+            put_hex(b, "\\u{", c, 4);
+            i++;
+        } else {
+            uint32_t cp = 0;
+            size_t len = utf8_next(s + i, n - i, &cp);
+            if (len == 0) {
+                put_hex(b, "\\x{", c, 2); /* a byte that is not UTF-8 */
+                i++;
+            } else if (cp_hidden(cp)) {
+                put_hex(b, "\\u{", cp, 4);
+                i += len;
+            } else {
+                cli_buf_add(b, str + i, len);
+                i += len;
+            }
+        }
+    }
+}
