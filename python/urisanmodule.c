@@ -23,6 +23,9 @@
 #include <string.h>
 
 #include "urisan.h"
+#ifdef URISAN_HAVE_MAIL
+#include "urisan_mail.h"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -908,13 +911,163 @@ fail:
     return NULL;
 }
 
+#ifdef URISAN_HAVE_MAIL
+/* ---- a mail message: liburisan-mail, the rows of extract --mail --json ---- */
+
+typedef struct {
+    PyObject *list;
+    bool failed;         /* a Python error is set */
+} mail_rows;
+
+static PyObject *opt_text(const char *p, size_t n)
+{
+    return p != NULL ? text_out(p, n) : Py_NewRef(Py_None);
+}
+
+static PyObject *form_list(bool has_form, unsigned form)
+{
+    PyObject *l = PyList_New(0);
+    for (unsigned bit = 0; l != NULL && has_form && bit < sizeof form_names / sizeof form_names[0];
+         bit++) {
+        if (!((form >> bit) & 1u))
+            continue;
+        PyObject *s = name_str(form_names[bit]);
+        if (s == NULL || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_CLEAR(l);
+            break;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static bool mail_row_add(mail_rows *r, PyObject *o)
+{
+    if (o == NULL || PyList_Append(r->list, o) < 0) {
+        Py_XDECREF(o);
+        r->failed = true;
+        return false;
+    }
+    Py_DECREF(o);
+    return true;
+}
+
+static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
+{
+    mail_rows *r = ctx;
+    PyObject *o = PyDict_New();
+    if (o == NULL ||
+        put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
+        put(o, "part", PyUnicode_FromString(h->part)) < 0 || /* not a static name */
+        put(o, "offset", PyLong_FromSize_t(h->offset)) < 0 ||
+        put(o, "length", PyLong_FromSize_t(h->length)) < 0 ||
+        put(o, "context", name_str(urisan_mail_source_name(h->source))) < 0 ||
+        put(o, "display", opt_text(h->display, h->display_len)) < 0 ||
+        put(o, "form", form_list(h->has_form, h->form)) < 0 ||
+        put(o, "flags", flags_out(h->flags)) < 0 ||
+        put(o, "verdict", name_str(urisan_verdict_name(h->decision.verdict))) < 0 ||
+        put(o, "reasons", reasons_out(&h->decision)) < 0 ||
+        reasons_apart(o, &h->decision) < 0 ||
+        (h->header != NULL && put(o, "header", text_out(h->header, strlen(h->header))) < 0) ||
+        (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0)) {
+        Py_XDECREF(o);
+        r->failed = true;
+        return false;
+    }
+    return mail_row_add(r, o);
+}
+
+/* A limit reached: a row of its own, as extract --mail writes it. */
+static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
+{
+    mail_rows *r = ctx;
+    PyObject *o = PyDict_New();
+    if (o == NULL ||
+        put(o, "uri", Py_NewRef(Py_None)) < 0 ||
+        put(o, "part", PyUnicode_FromString(dg->part ? dg->part : "raw")) < 0 ||
+        put(o, "offset", PyLong_FromLong(0)) < 0 ||
+        put(o, "length", PyLong_FromLong(0)) < 0 ||
+        put(o, "context", name_str("limit")) < 0 ||
+        put(o, "display", Py_NewRef(Py_None)) < 0 ||
+        put(o, "form", PyList_New(0)) < 0 ||
+        put(o, "flags", flags_out(dg->flags)) < 0 ||
+        put(o, "verdict", name_str(urisan_verdict_name(dg->decision.verdict))) < 0 ||
+        put(o, "reasons", reasons_out(&dg->decision)) < 0 ||
+        reasons_apart(o, &dg->decision) < 0 ||
+        put(o, "limit", name_str(urisan_mail_limit_name(dg->limit))) < 0 ||
+        put(o, "limit_message", PyUnicode_FromString(dg->message)) < 0) {
+        Py_XDECREF(o);
+        r->failed = true;
+        return false;
+    }
+    return mail_row_add(r, o);
+}
+
+/* The rows of the message data[0..len), or NULL with an exception. */
+static PyObject *mail_scan_rows(const char *data, size_t len, const urisan_policy *pol)
+{
+    mail_rows r = { PyList_New(0), false };
+    if (r.list == NULL)
+        return NULL;
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    urisan_mail_sink sink = { on_mail_hit, on_mail_diag, &r };
+    urisan_mail_result res;
+    /* the callbacks build Python objects: the GIL is held */
+    urisan_mail_status st = urisan_mail_scan(data, len, pol, &lim, &sink, &res);
+    if (r.failed) {
+        Py_DECREF(r.list);
+        return NULL;
+    }
+    if (st == URISAN_MAIL_NOT_MESSAGE || st == URISAN_MAIL_NOMEM) {
+        Py_DECREF(r.list);
+        if (st == URISAN_MAIL_NOMEM)
+            return PyErr_NoMemory();
+        PyErr_SetString(PyExc_ValueError, "the input is not a mail message");
+        return NULL;
+    }
+    return r.list;
+}
+#endif
+
+/* extract_mail(data, *, policy=None) -> the rows of extract --mail --json */
+static PyObject *py_extract_mail(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"data", "policy", NULL};
+    PyObject *to, *pol_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:extract_mail", kwlist, &to, &pol_obj))
+        return NULL;
+#ifdef URISAN_HAVE_MAIL
+    in_text t;
+    const urisan_policy *pol;
+    if (get_text(to, &t, "data") < 0 || get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    return mail_scan_rows(t.p, (size_t)t.n, pol);
+#else
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "extract_mail: urisan was built without liburisan-mail (meson option 'mail')");
+    return NULL;
+#endif
+}
+
 static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
-    static char *kwlist[] = {"text", "policy", NULL};
+    static char *kwlist[] = {"text", "policy", "mail", NULL};
     PyObject *to, *pol_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:extract", kwlist, &to, &pol_obj))
+    int mail = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$Op:extract", kwlist, &to, &pol_obj, &mail))
         return NULL;
+    if (mail) {
+        PyObject *a = PyTuple_Pack(1, to);
+        PyObject *k = a == NULL ? NULL : Py_BuildValue("{s:O}", "policy", pol_obj);
+        PyObject *rows = k == NULL ? NULL : py_extract_mail(m, a, k);
+        Py_XDECREF(a);
+        Py_XDECREF(k);
+        return rows;
+    }
     in_text t;
     const urisan_policy *pol;
     if (get_text(to, &t, "text") < 0 || get_policy(pol_obj, &pol) < 0)
@@ -1054,7 +1207,11 @@ static PyMethodDef methods[] = {
     {"equivalent", (PyCFunction)(void (*)(void))py_equivalent, METH_VARARGS | METH_KEYWORDS,
      "equivalent(a, b, *, policy=None) -> bool: equal after normalisation."},
     {"extract", (PyCFunction)(void (*)(void))py_extract, METH_VARARGS | METH_KEYWORDS,
-     "extract(text, *, policy=None) -> list of dict: what `urisan extract --json` prints."},
+     "extract(text, *, policy=None, mail=False) -> list of dict: what `urisan extract --json` "
+     "prints (mail=True: extract_mail)."},
+    {"extract_mail", (PyCFunction)(void (*)(void))py_extract_mail, METH_VARARGS | METH_KEYWORDS,
+     "extract_mail(data, *, policy=None) -> list of dict: the links of a mail message, as "
+     "`urisan extract --mail --json` gives them."},
     {"version", py_version, METH_NOARGS, "version() -> str: urisan_version() of the library."},
     {"flag_names", py_flag_names, METH_NOARGS, "flag_names() -> list of every flag name, bit order."},
     {NULL, NULL, 0, NULL}

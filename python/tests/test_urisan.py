@@ -326,3 +326,36 @@ def test_check_lists_nested_urls_as_cli(exe):
                                  "flags": ["ip_literal", "ip_private"], "host_ip": "10.0.0.15"}
     assert "nested" not in urisan.check("http://x/?a=b")
     assert [n["depth"] for n in urisan.check(cases[2], policy=pol)["nested"]] == [1, 2]
+
+
+def mail_messages(srcdir):
+    """tests/mail (and its hostile messages) and the mail corpus' IRI,
+    HTML-place and UNC messages."""
+    out = []
+    for d in ("tests/mail", "tests/mail/hostile"):
+        full = os.path.join(srcdir, d)
+        out += sorted(os.path.join(full, f) for f in os.listdir(full) if f.endswith(".eml"))
+    for f in ("iri-links.eml", "places-all.eml", "unc-paths.eml"):
+        out.append(os.path.join(srcdir, "corpus", "mail", f))
+    return out
+
+
+def test_extract_mail_equals_cli(exe, srcdir):
+    try:
+        urisan.extract_mail(b"Subject: x\n\nhttp://a.example/\n")
+    except NotImplementedError:
+        pytest.skip("built without liburisan-mail")
+    for path in mail_messages(srcdir):
+        with open(path, "rb") as f:
+            data = f.read()
+        r = subprocess.run([exe, "extract", "--mail", "--json", path], capture_output=True,
+                           check=False)
+        want = [without_hostview(json.loads(line))
+                for line in r.stdout.decode("utf-8").splitlines()]
+        got = urisan.extract_mail(data)
+        assert [as_cli(h) for h in got] == want, path
+        assert urisan.extract(data, mail=True) == got
+        # the message's worst verdict decides the command's exit status
+        assert r.returncode == (1 if any(h["verdict"] == "deny" for h in got) else 0), path
+    with pytest.raises(ValueError):
+        urisan.extract_mail(b"")
