@@ -54,6 +54,30 @@
     "# [v1.127.0.0.1] (IPvFuture): no address any client connects to\n"              \
     "allow-ip 0.0.0.0/0 ::/0\n"
 
+/* Windows protocol handlers that advisories name as phishing or
+   code-execution vectors (doc/policy.md "Profiles" gives each one's
+   advisory): a mail reader's click hands the rest of the link to a local
+   program. ms-msdt (CVE-2022-30190, Follina); search-ms (MS08-075, and
+   the 2022-2023 campaigns that show a remote share as local search
+   results); search (the same share trick, NTLM hash leak); ms-officecmd
+   (Positive Security's 2021 one-click RCE through Teams); ms-word,
+   ms-excel, ms-powerpoint (Office URI schemes: "ofe|u|URL" opens a
+   remote document for editing, the ms-msdt and remote-template chains
+   start there); mhtml (CVE-2024-38112, Void Banshee: MSHTML opened from a
+   link); smb (forced NTLM authentication to the attacker's share, as in
+   CVE-2023-23397); ms-settings (opens Settings pages without a prompt);
+   ms-cxh and ms-cxh-full (CVE-2023-32214); ms-appinstaller
+   (CVE-2021-43890: installs a package from a URL, disabled by Microsoft
+   in December 2023 after the campaigns). */
+#define LIST_WINDOWS_HANDLERS                                                       \
+    "# Windows protocol handlers named by advisories: ms-msdt (CVE-2022-30190),\n"    \
+    "# search-ms and search (remote share shown as local files), ms-officecmd,\n"   \
+    "# Office URI schemes, mhtml (CVE-2024-38112), smb (NTLM leak), ms-settings,\n"  \
+    "# ms-cxh (CVE-2023-32214), ms-appinstaller (CVE-2021-43890)\n"                 \
+    "dangerous-scheme ms-msdt search-ms search ms-officecmd\n"                      \
+    "dangerous-scheme ms-word ms-excel ms-powerpoint mhtml smb ms-settings\n"       \
+    "dangerous-scheme ms-cxh ms-cxh-full ms-appinstaller\n"
+
 /* "default": the built-in policy of SPEC 4, nothing on top. */
 static const char profile_default[] =
     "# default: the built-in policy; every other flag is reported\n"
@@ -149,6 +173,7 @@ static const char profile_mail[] =
     "# mail: links in messages, judged for the reader who clicks them\n"
     "# script and local-file links\n"
     "deny dangerous_scheme\n"
+    LIST_WINDOWS_HANDLERS
     "# http://bank.com@evil.example/: the name before \"@\" is a decoy\n"
     "deny userinfo password\n"
     "# hosts the reader cannot read, and hosts parsers disagree about\n"

@@ -336,6 +336,57 @@ START_TEST(proxy_profile_refuses_what_is_no_absolute_url)
 }
 END_TEST
 
+/* The Windows protocol handlers the mail profile denies (doc/policy.md
+   "Profiles"): each scheme, also as a browser reads it (case, a leading
+   space, a TAB inside), is denied for dangerous_scheme. */
+static const char *const windows_handlers[] = {
+    "ms-msdt:/id%20PCWDiagnostic%20/skip%20force",
+    "search-ms:query=invoice&crumb=location:%5C%5Cevil.example%5Cs",
+    "search:query=invoice&crumb=location:%5C%5Cevil.example%5Cs",
+    "ms-officecmd:%7B%22id%22:3%7D",
+    "ms-word:ofe%7Cu%7Chttps://evil.example/a.docx",
+    "ms-excel:ofv%7Cu%7Chttps://evil.example/a.xlsx",
+    "ms-powerpoint:https://evil.example/a.pptx",
+    "mhtml:https://evil.example/a.mht!x",
+    "smb://evil.example/share/a.pdf",
+    "ms-settings:windowsdefender",
+    "ms-cxh:x",
+    "ms-cxh-full:x",
+    "ms-appinstaller:?source=https://evil.example/a.msix",
+    "SEARCH-MS:query=x",
+    " Ms-Msdt:/id%20x",
+    "ms-off\tice\ncmd:x",
+};
+
+START_TEST(mail_profile_denies_windows_protocol_handlers)
+{
+    urisan_policy *p = new_policy();
+    ck_assert_int_eq(urisan_policy_profile(p, "mail", 4), URISAN_OK);
+    const char *in = windows_handlers[_i];
+    urisan_decision d = check(p, in);
+    ck_assert_msg(d.verdict == URISAN_DENY && (d.deny_flags & F(DANGEROUS_SCHEME)), "%s", in);
+    /* the default policy has no such entries: only its built-in list */
+    free(p);
+    p = new_policy();
+    ck_assert_msg(!(check(p, in).deny_flags & F(DANGEROUS_SCHEME)), "default: %s", in);
+    free(p);
+}
+END_TEST
+
+START_TEST(mail_profile_allows_handler_lookalike_schemes)
+{
+    urisan_policy *p = new_policy();
+    ck_assert_int_eq(urisan_policy_profile(p, "mail", 4), URISAN_OK);
+    const char *ok[] = {"https://example.com/", "mailto:a@example.com", "ms-wordx:x",
+                        "smbx://h/", "searchms:x", "https://example.com/?u=search-ms:x"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        ck_assert_msg(!(check(p, ok[i]).deny_flags & F(DANGEROUS_SCHEME)), "%s", ok[i]);
+    /* a redirector's nested URL answers to the same list */
+    ck_assert_int_eq(check(p, "https://r.example/?url=ms-msdt:/id%20x").verdict, URISAN_DENY);
+    free(p);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* The policy written back                                                 */
 /* ---------------------------------------------------------------------- */
@@ -395,6 +446,9 @@ static Suite *suite(void)
     tcase_add_test(t, origin_names_the_line_or_the_profile_of_each_rule);
     tcase_add_test(t, profile_line_first_then_later_lines_override);
     tcase_add_test(t, proxy_profile_refuses_what_is_no_absolute_url);
+    tcase_add_loop_test(t, mail_profile_denies_windows_protocol_handlers, 0,
+                        (int)(sizeof windows_handlers / sizeof windows_handlers[0]));
+    tcase_add_test(t, mail_profile_allows_handler_lookalike_schemes);
     suite_add_tcase(s, t);
     return s;
 }
