@@ -514,6 +514,163 @@ def test_milter_max_message_takes_k_and_m_suffixes():
         assert r.returncode == 2 and b"--max-message" in r.stderr, (bad, r.stderr[:200])
 
 
+class Milter:
+    """`urisan milter` on a unix socket in a temporary directory, its log
+    in a file (the daemon behaviour: start line, SIGHUP, SIGTERM)."""
+
+    def __init__(self, d, *extra):
+        self.sock = os.path.join(d, "m.sock")
+        self.logpath = os.path.join(d, "m.log")
+        self.log_f = open(self.logpath, "w")
+        self.p = subprocess.Popen([URISAN, "milter", "--socket", "unix:" + self.sock, *extra],
+                                  stdout=self.log_f, stderr=subprocess.STDOUT)
+        assert self.wait("listening on"), self.log()
+
+    def log(self):
+        with open(self.logpath, errors="replace") as f:
+            return f.read()
+
+    def wait(self, needle, timeout=10):
+        import time
+        end = time.time() + timeout
+        while time.time() < end:
+            if needle in self.log():
+                return True
+            if self.p.poll() is not None:
+                return needle in self.log()
+            time.sleep(0.02)
+        return False
+
+    def message(self, body_bytes):
+        """A session that sends one message and its end: the milter judges
+        it (end of message) while the caller does what it wants; read the
+        answer with answer(c)."""
+        import socket
+        import struct
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(self.sock)
+
+        def send(cmd, data):
+            c.sendall(struct.pack(">I", len(data) + 1) + cmd + data)
+
+        def reply():
+            n = struct.unpack(">I", self.recv(c, 4))[0]
+            return self.recv(c, n)
+        send(b"O", struct.pack(">III", 6, 0x1ff, 0))
+        assert reply()[:1] == b"O"
+        for cmd, data in ((b"C", b"client\0U"), (b"M", b"<a@client.example>\0"),
+                          (b"R", b"<b@test.example>\0"),
+                          (b"L", b"Content-Type\0text/plain\0"), (b"N", b"")):
+            send(cmd, data)
+            assert reply()[:1] == b"c", cmd
+        for i in range(0, len(body_bytes), 65000):
+            send(b"B", body_bytes[i:i + 65000])
+            assert reply()[:1] == b"c"
+        send(b"E", b"")
+        return c, reply
+
+    @staticmethod
+    def recv(c, n):
+        got = b""
+        while len(got) < n:
+            more = c.recv(n - len(got))
+            if not more:
+                raise EOFError("the milter closed the connection")
+            got += more
+        return got
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        self.log_f.close()
+
+
+def milter_built():
+    return run(["milter", "--help"]).returncode == 0
+
+
+def test_milter_sighup_keeps_the_policy_on_a_mistake_and_takes_a_good_one():
+    import signal
+    import time
+    if not milter_built():
+        return
+    with tempfile.TemporaryDirectory() as d:
+        pol = os.path.join(d, "p.policy")
+        with open(pol, "w") as f:
+            f.write("deny-host blocked.example\n")
+        m = Milter(d, "--profile", "mail", "--policy", pol)
+        try:
+            first = m.log().split("\n")[0]
+            assert ("urisan 0." in first and "profile mail" in first and
+                    "policy file " + pol in first), first
+            with open(pol, "w") as f:
+                f.write("deny-host blocked.example\n\nallow-host [::1\n")
+            m.p.send_signal(signal.SIGHUP)
+            assert m.wait("reload failed"), m.log()
+            assert pol + ":3:12:" in m.log(), m.log()
+            time.sleep(0.1)
+            assert m.p.poll() is None, m.log()
+            with open(pol, "w") as f:
+                f.write("deny-host other.example\n")
+            m.p.send_signal(signal.SIGHUP)
+            assert m.wait("policy reloaded (urisan 0."), m.log()
+            assert m.p.poll() is None
+        finally:
+            m.stop()
+
+
+def test_milter_sigterm_stops_within_1s_and_drains_messages_being_judged():
+    import signal
+    import time
+    if not milter_built():
+        return
+    with tempfile.TemporaryDirectory() as d:
+        m = Milter(d, "--profile", "mail")
+        try:
+            t0 = time.time()
+            m.p.send_signal(signal.SIGTERM)
+            rc = m.p.wait(5)
+            took = time.time() - t0
+            assert rc == 0 and took < 1.0, (rc, took, m.log())
+            assert "SIGTERM: draining (0 messages being judged)" in m.log(), m.log()
+            assert "stopped after 0 messages" in m.log(), m.log()
+        finally:
+            m.stop()
+        # a message being judged: SIGTERM waits for it and its answer
+        body = b"".join(b"see https://h%d.example/p?u=http://10.0.0.%d/ now\r\n" % (i, i % 250)
+                        for i in range(200000))
+        m = Milter(d, "--profile", "mail", "--max-message", "32M")
+        try:
+            c, reply = m.message(body)
+            time.sleep(0.5)  # its judgement (11 MB, 200,000 links) takes longer
+            m.p.send_signal(signal.SIGTERM)
+            assert m.wait("draining (1 message being judged)"), m.log()
+            answers = []
+            while True:
+                a = reply()
+                answers.append(a[:1])
+                if a[:1] in (b"a", b"c", b"y", b"t", b"r", b"d"):
+                    break
+            rc = m.p.wait(10)
+            assert rc == 0, (rc, m.log())
+            assert answers[-1] in (b"a", b"c"), answers
+            assert "stopped after 1 message\n" in m.log(), m.log()
+            c.close()
+        finally:
+            m.stop()
+        # --drain-timeout bounds the wait
+        m = Milter(d, "--profile", "mail", "--max-message", "32M", "--drain-timeout", "0")
+        try:
+            c, reply = m.message(body)
+            m.p.send_signal(signal.SIGTERM)
+            rc = m.p.wait(5)
+            c.close()
+            assert "cut short while being judged" in m.log(), m.log()
+        finally:
+            m.stop()
+
+
 def test_check_json_lists_nested_urls():
     out, _ = check_json([b"https://a.example/?url=http://127.0.0.1/&n=http%253A%252F%252F10.0.0.1%252F"
                          b"#u=//[::1]/", b"https://a.example/?q=1"])

@@ -44,6 +44,7 @@ has urisan_*.deb './usr/lib/squid/urisan$'
 has urisan_*.deb './usr/bin/urisan$'
 has urisan_*.deb './usr/share/doc/urisan/logs.md'
 has urisan_*.deb './usr/share/doc/urisan/examples/policy.txt'
+has urisan_*.deb './lib/systemd/system/urisan-milter.service$'
 has liburisan0.2_*.deb 'liburisan.so.0.2'
 has liburisan-dev_*.deb './usr/include/urisan.h$'
 has liburisan-dev_*.deb 'pkgconfig/urisan.pc$'
@@ -70,6 +71,9 @@ fi
 out=$("${run_env[@]}" "$prefix/usr/bin/urisan" check 'http://127.0.0.1/a/../b' || true)
 echo "deb-check: urisan check -> $out"
 [[ $out == flag* || $out == deny* ]] || { echo "FAIL: urisan check"; status=1; }
+# the package's binary has the milter (libmilter-dev in Build-Depends)
+"${run_env[@]}" "$prefix/usr/bin/urisan" milter --help >/dev/null 2>&1 ||
+    { echo "FAIL: urisan milter missing from the package"; status=1; }
 ver=$("${run_env[@]}" "$prefix/usr/bin/urisan" --version)
 echo "deb-check: $ver"
 reply=$(printf '0 http://example.com/\n1 javascript:alert(1)\n' | "${run_env[@]}" "$prefix/usr/lib/squid/urisan" squid-acl)

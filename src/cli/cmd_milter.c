@@ -10,9 +10,11 @@
  * brought are removed first: a sender cannot forge them), quarantine,
  * reject with 550 5.7.1 naming the link and why, or tempfail 451 4.7.1.
  * libmilter runs one thread per SMTP session; the sessions share only
- * read-only state (policy, ICU, Public Suffix List).
+ * read-only state (the policy a message is judged by, ICU, Public Suffix
+ * List). SIGHUP, SIGTERM and the policy in force: milter_daemon.c.
  */
 #include "cli.h"
+#include "milter_daemon.h"
 #include "milter_scan.h"
 #include "hostview.h"
 #include "urisan_mail.h"
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <libmilter/mfapi.h>
 
@@ -170,6 +173,7 @@ static sfsistat on_eom(SMFICTX *ctx)
     if (s == NULL)
         return SMFIS_TEMPFAIL;
     milter_outcome out;
+    milter_judging_begin();
     if (s->nomem) {
         out.action = conf.on_error;
         out.verdict = "error";
@@ -178,7 +182,12 @@ static sfsistat on_eom(SMFICTX *ctx)
         snprintf(out.links_hdr, sizeof out.links_hdr, "not scanned: out of memory");
         snprintf(out.reply, sizeof out.reply, "urisan: message not scanned (out of memory)");
     } else {
-        milter_judge(&conf, s->buf, s->len, s->truncated, &out);
+        /* the policy in force now; a reload meanwhile does not free it */
+        milter_conf c = conf;
+        milter_pol *ref;
+        c.pol = milter_pol_get(&ref);
+        milter_judge(&c, s->buf, s->len, s->truncated, &out);
+        milter_pol_put(ref);
     }
     const char *qid = smfi_getsymval(ctx, "i");
     if (!quiet)
@@ -206,6 +215,7 @@ static sfsistat on_eom(SMFICTX *ctx)
         break;
     }
     msg_reset(s);
+    milter_judging_end();
     return rc;
 }
 
@@ -246,11 +256,13 @@ static bool parse_size(const char *v, size_t min, size_t *out)
     return true;
 }
 
-enum { O_SOCKET, O_POLICY, O_PROFILE, O_ON_DENY, O_ON_FLAG, O_ON_ERROR, O_MAX, O_TIMEOUT, O_QUIET };
+enum { O_SOCKET, O_POLICY, O_PROFILE, O_ON_DENY, O_ON_FLAG, O_ON_ERROR, O_MAX, O_TIMEOUT, O_QUIET,
+       O_DRAIN };
 
-/* --on-deny, --on-flag, --on-error, --max-message into conf and --timeout
-   into *timeout; 0, or the usage error's status. */
-static int read_conf(const cli_opt *opts, size_t *timeout)
+/* --on-deny, --on-flag, --on-error, --max-message into conf, --timeout
+   into *timeout and --drain-timeout into *drain; 0, or the usage error's
+   status. */
+static int read_conf(const cli_opt *opts, size_t *timeout, size_t *drain)
 {
     struct {
         int opt;
@@ -274,12 +286,16 @@ static int read_conf(const cli_opt *opts, size_t *timeout)
         (!parse_size(opts[O_TIMEOUT].value, 1, timeout) || *timeout > 86400))
         return cli_usage_error(CMD, "--timeout: '%s' is not a number of seconds from 1 to 86400",
                                opts[O_TIMEOUT].value);
+    if (opts[O_DRAIN].seen && (!parse_size(opts[O_DRAIN].value, 0, drain) || *drain > 3600))
+        return cli_usage_error(CMD, "--drain-timeout: '%s' is not a number of seconds from 0 "
+                               "to 3600", opts[O_DRAIN].value);
     return 0;
 }
 
 /* Register the filter, listen on where (spec: its copy, libmilter may keep it)
-   and serve until libmilter stops; CLI_EXIT_OK or the failure's status. */
-static int run_milter(const char *where, char *spec, size_t timeout)
+   and serve until stopped (milter_daemon_run); CLI_EXIT_OK or the
+   failure's status. *left: messages still being judged at the end. */
+static int run_milter(const char *where, char *spec, size_t timeout, size_t *left)
 {
     static char name[] = "urisan";
     struct smfiDesc desc = {
@@ -303,16 +319,7 @@ static int run_milter(const char *where, char *spec, size_t timeout)
         return cli_fail(CMD, "--timeout: libmilter refused it");
     if (smfi_opensocket(1) != MI_SUCCESS)
         return cli_fail(CMD, "%s: cannot listen there", where);
-    if (!quiet)
-        fprintf(stderr, "urisan: milter: listening on %s (on-deny %s, on-flag %s, "
-                        "on-error %s, max-message %zu)\n",
-                where, milter_action_name(conf.on_deny), milter_action_name(conf.on_flag),
-                milter_action_name(conf.on_error), conf.max_message);
-    /* Returns on SIGTERM, SIGINT or SIGHUP (libmilter's own handler),
-       after the sessions finish. */
-    if (smfi_main() != MI_SUCCESS)
-        return cli_fail(CMD, "libmilter stopped with an error");
-    return CLI_EXIT_OK;
+    return milter_daemon_run(left);
 }
 
 int cmd_milter(int argc, char **argv)
@@ -327,6 +334,7 @@ int cmd_milter(int argc, char **argv)
         [O_MAX] = { "--max-message", true, NULL, false },
         [O_TIMEOUT] = { "--timeout", true, NULL, false },
         [O_QUIET] = { "--quiet", false, NULL, false },
+        [O_DRAIN] = { "--drain-timeout", true, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -339,14 +347,23 @@ int cmd_milter(int argc, char **argv)
 
     milter_conf_default(&conf);
     quiet = opts[O_QUIET].seen;
-    size_t timeout = 0;
-    if ((rc = read_conf(opts, &timeout)) != 0)
+    size_t timeout = 0, drain = 10;
+    if ((rc = read_conf(opts, &timeout, &drain)) != 0)
         return rc;
 
     urisan_policy *pol = cli_policy_load(CMD, opts[O_POLICY].value, opts[O_PROFILE].value);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
-    conf.pol = pol;
+    char settings[160];
+    snprintf(settings, sizeof settings, "on-deny %s, on-flag %s, on-error %s, max-message %zu",
+             milter_action_name(conf.on_deny), milter_action_name(conf.on_flag),
+             milter_action_name(conf.on_error), conf.max_message);
+    milter_daemon_conf dc = { opts[O_SOCKET].value, opts[O_POLICY].value,
+                              opts[O_PROFILE].value, settings, drain };
+    if (!milter_daemon_init(&dc, pol)) {
+        free(pol);
+        return cli_fail(CMD, "out of memory");
+    }
 
     /* Shared read-only state, loaded before the session threads start. */
     urisan_mail_init();
@@ -354,13 +371,19 @@ int cmd_milter(int argc, char **argv)
 
     char *spec = strdup(opts[O_SOCKET].value);
     if (spec == NULL) {
-        free(pol);
+        milter_daemon_done();
         return cli_fail(CMD, "out of memory");
     }
-    int status = run_milter(opts[O_SOCKET].value, spec, timeout);
+    size_t left = 0;
+    int status = run_milter(opts[O_SOCKET].value, spec, timeout, &left);
+    if (left > 0) {
+        /* judgements cut short still run on the shared state: leave it */
+        fflush(stderr);
+        _exit(status);
+    }
     urisan_mail_shutdown();
     hostview_shutdown();
     free(spec);
-    free(pol);
+    milter_daemon_done();
     return cli_finish(CMD, status);
 }

@@ -164,8 +164,15 @@ static const cli_command commands[] = {
       "  --max-message BYTES   bytes kept per message (default 32M; k, M)\n"
       "  --timeout SECONDS     libmilter's MTA I/O timeout\n"
       "  --quiet               no log line per message on stderr\n"
+      "  --drain-timeout SECONDS SIGTERM: wait for messages being judged\n"
+      "                        (default 10)\n"
       "\n"
-      "Exit status: 0 after SIGTERM/SIGINT, 2 usage, policy or socket error.\n" },
+      "SIGHUP loads the policy again (a file with a mistake is not taken: the\n"
+      "policy in force stays, the log says FILE:LINE:COLUMN); SIGTERM stops\n"
+      "taking connections, answers the messages being judged and exits.\n"
+      "\n"
+      "Exit status: 0 after SIGTERM/SIGINT, 1 when libmilter stopped by\n"
+      "itself, 2 usage, policy or socket error.\n" },
     { "policy", cmd_policy,
       "[--profile NAME] [--strict] check FILE | show",
       "check FILE: validate the policy FILE (on top of --profile NAME, else\n"
