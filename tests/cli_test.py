@@ -602,8 +602,8 @@ def test_milter_sighup_keeps_the_policy_on_a_mistake_and_takes_a_good_one():
         m = Milter(d, "--profile", "mail", "--policy", pol)
         try:
             first = m.log().split("\n")[0]
-            assert ("urisan 0." in first and "profile mail" in first and
-                    "policy file " + pol in first), first
+            assert (first.startswith("urisan: milter: policy in force: urisan 0.") and
+                    "profile mail, policy file " + pol + ", " in first and " rules" in first), first
             with open(pol, "w") as f:
                 f.write("deny-host blocked.example\n\nallow-host [::1\n")
             m.p.send_signal(signal.SIGHUP)
@@ -614,7 +614,7 @@ def test_milter_sighup_keeps_the_policy_on_a_mistake_and_takes_a_good_one():
             with open(pol, "w") as f:
                 f.write("deny-host other.example\n")
             m.p.send_signal(signal.SIGHUP)
-            assert m.wait("policy reloaded (urisan 0."), m.log()
+            assert m.wait("policy reloaded; in force: urisan 0."), m.log()
             assert m.p.poll() is None
         finally:
             m.stop()

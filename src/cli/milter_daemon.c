@@ -17,6 +17,7 @@
  */
 #include "milter_daemon.h"
 #include "cli.h"
+#include "policy_info.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,13 +113,15 @@ void milter_pol_put(milter_pol *ref)
         pol_free(ref);
 }
 
-/* What is enforced, for the start and reload lines:
-   "urisan 0.2.0, profile mail, policy file /etc/urisan/mail.policy". */
-static void policy_text(char *buf, size_t cap)
+/* "policy in force: urisan 0.2.0, profile mail, policy file F, N rules"
+   (policy_info.h: the words serve and squid-acl use), after what. */
+static void log_policy(const char *what, const urisan_policy *p)
 {
-    snprintf(buf, cap, "urisan %s, profile %s, %s%s", urisan_version(),
-             d.c.profile != NULL ? d.c.profile : "default",
-             d.c.path != NULL ? "policy file " : "no policy file", d.c.path ? d.c.path : "");
+    cli_policy_info i;
+    cli_policy_info_make(&i, p, d.c.profile, d.c.path);
+    char text[CLI_POLICY_INFO_TEXT];
+    cli_policy_info_text(&i, text, sizeof text);
+    logf_("%s%s", what, text);
 }
 
 bool milter_daemon_init(const milter_daemon_conf *c, urisan_policy *pol)
@@ -152,11 +155,9 @@ static void reload(void)
     d.cur = r;
     bool last = pol_unref(old);
     pthread_mutex_unlock(&d.mu);
+    log_policy("policy reloaded; in force: ", np);
     if (last)
         pol_free(old);
-    char info[600];
-    policy_text(info, sizeof info);
-    logf_("policy reloaded (%s)", info);
 }
 
 /* ---- messages being judged ---- */
@@ -434,9 +435,8 @@ int milter_daemon_run(size_t *judging_left)
     if (start_thread(&runner, smfi_runner, &set) != 0)
         return cli_fail(CMD, "cannot start libmilter's thread");
     wait_libmilter_signal_thread();
-    char info[600];
-    policy_text(info, sizeof info);
-    logf_("listening on %s (%s; %s)", d.c.where, info, d.c.settings);
+    log_policy("policy in force: ", d.cur->pol);
+    logf_("listening on %s (%s)", d.c.where, d.c.settings);
     bool asked = until_stop(&set);
     bool joined = atomic_load(&d.smfi_done) && pthread_join(runner, NULL) == 0;
     if (!joined)

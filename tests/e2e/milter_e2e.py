@@ -480,10 +480,11 @@ def wait_log(st, name, needle, timeout=5):
 
 def daemon(st):
     """12. start line, SIGHUP (bad file, good file), SIGTERM within 1 s."""
-    log = st.log("milter.log", whole=True).split("\n", 1)[0]
-    expect("listening on inet:" in log and "profile mail" in log and
-           f"policy file {st.policy}" in log and "urisan 0." in log,
-           "the start line names the version, the profile and the policy file")
+    log = st.log("milter.log", whole=True).split("\n", 2)
+    expect(log[0].startswith("urisan: milter: policy in force: urisan 0.") and
+           f"profile mail, policy file {st.policy}, " in log[0] and
+           log[1].startswith("urisan: milter: listening on inet:"),
+           f"the start lines name the version, the profile and the policy file ({log[:2]})")
     blocked = message("blk1", "See https://blocked.example/x today.")
     code, text = send(st.smtp_port, blocked)
     expect(code == 550 and "blocked.example" in text, f"deny-host of the file: {code} {text}")
