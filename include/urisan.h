@@ -10,9 +10,14 @@
  *    has len == 0 and a real offset.
  *  - Nothing in the library allocates memory, recurses, or keeps state
  *    between calls. Every entry point runs in time linear in its input.
- *  - Functions that write text take (buf, cap), always set *needed to the
- *    full size required (not counting any terminator; output is NOT
- *    NUL-terminated), and return URISAN_E_NOSPACE when it does not fit.
+ *  - Functions that write text (urisan_policy_format, urisan_format_ip,
+ *    urisan_decision_format, urisan_resolve, urisan_normalize,
+ *    urisan_check_base) take (buf, cap), always set *needed to the length
+ *    of the text, NOT counting a terminating NUL, and return
+ *    URISAN_E_NOSPACE when the text does not fit (nothing is written
+ *    then). The text is NUL-terminated when there is room for the NUL:
+ *    pass cap >= *needed + 1 to get a C string; with cap == *needed the
+ *    text fits exactly and no NUL is written.
  *  - Error codes and flag bits are ABI: append only, never renumbered.
  */
 #ifndef URISAN_H

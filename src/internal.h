@@ -43,6 +43,14 @@ static inline unsigned hexval(unsigned char c)
 }
 
 /* ASCII lower-case without <ctype.h>. */
+/* Every writer's last step (urisan.h "Functions that write text"): a NUL
+   after the n bytes written when buf has room for it; *needed stays n. */
+static inline void urisan_nul_after(char *buf, size_t cap, size_t n)
+{
+    if (buf != NULL && n < cap)
+        buf[n] = '\0';
+}
+
 static inline unsigned char lower_ascii(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 0x20) : c;

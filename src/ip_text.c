@@ -107,5 +107,6 @@ URISAN_API urisan_status urisan_format_ip(const urisan_report *r, char *buf, siz
     if (n > cap || buf == NULL) /* n > 0: an address has text */
         return URISAN_E_NOSPACE;
     memcpy(buf, tmp, n);
+    urisan_nul_after(buf, cap, n);
     return URISAN_OK;
 }

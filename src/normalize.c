@@ -258,6 +258,7 @@ urisan_status urisan_normalize_ex(const char *in, size_t len,
     *needed = n;
     if (n > cap)
         return URISAN_E_NOSPACE;
+    urisan_nul_after(buf, cap, n);
     if (parts)
         *parts = pt;
     return URISAN_OK;

@@ -81,52 +81,46 @@ static void ip_line(fmt_out *o, const char *word, const pol_cidr *arr, size_t cn
     }
 }
 
-URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf, size_t cap,
-                                              size_t *needed)
+/* The text of p into o (urisan_policy_format). */
+static void write_policy(fmt_out *o, const urisan_policy *p)
 {
-    if (needed == NULL || p == NULL || p->magic != POL_MAGIC) {
-        if (needed != NULL)
-            *needed = 0;
-        return URISAN_E_BAD_ARGUMENT;
-    }
-    fmt_out o = {buf, cap, 0};
-    puts_(&o, "# the effective policy (urisan policy check)\n");
+    puts_(o, "# the effective policy (urisan policy check)\n");
     if (p->require_absolute)
-        puts_(&o, "require-absolute\n");
+        puts_(o, "require-absolute\n");
     if (p->require_authority)
-        puts_(&o, "require-authority\n");
-    flag_line(&o, "deny", "", p->deny);
-    flag_line(&o, "flag", "", p->flag & ~p->deny);
-    flag_line(&o, "allow", "", URISAN_ALL_FLAGS & ~(p->deny | p->flag));
-    flag_line(&o, "deny", "nested:", p->nested_deny);
-    flag_line(&o, "flag", "nested:", p->nested_flag & ~p->nested_deny);
+        puts_(o, "require-authority\n");
+    flag_line(o, "deny", "", p->deny);
+    flag_line(o, "flag", "", p->flag & ~p->deny);
+    flag_line(o, "allow", "", URISAN_ALL_FLAGS & ~(p->deny | p->flag));
+    flag_line(o, "deny", "nested:", p->nested_deny);
+    flag_line(o, "flag", "nested:", p->nested_flag & ~p->nested_deny);
     if (p->nested_depth != 1) {
-        puts_(&o, "nested-depth ");
-        put_num(&o, p->nested_depth);
-        put(&o, "\n", 1);
+        puts_(o, "nested-depth ");
+        put_num(o, p->nested_depth);
+        put(o, "\n", 1);
     }
-    str_line(&o, p, "allow-scheme", p->scheme, p->n_scheme);
-    str_line(&o, p, "dangerous-scheme", p->dangerous, p->n_dangerous);
+    str_line(o, p, "allow-scheme", p->scheme, p->n_scheme);
+    str_line(o, p, "dangerous-scheme", p->dangerous, p->n_dangerous);
     for (size_t i = 0; i < p->n_port; i++) {
-        puts_(&o, "allow-port ");
-        put_num(&o, p->port[i].lo);
+        puts_(o, "allow-port ");
+        put_num(o, p->port[i].lo);
         if (p->port[i].hi != p->port[i].lo) {
-            put(&o, "-", 1);
-            put_num(&o, p->port[i].hi);
+            put(o, "-", 1);
+            put_num(o, p->port[i].hi);
         }
-        put(&o, "\n", 1);
+        put(o, "\n", 1);
     }
     for (size_t i = 0; i < p->n_defport; i++) {
-        puts_(&o, "default-port ");
-        put(&o, p->pool + p->defport[i].name.off, p->defport[i].name.len);
-        put(&o, " ", 1);
-        put_num(&o, p->defport[i].port);
-        put(&o, "\n", 1);
+        puts_(o, "default-port ");
+        put(o, p->pool + p->defport[i].name.off, p->defport[i].name.len);
+        put(o, " ", 1);
+        put_num(o, p->defport[i].port);
+        put(o, "\n", 1);
     }
-    str_line(&o, p, "deny-host", p->deny_host, p->n_deny_host);
-    str_line(&o, p, "allow-host", p->allow_host, p->n_allow_host);
-    ip_line(&o, "deny-ip", p->deny_ip, p->n_deny_ip);
-    ip_line(&o, "allow-ip", p->allow_ip, p->n_allow_ip);
+    str_line(o, p, "deny-host", p->deny_host, p->n_deny_host);
+    str_line(o, p, "allow-host", p->allow_host, p->n_allow_host);
+    ip_line(o, "deny-ip", p->deny_ip, p->n_deny_ip);
+    ip_line(o, "allow-ip", p->allow_ip, p->n_allow_ip);
 #define POL_LIMIT_ENTRY_(n, field) {n, offsetof(urisan_limits, field)},
     static const struct {
         const char *name;
@@ -136,14 +130,32 @@ URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf,
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
         size_t v;
         memcpy(&v, (const char *)&p->limits + lim[i].off, sizeof v);
-        puts_(&o, "limit ");
-        puts_(&o, lim[i].name);
-        put(&o, " ", 1);
-        put_num(&o, v);
-        put(&o, "\n", 1);
+        puts_(o, "limit ");
+        puts_(o, lim[i].name);
+        put(o, " ", 1);
+        put_num(o, v);
+        put(o, "\n", 1);
+    }
+}
+
+URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf, size_t cap,
+                                              size_t *needed)
+{
+    if (needed == NULL || p == NULL || p->magic != POL_MAGIC) {
+        if (needed != NULL)
+            *needed = 0;
+        return URISAN_E_BAD_ARGUMENT;
+    }
+    /* measure first: a text that does not fit writes nothing */
+    fmt_out o = {NULL, 0, 0};
+    write_policy(&o, p);
+    if (o.n <= cap && buf != NULL) {
+        fmt_out w = {buf, cap, 0};
+        write_policy(&w, p);
     }
     *needed = o.n;
     if (o.n > cap || buf == NULL)
         return URISAN_E_NOSPACE;
+    urisan_nul_after(buf, cap, o.n);
     return URISAN_OK;
 }

@@ -35,6 +35,31 @@ static size_t put_flags(fmt_out *o, urisan_flags f, size_t before)
     return k;
 }
 
+/* The text of d into o (urisan_decision_format). */
+static void write_decision(fmt_out *o, const urisan_decision *d)
+{
+    if (d->verdict != URISAN_ALLOW) {
+        if (d->verdict == URISAN_DENY) {
+            put(o, "denied:", 7);
+            size_t k = put_flags(o, d->deny_flags, 0);
+            for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+                if (((d->rules >> r) & 1u) == 0)
+                    continue;
+                const char *name = urisan_rule_reason_name((urisan_rule_reason)r);
+                if (k++ > 0)
+                    put(o, ",", 1);
+                put(o, name, strlen(name));
+            }
+        }
+        if (d->flag_flags != 0) {
+            if (o->n > 0)
+                put(o, ";", 1);
+            put(o, "flagged:", 8);
+            put_flags(o, d->flag_flags, 0);
+        }
+    }
+}
+
 URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *buf,
                                                 size_t cap, size_t *needed)
 {
@@ -43,29 +68,16 @@ URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *
             *needed = 0;
         return URISAN_E_BAD_ARGUMENT;
     }
-    fmt_out o = {buf, cap, 0};
-    if (d->verdict != URISAN_ALLOW) {
-        if (d->verdict == URISAN_DENY) {
-            put(&o, "denied:", 7);
-            size_t k = put_flags(&o, d->deny_flags, 0);
-            for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-                if (((d->rules >> r) & 1u) == 0)
-                    continue;
-                const char *name = urisan_rule_reason_name((urisan_rule_reason)r);
-                if (k++ > 0)
-                    put(&o, ",", 1);
-                put(&o, name, strlen(name));
-            }
-        }
-        if (d->flag_flags != 0) {
-            if (o.n > 0)
-                put(&o, ";", 1);
-            put(&o, "flagged:", 8);
-            put_flags(&o, d->flag_flags, 0);
-        }
+    /* measure first: a text that does not fit writes nothing */
+    fmt_out o = {NULL, 0, 0};
+    write_decision(&o, d);
+    if (o.n <= cap && buf != NULL) {
+        fmt_out w = {buf, cap, 0};
+        write_decision(&w, d);
     }
     *needed = o.n;
     if (o.n > cap || (buf == NULL && o.n > 0))
         return URISAN_E_NOSPACE;
+    urisan_nul_after(buf, cap, o.n);
     return URISAN_OK;
 }

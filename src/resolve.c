@@ -309,6 +309,7 @@ urisan_status urisan_resolve_ex(const char *base, size_t blen,
         return URISAN_E_NOSPACE;
     urisan_parts pt;
     recompose(&t, buf, &pt);
+    urisan_nul_after(buf, cap, total);
     if (parts)
         *parts = pt;
     return URISAN_OK;

@@ -38,14 +38,15 @@ static urisan_status norm_lim(const char *in, size_t len, const urisan_limits *l
     ck_assert_uint_eq(need2, need);
     ck_assert_msg(reparses_to(buf, need, &pt), "normal form re-parses differently");
     /* with room to spare (cap >= len + 2: the one-pass path), the same
-       bytes, and nothing written past them */
+       bytes, their NUL, and nothing written past it */
     size_t big = (len > need ? len : need) + 2 + 16, need3 = 0;
     char *roomy = malloc(big);
     memset(roomy, 0x5a, big);
     ck_assert_int_eq(urisan_normalize(in, len, lim, roomy, big, &need3, e), URISAN_OK);
     ck_assert_uint_eq(need3, need);
     ck_assert_int_eq(memcmp(roomy, buf, need), 0);
-    size_t past = need;
+    ck_assert_msg(roomy[need] == '\0', "no NUL after the %zu-byte result", need);
+    size_t past = need + 1;
     while (past < big && roomy[past] == 0x5a)
         past++;
     ck_assert_msg(past == big, "byte %zu written past the %zu-byte result", past, need);
