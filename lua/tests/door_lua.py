@@ -1,9 +1,9 @@
 """The Lua doors of tests/door_equality.py: urisan.check in LuaJIT and in
 Lua 5.3 (--door door_lua:LuaJITDoor --door door_lua:Lua53Door).
 
-URISAN_LUA_DOORS names the interpreters and module directories:
-"luajit=BUILD/lua/5.1;lua5.3=BUILD/lua/5.3" (lua/tests/meson.build sets
-it). Each answers (verdict, flags) for every input, through
+URISAN_LUA_DOORS names, for each Lua ABI, the interpreter and the module
+directory: "5.1=/usr/bin/luajit=BUILD/lua/5.1;5.3=/usr/bin/lua5.3=BUILD/lua/5.3"
+(tests/meson.build sets it). Each answers (verdict, flags) for every input, through
 door_verdicts.lua, under the door test's profile and policy file.
 """
 import os
@@ -16,15 +16,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def lua_doors():
     out = {}
     for item in os.environ.get("URISAN_LUA_DOORS", "").split(";"):
-        if "=" in item:
-            k, v = item.split("=", 1)
-            out[os.path.basename(k)] = (k, v)
+        parts = item.split("=", 2)
+        if len(parts) == 3:
+            out[parts[0]] = (parts[1], parts[2])
     return out
 
 
 class LuaDoor:
     NAME = "lua"
-    LUA = None      # the interpreter's name in URISAN_LUA_DOORS
+    LUA = None      # the ABI in URISAN_LUA_DOORS
 
     def __init__(self, ns=None):
         found = lua_doors().get(self.LUA)
@@ -61,10 +61,12 @@ class LuaDoor:
 
 
 class LuaJITDoor(LuaDoor):
-    NAME = "lua-luajit"
-    LUA = "luajit"
+    """The 5.1 ABI: LuaJIT (nginx, rspamd), or PUC Lua 5.1 without it."""
+    NAME = "lua-5.1"
+    LUA = "5.1"
 
 
 class Lua53Door(LuaDoor):
+    """Lua 5.3 (HAProxy)."""
     NAME = "lua-5.3"
-    LUA = "lua5.3"
+    LUA = "5.3"
