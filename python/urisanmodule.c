@@ -221,6 +221,11 @@ static void Policy_dealloc(PolicyObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* The command's bound on a policy file (src/cli/cli.h CLI_FILE_MAX): a
+   larger file - /dev/zero, a log given by mistake - is refused after
+   reading one byte past it, with the command's message. */
+#define POLICY_FILE_MAX ((Py_ssize_t)64 << 20)
+
 /* Policy.from_file(path): read in Python (any path-like), parse in C */
 static PyObject *Policy_from_file(PyObject *cls, PyObject *args, PyObject *kw)
 {
@@ -235,12 +240,20 @@ static PyObject *Policy_from_file(PyObject *cls, PyObject *args, PyObject *kw)
     Py_DECREF(io);
     if (f == NULL)
         return NULL;
-    PyObject *data = PyObject_CallMethod(f, "read", NULL);
+    PyObject *data = PyObject_CallMethod(f, "read", "n", POLICY_FILE_MAX + 1);
     PyObject *r = PyObject_CallMethod(f, "close", NULL);
     Py_DECREF(f);
     Py_XDECREF(r);
     if (data == NULL)
         return NULL;
+    if (PyBytes_Check(data) && PyBytes_GET_SIZE(data) > POLICY_FILE_MAX) {
+        Py_DECREF(data);
+        PyObject *fs = PyOS_FSPath(path);
+        if (fs != NULL)
+            PyErr_Format(PolicyError, "%S: larger than %zd bytes", fs, POLICY_FILE_MAX);
+        Py_XDECREF(fs);
+        return NULL;
+    }
     PyObject *name = PyOS_FSPath(path);
     PyObject *name_s = name != NULL ? PyObject_Str(name) : NULL;
     Py_XDECREF(name);

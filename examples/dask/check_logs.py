@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """examples/dask/check_logs.py - check every URL of a directory of proxy
 logs on a Dask cluster with the urisan Python module (doc/logs.md).
 
