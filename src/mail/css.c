@@ -57,32 +57,37 @@ static void put(css *c, const char *p, size_t k)
     }
 }
 
-static void put_cp(css *c, uint32_t cp)
+size_t mail_utf8(uint32_t cp, char u[4])
 {
-    char u[4];
-    size_t k;
-    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD;
     if (cp < 0x80) {
         u[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
+        return 1;
+    }
+    if (cp < 0x800) {
         u[0] = (char)(0xC0 | (cp >> 6));
         u[1] = (char)(0x80 | (cp & 0x3F));
-        k = 2;
-    } else if (cp < 0x10000) {
+        return 2;
+    }
+    if (cp < 0x10000) {
         u[0] = (char)(0xE0 | (cp >> 12));
         u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
         u[2] = (char)(0x80 | (cp & 0x3F));
-        k = 3;
-    } else {
-        u[0] = (char)(0xF0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        k = 4;
+        return 3;
     }
-    put(c, u, k);
+    u[0] = (char)(0xF0 | (cp >> 18));
+    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    u[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* 4.3.7: NUL, a surrogate or a number past U+10FFFF is U+FFFD. */
+static void put_cp(css *c, uint32_t cp)
+{
+    char u[4];
+    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        cp = 0xFFFD;
+    put(c, u, mail_utf8(cp, u));
 }
 
 /* 4.3.7: the escape at s[i] == '\\' (valid); returns the index after it. */

@@ -12,6 +12,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* The UTF-8 bytes of the code point cp (at most U+10FFFF) in u; how many. */
+size_t mail_utf8(uint32_t cp, char u[4]);
 
 /* One URL: import (from @import), off where its token starts in the
    style sheet, url[0..len) the value with CSS escapes decoded (UTF-8).
