@@ -56,7 +56,21 @@ void html_doc_free(html_doc *d)
     memset(d, 0, sizeof *d);
 }
 
-static bool buf_add(html_doc *d, html_buf *b, const char *s, size_t n)
+static bool buf_grow_add(html_doc *d, html_buf *b, const char *s, size_t n);
+
+/* Append s[0..n): a copy when it fits (most calls), else grown. */
+static inline bool buf_add(html_doc *d, html_buf *b, const char *s, size_t n)
+{
+    if (!d->failed && n <= b->cap - b->len) {
+        if (n)
+            memcpy(b->p + b->len, s, n);
+        b->len += n;
+        return true;
+    }
+    return buf_grow_add(d, b, s, n);
+}
+
+static bool buf_grow_add(html_doc *d, html_buf *b, const char *s, size_t n)
 {
     if (d->failed)
         return false;
@@ -202,6 +216,13 @@ static bool char_ref(html_doc *d, html_buf *b, const char *s, size_t n, size_t i
     return true;
 }
 
+/* Does one of the 8 bytes of x equal 0? (exact: a borrow reaches a
+   byte's high bit only through a zero byte below it) */
+static inline bool zero_byte(uint64_t x)
+{
+    return ((x - UINT64_C(0x0101010101010101)) & ~x & UINT64_C(0x8080808080808080)) != 0;
+}
+
 /* Plain bytes of the input as the tokenizer sees them (13.2.3.5): CR LF
    and CR are LF; NUL in an attribute value is U+FFFD (13.2.5.36-38). */
 static void add_plain(html_doc *d, html_buf *b, const char *s, size_t n, bool in_attr)
@@ -209,7 +230,14 @@ static void add_plain(html_doc *d, html_buf *b, const char *s, size_t n, bool in
     size_t i = 0;
     while (i < n && !d->failed) {
         size_t j = i;
-        if (n - i < 64) { /* short: one loop; long: memchr twice */
+        if (n - i < 64) { /* short: 8 bytes at a time; long: memchr twice */
+            while (n - j >= 8) {
+                uint64_t x;
+                memcpy(&x, s + j, 8);
+                if (zero_byte(x) || zero_byte(x ^ UINT64_C(0x0D0D0D0D0D0D0D0D)))
+                    break;
+                j += 8;
+            }
             while (j < n && s[j] != '\r' && s[j] != '\0')
                 j++;
         } else {
@@ -292,7 +320,8 @@ typedef struct {
 /* A link to the URL d->text[a..e), trimmed as URL parsing trims it:
    leading and trailing C0 controls and space (WHATWG URL, basic parser
    step 1; HTML trims ASCII white space). */
-static bool push_link(html_doc *d, html_attr attr, unsigned from, size_t voff, size_t a, size_t e)
+static inline bool push_link(html_doc *d, html_attr attr, unsigned from, size_t voff, size_t a,
+                             size_t e)
 {
     if (d->failed)
         return false;
@@ -880,7 +909,7 @@ static void char_tokens(scan *s, size_t from, size_t to, bool vis)
     k.first_link = s->d->n;
     bool kept, det;
     tz_state tz;
-    size_t i = from;
+    size_t i = from, plain = from; /* h[plain..i): visible, not copied yet */
     while (i < to && !s->d->failed) {
         unsigned char c = (unsigned char)h[i];
         tk_type ty;
@@ -913,15 +942,13 @@ static void char_tokens(scan *s, size_t from, size_t to, bool vis)
                 j++;
             }
         }
-        if (vis) { /* the visible text: references decoded */
+        if (vis && c == '&' && adv > 1) { /* the visible text: the bytes
+                                               before, then the reference decoded */
             html_doc *d = s->d;
-            if (c == '&' && adv > 1) { /* a reference, then the run it starts */
-                buf_add(d, &d->vis, s->scratch.p, s->scratch.len);
-                buf_add(d, &d->vis, h + i + adv, j - i - adv);
-                d->runs[d->nruns - 1].exact = false;
-            } else {
-                buf_add(d, &d->vis, h + i, j - i);
-            }
+            buf_add(d, &d->vis, h + plain, i - plain);
+            buf_add(d, &d->vis, s->scratch.p, s->scratch.len);
+            plain = i + adv;
+            d->runs[d->nruns - 1].exact = false;
         }
         k.type = ty;
         k.lf_only = ty == TK_SPACE && ((j - i == 1 && (h[i] == '\n' || h[i] == '\r')) ||
@@ -929,6 +956,8 @@ static void char_tokens(scan *s, size_t from, size_t to, bool vis)
         html_tree_token(s->tree, &k, &kept, &tz, &det);
         i = j;
     }
+    if (vis)
+        buf_add(s->d, &s->d->vis, h + plain, to - plain);
 }
 
 /* Visible text starts at h[from] (not inside an <a href>, whose text is
@@ -981,7 +1010,13 @@ static void text(scan *s, size_t from, size_t to)
     if (to <= from)
         return;
     text_run(s, from, to);
-    char_tokens(s, from, to, vis_begin(s, from));
+    bool vis = vis_begin(s, from);
+    if (vis && memchr(s->h + from, '&', to - from) == NULL) {
+        /* no reference: the visible text is the run as written */
+        buf_add(s->d, &s->d->vis, s->h + from, to - from);
+        vis = false;
+    }
+    char_tokens(s, from, to, vis);
 }
 
 static void simple_token(scan *s, tk_type ty, bool quirks)

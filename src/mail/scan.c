@@ -386,7 +386,11 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
         base = NULL;
     for (size_t k = 0; k < d.n && ok; k++)
         ok = html_hit(c, part, &d, &d.links[k], base, blen);
-    if (ok && d.vis.len > 0)
+    /* a URL in text needs ':' (a scheme, "URL:"), '.' ("www.") or '\\'
+       (UNC): text with none of them has none */
+    if (ok && d.vis.len > 0 &&
+        (memchr(d.vis.p, ':', d.vis.len) != NULL || memchr(d.vis.p, '.', d.vis.len) != NULL ||
+         memchr(d.vis.p, '\\', d.vis.len) != NULL))
         ok = scan_text(c, part, d.vis.p, d.vis.len, URISAN_MAIL_SRC_HTML_TEXT, NULL, &d);
     html_doc_free(&d);
     return ok;
