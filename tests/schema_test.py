@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Every JSON line the command's test suites produce validates against
+doc/urisan-output.schema.json (JSON Schema draft 2020-12, python3-jsonschema).
+
+Usage: schema_test.py PATH-TO-urisan SRCDIR
+
+The suites run with a stand-in for the binary that passes everything
+through and keeps each JSON line of check, extract, resolve and normalize;
+then every kept line - and the lines of a few runs of its own (--fields,
+--explain, --base, nested URLs, logs, every mail fixture) - is validated
+against its command's definition. The schema allows no unknown key: a key,
+flag or reason added without the schema fails here.
+"""
+import glob
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+URISAN = os.path.abspath(sys.argv[1])
+SRCDIR = os.path.abspath(sys.argv[2])
+SUITES = ["cli_test.py", "decision_cli_test.py", "explain_test.py", "hostview_test.py",
+          "mailbox_test.py"]
+COMMANDS = ("check", "extract", "resolve", "normalize")
+
+WRAPPER = r'''#!/usr/bin/python3
+import os, subprocess, sys
+REAL, LOG = %r, %r
+args = sys.argv[1:]
+json_out = bool(args) and args[0] in %r and any(
+    a in ("--json", "--fields") or a.startswith("--fields=") for a in args[1:])
+if not json_out:
+    os.execv(REAL, [REAL] + args)
+p = subprocess.Popen([REAL] + args, stdout=subprocess.PIPE)
+out = sys.stdout.buffer
+with open(LOG, "ab") as log:
+    for line in p.stdout:
+        out.write(line)
+        out.flush()
+        log.write(args[0].encode() + b"\t" + line.rstrip(b"\n") + b"\n")
+sys.exit(p.wait())
+'''
+
+
+def own_runs(run):
+    """JSON runs of this test's own: options the suites may not combine."""
+    with tempfile.NamedTemporaryFile("wb", suffix=".policy", delete=False) as f:
+        f.write(b"profile ssrf\ndeny-host .evil.example\ndeny nested:ip_loopback\n")
+        pol = f.name
+    try:
+        uris = b"\n".join([b"http://u:p@10.0.0.1:8080/", b"https://a.example/?next=http%3A%2F%2F127.0.0.1%2F",
+                           b"http://www.evil.example/", b"https://b\xc3\xbccher.example/", b"%zz", b"",
+                           b"mailto:a@b.example", b"http://[::ffff:127.0.0.1]/", b"x" * 9000]) + b"\n"
+        run(["check", "--json"], uris)
+        run(["check", "--json", "--explain", "--policy", pol], uris)
+        run(["check", "--fields", "uri,explain,nested,host,port,nested_capped", "--explain"], uris)
+        run(["check", "--json", "--base", "http://a/b/c/", "../../../x", "g?y#z", "http://a b"], b"")
+        run(["extract", "--json", "--explain", "--profile", "mail"],
+            b"see http://u@x.example/ <https://b\xc3\xbccher.example/> www.a.example\n")
+        run(["resolve", "--json", "http://a/b/c", "g", "../../../x", "http://a b", "//h"], b"")
+        run(["resolve", "--json", "rel"], b"g\n")
+        run(["normalize", "--json", "HTTP://A/%7e", "http://a b", ""], b"")
+        logs = ('1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET /a?b HTTP/1.1" 200 1 "-" "ua"\n'
+                'junk\n').encode()
+        run(["check", "--format", "combined", "--json", "--explain"], logs)
+        for m in sorted(glob.glob(os.path.join(SRCDIR, "tests", "mail", "*.eml")))[:200]:
+            with open(m, "rb") as f:
+                run(["extract", "--mail", "--json", "--explain"], f.read())
+    finally:
+        os.unlink(pol)
+
+
+def main():
+    try:
+        import jsonschema
+    except ImportError:
+        print("SKIP: python3-jsonschema is not installed (tools/install-deps.sh)")
+        return 77
+    with open(os.path.join(SRCDIR, "doc", "urisan-output.schema.json"), encoding="utf-8") as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validators = {c: jsonschema.Draft202012Validator({"$ref": "#/$defs/" + c,
+                                                      "$defs": schema["$defs"]})
+                  for c in COMMANDS}
+    tmp = tempfile.mkdtemp(prefix="urisan-schema-")
+    log = os.path.join(tmp, "json.log")
+    wrapper = os.path.join(tmp, "urisan")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER % (URISAN, log, COMMANDS))
+    os.chmod(wrapper, stat.S_IRWXU)
+    failed_suites = []
+    for s in SUITES:
+        path = os.path.join(SRCDIR, "tests", s)
+        if not os.path.exists(path):
+            continue
+        r = subprocess.run([sys.executable, path, wrapper], capture_output=True, timeout=900,
+                           env=dict(os.environ, URISAN_SRCDIR=SRCDIR))
+        if r.returncode not in (0, 77):
+            failed_suites.append((s, r.stdout.decode(errors="replace")[-1500:]))
+
+    def run(args, stdin):
+        subprocess.run([wrapper] + args, input=stdin, capture_output=True, timeout=300)
+
+    own_runs(run)
+    bad = []
+    n = {c: 0 for c in COMMANDS}
+    with open(log, "rb") as f:
+        for raw in f:
+            cmd, _, line = raw.rstrip(b"\n").partition(b"\t")
+            cmd = cmd.decode()
+            n[cmd] += 1
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                bad.append(f"{cmd}: not JSON ({e}): {line[:200]!r}")
+                continue
+            errs = sorted(validators[cmd].iter_errors(obj), key=lambda e: list(e.path))
+            if errs:
+                e = errs[0]
+                bad.append(f"{cmd}: {e.message[:200]} at {list(e.path)}: {line[:300]!r}")
+    for s, out in failed_suites:
+        print(f"FAIL: {s} failed through the stand-in:\n{out}")
+    seen = set()
+    for b in bad:
+        key = b.split(":", 2)[1][:120]
+        if key not in seen:
+            seen.add(key)
+            print("FAIL", b)
+    print(f"validated {sum(n.values())} lines {n}; {len(bad)} invalid")
+    return 1 if bad or failed_suites or min(n.values()) == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
