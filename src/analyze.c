@@ -39,8 +39,8 @@ static urisan_flags implications(urisan_flags f)
 /*
  * Could a query or fragment parameter hold a nested URL (nested.c)? Its
  * value starts, after decoding once or twice, with a scheme's ":" or two
- * of "/" "\\": from the query on, some raw ":", "\\", TAB, LF, CR, "//"
- * or "/%" (nest_slash_at), or a "%" nest_escape_at accepts (internal.h). A walk over the special bytes only.
+ * of "/" "\\": from the query on, some raw ":", "\\", TAB, LF, CR or
+ * "//", or a "%" nest_escape_at accepts (internal.h). A walk over the special bytes only.
  */
 static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
 {
@@ -56,7 +56,7 @@ static bool nested_maybe(const char *in, size_t len, const urisan_uri *uri)
     for (size_t j; (j = scan_pop(&it)) < len;) {
         char c = in[j];
         if (c == ':' || c == '\\' || c == '\t' || c == '\n' || c == '\r' ||
-            (c == '/' && nest_slash_at(in, len, j)) ||
+            (c == '/' && j + 1 < len && in[j + 1] == '/') ||
             (c == '%' && nest_escape_at(in, len, j)))
             return true;
     }

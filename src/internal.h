@@ -65,8 +65,9 @@ static inline bool is_escape_at(const char *in, size_t len, size_t i)
 
 /* Could the "%" at in[i] (i < len) start a nested URL once decoded once
    or twice (nested.c)? An escape that decodes to ":", "/", "\\" or "%"
-   (%3a %2f %5c %25), or a "%" that is no escape (the second decoding may
-   make one: "%%32%66"). The one rule of the analysis' cheap look
+   (%3a %2f %5c %25), or to a C0 control (%00-%0f: the URL parser strips
+   them before a URL and removes TAB LF CR inside: "/%09/h" is "//h"), or
+   a "%" that is no escape (the second decoding may make one: "%%32%66"). The one rule of the analysis' cheap look
    (analyze.c nested_maybe) and of the parse's summary (SCAN_SUM_NEST). */
 static inline bool nest_escape_at(const char *in, size_t len, size_t i)
 {
@@ -74,15 +75,7 @@ static inline bool nest_escape_at(const char *in, size_t len, size_t i)
         return true;
     char h = in[i + 1], l = (char)(in[i + 2] | 0x20);
     return (h == '3' && l == 'a') || (h == '2' && (l == 'f' || l == '5')) ||
-           (h == '5' && l == 'c');
-}
-
-/* Could the "/" at in[j] (j < len) start a nested URL? "//", or "/%"
-   followed by an escape the URL parser removes ("/%09/h" is "//h": TAB
-   LF CR). The same rule for nested_maybe and SCAN_SUM_NEST. */
-static inline bool nest_slash_at(const char *in, size_t len, size_t j)
-{
-    return j + 1 < len && (in[j + 1] == '/' || in[j + 1] == '%');
+           (h == '5' && l == 'c') || h == '0';
 }
 
 /* Case-insensitive ASCII compare of a span with a literal. */

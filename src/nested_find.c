@@ -52,7 +52,7 @@ typedef struct {
 } vread;
 
 /* The next byte of s[*i..n) decoded once; -1 at the end. */
-static int get1(const char *s, size_t n, size_t *i)
+static ALWAYS_INLINE int get1(const char *s, size_t n, size_t *i)
 {
     if (*i >= n)
         return -1;
@@ -70,7 +70,7 @@ static int get1(const char *s, size_t n, size_t *i)
 /* The next byte of the value decoded r->times times; -1 at the end. The
    second decoding looks two decoded bytes ahead (each encoded byte is
    read at most three times). */
-static int vget(vread *r)
+static ALWAYS_INLINE int vget(vread *r)
 {
     int c = get1(r->s, r->n, &r->i);
     if (r->times == 2 && c == '%') {
@@ -95,6 +95,24 @@ static int vget(vread *r)
  * so both "+" readings (a space, or kept by a percent-only decoder) are
  * taken.
  */
+/* The rest of a scheme after sch of its bytes: true at its ":". */
+static bool reads_scheme(vread *r, size_t sch)
+{
+    while (sch <= POL_MAX_NAME) {
+        int c = vget(r);
+        if (c == ':')
+            return true;
+        if (c < 0)
+            return false;
+        if (tabnl(c))
+            continue;
+        if (!cc_is((unsigned char)c, CC_SCHEME))
+            return false;
+        sch++;
+    }
+    return false;
+}
+
 static bool reads_url(vread *r)
 {
     int c;
@@ -109,19 +127,7 @@ static bool reads_url(vread *r)
     }
     if (c < 0 || !cc_is((unsigned char)c, CC_ALPHA))
         return false;
-    for (size_t sch = 1; sch <= POL_MAX_NAME;) {
-        c = vget(r);
-        if (c == ':')
-            return true;
-        if (c < 0)
-            return false;
-        if (tabnl(c))
-            continue;
-        if (!cc_is((unsigned char)c, CC_SCHEME))
-            return false;
-        sch++;
-    }
-    return false;
+    return reads_scheme(r, 1);
 }
 
 /* Does the second decoding of v[0..n) decode an escape (read to the end)? */
@@ -134,21 +140,25 @@ static bool twice_differs(const char *v, size_t n)
 }
 
 /* The common values settled on their raw bytes: a name or number (no
-   URL), or a scheme or "//" written plainly (a URL). 2: undecided. */
-static unsigned raw_start(const char *v, size_t n)
+   URL), or a scheme or "//" written plainly (a URL). 2: undecided, the
+   lazy reader goes on from *at (a scheme's first *at bytes read). */
+static unsigned raw_start(const char *v, size_t n, size_t *at)
 {
     unsigned char c = (unsigned char)v[0];
+    *at = 0;
     if (cc_is(c, CC_ALPHA)) {
         for (size_t k = 1; k < n && k <= POL_MAX_NAME; k++) {
             unsigned char d = (unsigned char)v[k];
             if (d == ':')
                 return 1;
-            if (d == '%' || tabnl(d))
+            if (d == '%' || tabnl(d)) {
+                *at = k;
                 return 2;
+            }
             if (!cc_is(d, CC_SCHEME))
                 return 0;
         }
-        return 2;
+        return 0;
     }
     if (c == '/' || c == '\\') {
         unsigned char d = (unsigned char)v[1];
@@ -161,11 +171,12 @@ unsigned urisan_nested_reads(const char *v, size_t n, bool all)
 {
     if (n < 2)
         return 0;
-    unsigned raw = raw_start(v, n);
+    size_t at;
+    unsigned raw = raw_start(v, n, &at);
     if (raw == 0)
         return 0;
-    vread r1 = {v, n, 0, 1, false};
-    if (raw == 1 || reads_url(&r1)) {
+    vread r1 = {v, n, at, 1, false};
+    if (raw == 1 || (at > 0 ? reads_scheme(&r1, at) : reads_url(&r1))) {
         if (!all || memchr(v, '%', n) == NULL || !twice_differs(v, n))
             return NESTED_ONCE;
         vread r2 = {v, n, 0, 2, false};
@@ -193,15 +204,4 @@ size_t urisan_nested_decode(const char *s, size_t n, char *out, bool *esc)
         out[o++] = (char)c;
     }
     return o;
-}
-
-bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u)
-{
-    param_iter it;
-    size_t ns, vs, ve;
-    urisan_params_init(&it, in, len, u);
-    while (urisan_params_next(&it, &ns, &vs, &ve))
-        if (urisan_nested_reads(in + vs, ve - vs, false) != 0)
-            return true;
-    return false;
 }

@@ -7,6 +7,7 @@
  * is looked at once for "&" and at most once more for ";".
  */
 #include "nested_find.h"
+#include "risk.h"
 #include "simd.h"
 
 static bool span_in(urisan_span s, size_t len)
@@ -40,7 +41,8 @@ void urisan_params_init(param_iter *it, const char *t, size_t len, const urisan_
 /* The piece t[s..) up to the first of stop (or end) - ";" pieces stop
    at ";", "&" parameters at "&" - with its first "=" (*eq, ABSENT: none)
    and whether a ";" follows that "=" (*semi). Returns where it ends. */
-static size_t piece(const char *t, size_t s, size_t end, char stop, size_t *eq, bool *semi)
+static ALWAYS_INLINE size_t piece(const char *t, size_t s, size_t end, char stop, size_t *eq,
+                                   bool *semi)
 {
     size_t e = s;
     *eq = URISAN_ABSENT;
@@ -92,4 +94,16 @@ bool urisan_params_next(param_iter *it, size_t *ns, size_t *vs, size_t *ve)
         it->end = it->fe;
         it->fs = URISAN_ABSENT;
     }
+}
+
+/* nested_url (risk.h): here, beside the iterator it walks with. */
+bool urisan_nested_any(const char *in, size_t len, const urisan_uri *u)
+{
+    param_iter it;
+    size_t ns, vs, ve;
+    urisan_params_init(&it, in, len, u);
+    while (urisan_params_next(&it, &ns, &vs, &ve))
+        if (urisan_nested_reads(in + vs, ve - vs, false) != 0)
+            return true;
+    return false;
 }

@@ -69,7 +69,7 @@ static PARSE_INLINE bool fast_query_or_fragment(scan_iter *it, const char *in, s
             if (!is_escape_at(in, len, j))
                 return false;
             *sum |= SCAN_SUM_PCT | (nest_escape_at(in, len, j) ? SCAN_SUM_NEST : 0u);
-        } else if (c == ':' || (c == '/' && nest_slash_at(in, len, j))) {
+        } else if (c == ':' || (c == '/' && j + 1 < len && in[j + 1] == '/')) {
             *sum |= SCAN_SUM_NEST;
         } else if (c != '@' && c != '?' && c != '/') {
             return false;
