@@ -582,22 +582,27 @@ typedef struct {
     const char *label;
     const char *prefix;
     const char *unit;   /* repeated until the input has the wanted size */
+    const char *suffix; /* after the units (NULL: none) */
 } adversary_t;
 
 static const adversary_t adversaries[] = {
-    {"/..", "http://h/", "/.."},
-    {"%25", "http://h/", "%25"},
-    {"@ (authority)", "http://", "@"},
-    {"[ (authority)", "http://", "["},
-    {": (authority)", "http://h", ":"},
-    {"%2e%2e/", "http://h/", "%2e%2e/"},
-    {"@ (path)", "http://h/", "@"},
-    {"%c0%ae/", "http://h/", "%c0%ae/"},
-    {"a. (host)", "http://", "a."},
+    {"/..", "http://h/", "/..", NULL},
+    {"%25", "http://h/", "%25", NULL},
+    {"@ (authority)", "http://", "@", NULL},
+    {"[ (authority)", "http://", "[", NULL},
+    {": (authority)", "http://h", ":", NULL},
+    {"%2e%2e/", "http://h/", "%2e%2e/", NULL},
+    {"@ (path)", "http://h/", "@", NULL},
+    {"%c0%ae/", "http://h/", "%c0%ae/", NULL},
+    {"a. (host)", "http://", "a.", NULL},
     /* URLs nested in parameters (src/nested.c), decoded once and twice */
-    {"?a=http://", "http://h/", "?a=http://"},
-    {"?a=http%253A", "http://h/", "?a=http%253A%252F%252F"},
-    {"&a=//h", "http://h/?x", "&a=//h"},
+    {"?a=http://", "http://h/", "?a=http://", NULL},
+    {"?a=http%253A", "http://h/", "?a=http%253A%252F%252F", NULL},
+    {"&a=//h", "http://h/?x", "&a=//h", NULL},
+    /* blanks before a nested URL, skipped however many (src/nested_find.c) */
+    {"?u=+ x N http:", "http://h/?u=", "+", "http://169.254.169.254/"},
+    {"?u=%20xN http:", "http://h/?u=", "%20", "http://169.254.169.254/"},
+    {"?u=%09xN http:", "http://h/?u=", "%09", "http://169.254.169.254/"},
 };
 #define N_ADV (sizeof adversaries / sizeof adversaries[0])
 
@@ -606,11 +611,13 @@ static const adversary_t adversaries[] = {
 static size_t make_adversary(char *buf, size_t size, const adversary_t *a)
 {
     size_t p = strlen(a->prefix), u = strlen(a->unit);
-    size_t len = p + (size - p) / u * u;
+    size_t x = a->suffix != NULL ? strlen(a->suffix) : 0;
+    size_t len = p + (size - p - x) / u * u;
     memcpy(buf, a->prefix, p);
     for (size_t i = p; i < len; i++)
         buf[i] = a->unit[(i - p) % u];
-    return len;
+    memcpy(buf + len, a->suffix != NULL ? a->suffix : "", x);
+    return len + x;
 }
 
 typedef struct {
