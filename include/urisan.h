@@ -579,6 +579,29 @@ URISAN_API urisan_status urisan_extract(const char *text, size_t len,
                                         char *scratch, size_t scratch_cap,
                                         size_t *next);
 
+/*
+ * urisan_extract over a stream read piece by piece. more 0: exactly
+ * urisan_extract. more non-zero: the text goes on past len, so a candidate
+ * whose outcome needs a byte at or past len is left undecided: the call
+ * stops there and returns URISAN_OK with *next at its first byte
+ * (*next < len), and none of its hits. Call again, once more text has
+ * arrived, with a buffer that holds the text from *next - 1 on (the byte
+ * before a start decides whether a word starts there; start 0 means the
+ * start of the whole text) and start at the same byte. Every hit a call
+ * returns is the one urisan_extract returns for the whole text, with off
+ * relative to the buffer. A candidate reads at most 4 * max_uri + 256
+ * bytes, except runs with no white space, control byte, '<', '>' or '"'
+ * (a bare URI) and runs of blanks after "URL:", which are read to their
+ * end: the caller bounds what it keeps.
+ */
+URISAN_API urisan_status urisan_extract_more(const char *text, size_t len,
+                                             size_t start, int more,
+                                             const urisan_policy *pol,
+                                             urisan_hit *hits, size_t cap,
+                                             size_t *count,
+                                             char *scratch, size_t scratch_cap,
+                                             size_t *next);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,6 +31,8 @@ typedef struct {
     size_t cap, n;
     char *scr;
     size_t scap, sused;
+    bool more;      /* the text goes on past len (urisan_extract_more) */
+    bool starved;   /* a read reached len while more: undecided */
 } ex_ctx;
 
 /* What a candidate came to. */
@@ -46,14 +48,26 @@ static bool ends_bare(unsigned char c)
 
 static bool is_ws(unsigned char c) { return cc_is(c, CC_WS); }
 
+/* Is p at or past the end of the text? When the text goes on (more),
+   the candidate being read needs bytes not here yet: it is starved, and
+   its outcome is not used (urisan_extract_more). */
+static bool end_at(ex_ctx *x, size_t p)
+{
+    if (p < x->len)
+        return false;
+    if (x->more)
+        x->starved = true;
+    return true;
+}
+
 /* Length of a scheme at p ("ALPHA *( ALPHA / DIGIT / + - . )") that is
    followed by ':', or 0. *run is where the run of scheme characters ends
    (the caller skips it whatever the outcome). */
-static size_t scheme_at(const ex_ctx *x, size_t p, size_t *run)
+static size_t scheme_at(ex_ctx *x, size_t p, size_t *run)
 {
     size_t q = p;
-    if (p < x->len && cc_is((unsigned char)x->t[p], CC_ALPHA))
-        while (q < x->len && cc_is((unsigned char)x->t[q], CC_SCHEME))
+    if (!end_at(x, p) && cc_is((unsigned char)x->t[p], CC_ALPHA))
+        while (!end_at(x, q) && cc_is((unsigned char)x->t[q], CC_SCHEME))
             q++;
     *run = q;
     if (q == p || q >= x->len || x->t[q] != ':' || q - p > x->max_scheme)
@@ -61,9 +75,12 @@ static size_t scheme_at(const ex_ctx *x, size_t p, size_t *run)
     return q - p;
 }
 
-static bool prefix_ieq(const ex_ctx *x, size_t p, const char *lit, size_t n)
+static bool prefix_ieq(ex_ctx *x, size_t p, const char *lit, size_t n)
 {
-    return n <= x->len - p && urisan_ieq(x->t + p, n, lit);
+    if (n <= x->len - p)
+        return urisan_ieq(x->t + p, n, lit);
+    (void)end_at(x, x->len); /* the rest decides */
+    return false;
 }
 
 /*
@@ -75,14 +92,14 @@ static bool prefix_ieq(const ex_ctx *x, size_t p, const char *lit, size_t n)
  * SCHEME_IN_TEXT (the opaque ones mail carries, and the dangerous ones,
  * reported so a scanner sees them).
  */
-static bool bare_scheme_ok(const ex_ctx *x, size_t p, size_t sl)
+static bool bare_scheme_ok(ex_ctx *x, size_t p, size_t sl)
 {
     size_t c = p + sl + 1; /* after the colon */
-    if (sl < 2 || c >= x->len || ends_bare((unsigned char)x->t[c]))
+    if (sl < 2 || end_at(x, c) || ends_bare((unsigned char)x->t[c]))
         return false;
     unsigned char a = (unsigned char)x->t[c];
     bool slash = (a == '/' || a == '\\');
-    if (slash && c + 1 < x->len &&
+    if (slash && !end_at(x, c + 1) &&
         (x->t[c + 1] == '/' || x->t[c + 1] == '\\'))
         return true;
     const scheme_row *row = urisan_scheme_find(x->t + p, sl);
@@ -90,9 +107,9 @@ static bool bare_scheme_ok(const ex_ctx *x, size_t p, size_t sl)
 }
 
 /* "www." + a letter or digit at p: an abbreviated URI (Appendix F). */
-static bool www_at(const ex_ctx *x, size_t p)
+static bool www_at(ex_ctx *x, size_t p)
 {
-    return prefix_ieq(x, p, "www.", 4) && p + 4 < x->len &&
+    return prefix_ieq(x, p, "www.", 4) && !end_at(x, p + 4) &&
            cc_is((unsigned char)x->t[p + 4], CC_ALPHA | CC_DIGIT);
 }
 
@@ -256,7 +273,7 @@ static ex_res bare_from(ex_ctx *x, size_t s, size_t body_min, unsigned form,
                         size_t *resume)
 {
     size_t e = s;
-    while (e < x->len && !ends_bare((unsigned char)x->t[e]))
+    while (!end_at(x, e) && !ends_bare((unsigned char)x->t[e]))
         e++;
     size_t te = trim_bare(x->t, s, e);
     if (te < e)
@@ -269,10 +286,10 @@ static ex_res bare_from(ex_ctx *x, size_t s, size_t body_min, unsigned form,
 
 /* Smallest bare body: "scheme:" and one byte that is not a slash, so the
    bare words "http://" and "file:///" of a sentence are no hits. */
-static size_t scheme_body_min(const ex_ctx *x, size_t s, size_t sl)
+static size_t scheme_body_min(ex_ctx *x, size_t s, size_t sl)
 {
     size_t i = s + sl + 1;
-    while (i < x->len && (x->t[i] == '/' || x->t[i] == '\\'))
+    while (!end_at(x, i) && (x->t[i] == '/' || x->t[i] == '\\'))
         i++;
     return i - s + 1;
 }
@@ -286,10 +303,10 @@ static ex_res try_word(ex_ctx *x, size_t i, size_t *resume)
     if (sl == 3 && urisan_ieq(x->t + i, 3, "url")) {
         /* Appendix E: "URL:" with or without a trailing space. */
         size_t p = i + 4;
-        while (p < x->len && (x->t[p] == ' ' || x->t[p] == '\t'))
+        while (!end_at(x, p) && (x->t[p] == ' ' || x->t[p] == '\t'))
             p++;
         size_t r2, sl2 = scheme_at(x, p, &r2);
-        if (sl2 && p + sl2 + 1 < x->len && !ends_bare((unsigned char)x->t[p + sl2 + 1]))
+        if (sl2 && !end_at(x, p + sl2 + 1) && !ends_bare((unsigned char)x->t[p + sl2 + 1]))
             return bare_from(x, p, scheme_body_min(x, p, sl2), URISAN_HIT_URL_PREFIX, resume);
         if (www_at(x, p))
             return bare_from(x, p, 5, URISAN_HIT_URL_PREFIX | URISAN_HIT_ABBREVIATED, resume);
@@ -311,7 +328,7 @@ static ex_res try_quote(ex_ctx *x, size_t i, size_t *resume)
     *resume = i + 1;
     if (prefix_ieq(x, p, "url:", 4)) {
         p += 4;
-        while (p < x->len && x->t[p] == ' ')
+        while (!end_at(x, p) && x->t[p] == ' ')
             p++;
         form |= URISAN_HIT_URL_PREFIX;
     }
@@ -326,7 +343,7 @@ static ex_res try_quote(ex_ctx *x, size_t i, size_t *resume)
         form |= URISAN_HIT_ABBREVIATED;
     }
     size_t q = p;
-    while (q < x->len && !ends_bare((unsigned char)x->t[q]))
+    while (!end_at(x, q) && !ends_bare((unsigned char)x->t[q]))
         q++;
     if (q >= x->len || x->t[q] != '"')
         return EX_NONE;
@@ -347,7 +364,7 @@ static ex_res try_angle(ex_ctx *x, size_t i, size_t *resume)
     *resume = i + 1;
     if (prefix_ieq(x, p, "url:", 4)) {
         p += 4;
-        while (p < x->len && (x->t[p] == ' ' || x->t[p] == '\t'))
+        while (!end_at(x, p) && (x->t[p] == ' ' || x->t[p] == '\t'))
             p++;
         form |= URISAN_HIT_URL_PREFIX;
     }
@@ -362,7 +379,7 @@ static ex_res try_angle(ex_ctx *x, size_t i, size_t *resume)
     size_t q = p, content = 0, last = p;
     bool hyphen_pending = false;
     for (;;) {
-        if (q >= x->len || q - p > bound || content > x->max_uri)
+        if (q - p > bound || content > x->max_uri || end_at(x, q))
             return EX_NONE;
         unsigned char c = (unsigned char)x->t[q];
         if (c == '>')
@@ -375,8 +392,8 @@ static ex_res try_angle(ex_ctx *x, size_t i, size_t *resume)
                the sentence (no URI here); two line breaks end a
                paragraph. */
             size_t r = q, breaks = 0;
-            while (r < x->len && is_ws((unsigned char)x->t[r]) && r - p <= bound) {
-                if (x->t[r] == '\n' || (x->t[r] == '\r' && (r + 1 >= x->len || x->t[r + 1] != '\n')))
+            while (r - p <= bound && !end_at(x, r) && is_ws((unsigned char)x->t[r])) {
+                if (x->t[r] == '\n' || (x->t[r] == '\r' && (end_at(x, r + 1) || x->t[r + 1] != '\n')))
                     breaks++;
                 r++;
             }
@@ -415,13 +432,12 @@ URISAN_API size_t urisan_extract_scratch_size(const urisan_policy *pol)
     return URISAN_EXTRACT_SCRATCH(lim.max_uri);
 }
 
-URISAN_API urisan_status urisan_extract(const char *text, size_t len,
-                                        size_t start,
-                                        const urisan_policy *pol,
-                                        urisan_hit *hits, size_t cap,
-                                        size_t *count,
-                                        char *scratch, size_t scratch_cap,
-                                        size_t *next)
+/* urisan_extract and urisan_extract_more: more says whether the text goes
+   on past len. */
+static urisan_status extract_scan(const char *text, size_t len, size_t start, int more,
+                                  const urisan_policy *pol, urisan_hit *hits, size_t cap,
+                                  size_t *count, char *scratch, size_t scratch_cap,
+                                  size_t *next)
 {
     if (count)
         *count = 0;
@@ -446,11 +462,13 @@ URISAN_API urisan_status urisan_extract(const char *text, size_t len,
     x.scr = scratch;
     x.scap = scratch_cap;
     x.sused = 0;
+    x.more = more;
+    x.starved = false;
 
     size_t i = start;
     while (i < len) {
         unsigned char c = (unsigned char)text[i];
-        size_t resume = i + 1;
+        size_t resume = i + 1, n0 = x.n, s0 = x.sused;
         ex_res r = EX_NONE;
         if (c == '<')
             r = try_angle(&x, i, &resume);
@@ -458,6 +476,13 @@ URISAN_API urisan_status urisan_extract(const char *text, size_t len,
             r = try_quote(&x, i, &resume);
         else if (cc_is(c, CC_ALPHA) && (i == 0 || !cc_is((unsigned char)text[i - 1], CC_SCHEME)))
             r = try_word(&x, i, &resume);
+        if (x.starved) { /* needs the text after len: undecided, from i */
+            x.n = n0;
+            x.sused = s0;
+            *count = x.n;
+            *next = i;
+            return URISAN_OK;
+        }
         if (r == EX_FULL) {
             *count = x.n;
             *next = i;
@@ -468,4 +493,28 @@ URISAN_API urisan_status urisan_extract(const char *text, size_t len,
     *count = x.n;
     *next = len;
     return URISAN_OK;
+}
+
+URISAN_API urisan_status urisan_extract(const char *text, size_t len,
+                                        size_t start,
+                                        const urisan_policy *pol,
+                                        urisan_hit *hits, size_t cap,
+                                        size_t *count,
+                                        char *scratch, size_t scratch_cap,
+                                        size_t *next)
+{
+    return extract_scan(text, len, start, false, pol, hits, cap, count, scratch,
+                        scratch_cap, next);
+}
+
+URISAN_API urisan_status urisan_extract_more(const char *text, size_t len,
+                                             size_t start, int more,
+                                             const urisan_policy *pol,
+                                             urisan_hit *hits, size_t cap,
+                                             size_t *count,
+                                             char *scratch, size_t scratch_cap,
+                                             size_t *next)
+{
+    return extract_scan(text, len, start, more != 0, pol, hits, cap, count, scratch,
+                        scratch_cap, next);
 }

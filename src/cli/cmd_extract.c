@@ -4,6 +4,7 @@
  * text and HTML parts of a mail message, one line per hit.
  */
 #include "cli.h"
+#include "stream.h"
 #ifdef URISAN_HAVE_MAIL
 #include "mailbox.h"
 #include "urisan_mail.h"
@@ -279,21 +280,24 @@ static bool put_row(ex_ctx *c, ex_row *r)
     return true;
 }
 
-/* Free text: every hit of urisan_extract, batch after batch. */
-static bool scan_text(ex_ctx *c, const char *part, const char *t, size_t len)
+/* Free text t[start..len) of the input from byte base on: every hit of
+   urisan_extract_more, batch after batch; more: the text goes on past
+   len. *next: where the undecided rest starts (len when none). false:
+   an output failure, or the extraction failed. */
+static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t base,
+                      bool more, size_t *next)
 {
-    size_t start = 0;
     for (;;) {
-        size_t n = 0, next = start;
-        urisan_status st = urisan_extract(t, len, start, c->pol, c->hits, HIT_BATCH, &n,
-                                          c->scratch, c->scap, &next);
+        size_t n = 0;
+        *next = start;
+        urisan_status st = urisan_extract_more(t, len, start, more, c->pol, c->hits,
+                                               HIT_BATCH, &n, c->scratch, c->scap, next);
         for (size_t k = 0; k < n; k++) {
             const urisan_hit *h = &c->hits[k];
             ex_row r;
             memset(&r, 0, sizeof r);
-            r.part = part;
             r.context = "text";
-            r.offset = h->off;
+            r.offset = base + h->off;
             r.length = h->len;
             r.uri = h->uri;
             r.uri_len = h->uri_len;
@@ -304,10 +308,53 @@ static bool scan_text(ex_ctx *c, const char *part, const char *t, size_t len)
             if (!put_row(c, &r))
                 return false;
         }
-        if (st != URISAN_E_TOO_MANY || next <= start)
+        if (st != URISAN_E_TOO_MANY || *next <= start)
             return st == URISAN_OK;
-        start = next;
+        start = *next;
     }
+}
+
+/* A text input of any size, read a window at a time: what a window
+   leaves undecided (a link running on past its end) is kept for the
+   next, up to CLI_FILE_MAX bytes; past that the link is cut there,
+   told on stderr, and the status is 2. */
+static int scan_text_stream(ex_ctx *c, const char *path)
+{
+    cli_stream s;
+    if (!cli_stream_open(&s, CMD, path))
+        return CLI_EXIT_USAGE;
+    int status = CLI_EXIT_OK;
+    size_t start = 0, keep_from = 0;
+    for (;;) {
+        bool force = s.len - keep_from >= CLI_FILE_MAX;
+        if (!force && !s.eof) {
+            if (cli_stream_fill(&s, keep_from, CLI_FILE_MAX) < 0) {
+                status = CLI_EXIT_USAGE;
+                break;
+            }
+            start -= keep_from;
+        }
+        size_t next = start;
+        if (!scan_text(c, s.buf, s.len, start, s.base, !s.eof && !force, &next)) {
+            if (!c->io_error)
+                status = cli_fail(CMD, "%s: extraction failed", path);
+            break;
+        }
+        if (force)
+            status = cli_fail(CMD, "%s: offset %zu: more than %zu bytes without a break: "
+                              "the text there is cut", path, s.base + start, CLI_FILE_MAX);
+        if (next >= s.len && s.eof)
+            break;
+        start = next;
+        /* the byte before start decides whether a word starts there */
+        keep_from = start > 0 ? start - 1 : 0;
+        if (force) {
+            keep_from = s.len;
+            start = s.len;
+        }
+    }
+    cli_stream_close(&s);
+    return status;
 }
 
 #ifdef URISAN_HAVE_MAIL
@@ -381,7 +428,11 @@ static bool on_box_msg(void *ctx, const mailbox_msg *m)
 {
     ex_ctx *c = ctx;
     c->msg = m;
-    int st = scan_mail(c, m->file, m->data, m->len);
+    int st = CLI_EXIT_USAGE;
+    if (m->too_large != 0)
+        cli_fail(CMD, "%s: larger than %zu bytes", m->file, CLI_FILE_MAX);
+    else
+        st = scan_mail(c, m->file, m->data, m->len);
     c->msg = NULL;
     if (st != CLI_EXIT_OK) {
         fprintf(stderr, "urisan: " CMD ": %s: message %zu (%s) above\n", m->file, m->index,
@@ -400,6 +451,37 @@ static bool read_box_file(void *ctx, const char *path, char **data, size_t *len)
     c->box_status = CLI_EXIT_USAGE;
     return false;
 }
+
+/* --mail on a file: an mbox (it starts "From "), read a message at a
+   time, or one message of at most CLI_FILE_MAX bytes. */
+static int extract_mail_file(ex_ctx *c, const char *path)
+{
+    cli_stream s;
+    if (!cli_stream_open(&s, CMD, path))
+        return CLI_EXIT_USAGE;
+    int status = CLI_EXIT_OK;
+    while (status == CLI_EXIT_OK && s.len < 5 && !s.eof)
+        if (cli_stream_fill(&s, 0, CLI_FILE_MAX) < 0)
+            status = CLI_EXIT_USAGE;
+    if (status == CLI_EXIT_OK && mailbox_is_mbox(s.buf, s.len)) {
+        int rc = mailbox_each_mbox_stream(path, &s, CLI_FILE_MAX, on_box_msg, c);
+        if (rc < 0 || (rc == 0 && !c->io_error))
+            status = CLI_EXIT_USAGE;
+        if (status == CLI_EXIT_OK)
+            status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
+    } else if (status == CLI_EXIT_OK) {
+        while (status == CLI_EXIT_OK && !s.eof && s.len <= CLI_FILE_MAX)
+            if (cli_stream_fill(&s, 0, CLI_FILE_MAX) < 0)
+                status = CLI_EXIT_USAGE;
+        if (status == CLI_EXIT_OK && s.len > CLI_FILE_MAX)
+            status = cli_fail(CMD, "%s: larger than %zu bytes", path, CLI_FILE_MAX);
+        else if (status == CLI_EXIT_OK)
+            status = scan_mail(c, path, s.buf ? s.buf : "", s.len);
+    }
+    cli_stream_close(&s);
+    urisan_mail_shutdown();
+    return status;
+}
 #endif
 
 /* The hits of path ("-": standard input): a text file, or with --mail
@@ -417,30 +499,17 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
         return status;
     }
 #endif
-    char *data = NULL;
-    size_t len = 0;
-    if (!cli_read_file(CMD, path, CLI_FILE_MAX, &data, &len))
-        return CLI_EXIT_USAGE;
     if (!mail) {
-        if (!scan_text(c, NULL, data, len) && !c->io_error)
-            status = cli_fail(CMD, "%s: extraction failed", path);
+        status = scan_text_stream(c, path);
+        if (c->io_error && status == CLI_EXIT_OK)
+            status = CLI_EXIT_USAGE;
+        return status;
     }
 #ifdef URISAN_HAVE_MAIL
-    else {
-        if (mailbox_is_mbox(data, len)) { /* every message of an mbox */
-            if (!mailbox_each_mbox(path, data, len, on_box_msg, c) && !c->io_error)
-                status = CLI_EXIT_USAGE;
-            if (status == CLI_EXIT_OK)
-                status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
-        } else {
-            status = scan_mail(c, path, data, len);
-        }
-        urisan_mail_shutdown();
-    }
-#endif
+    status = extract_mail_file(c, path);
     if (c->io_error && status == CLI_EXIT_OK)
         status = CLI_EXIT_USAGE;
-    free(data);
+#endif
     return status;
 }
 

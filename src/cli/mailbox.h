@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "stream.h"
+
 typedef struct {
     size_t index;            /* 1-based, in file (mbox) or name order */
     const char *file;        /* the mbox or the Maildir file */
@@ -15,6 +17,9 @@ typedef struct {
     const char *data;        /* the message (mbox: envelope line removed,
                                 ">From " lines unescaped) */
     size_t len;
+    size_t too_large;        /* mbox read from a stream: 0, or the size of
+                                a message above its bound (data then holds
+                                only the bytes kept, for the Message-ID) */
 } mailbox_msg;
 
 /* false: stop. */
@@ -29,6 +34,15 @@ bool mailbox_is_maildir(const char *path);
 
 /* Each message of the mbox data (unescaped in place). false: fn stopped. */
 bool mailbox_each_mbox(const char *file, char *data, size_t len, mailbox_fn fn, void *ctx);
+
+/* Each message of the mbox read from s (its window holds the start of
+   the file, which starts "From "), one at a time: memory is the largest
+   message, up to max bytes (a larger one is handed out with too_large
+   set, and the next are read). The messages are those of
+   mailbox_each_mbox over the whole file. 1: all read; 0: fn stopped;
+   -1: a read error (printed). */
+int mailbox_each_mbox_stream(const char *file, cli_stream *s, size_t max, mailbox_fn fn,
+                             void *ctx);
 
 /* Each file of dir/new then dir/cur. 0, or -1 (a directory could not be
    listed, or fn stopped). */
