@@ -53,6 +53,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_fail(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* "urisan: CMD: MESSAGE" on stderr, as it goes (no flush of the output
+   first): a warning beside the output lines (extract's mail limits). */
+void cli_note(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* ---- options (opts.c) ---- */
 
 typedef struct {
@@ -123,6 +128,11 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
 typedef void (*cli_ahead_fn)(void *ctx, const char *p, size_t n);
 int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size_t keep,
                          cli_input_fn one, cli_ahead_fn ahead, void *ctx);
+
+/* Instead of flushing the output before a read of standard input may
+   wait (cli_out_idle), call fn(arg, fd) (--jobs: cli_jobs_idle); NULL:
+   back to cli_out_idle. */
+void cli_input_set_idle(void (*fn)(void *arg, int fd), void *arg);
 
 /* Read a whole file ("-": stdin) of at most max bytes into a malloc'd
    buffer. Prints "urisan: CMD: PATH: reason" and returns false on error. */

@@ -7,7 +7,9 @@
 #ifdef URISAN_HAVE_HOSTVIEW
 #include "hostview.h"
 #endif
+#include "jobs.h"
 #include "logformat.h"
+#include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -488,28 +490,169 @@ static bool check_log_line(void *ctx, const cli_logline *ln)
     return cli_out_buf(&c->tmp);
 }
 
-enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
-       NOPT };
+/* ---- --jobs N: the lines on N worker threads (jobs.c) ---- */
 
-/* --format FMT [--tsv]: the operands are log files. */
-static int check_logs(check_ctx *c, const cli_opt *opts, char **argv, int nargs)
+/* A line of input, queued: the bytes, full_len, truncated. */
+static bool queue_line(void *ctx, const char *in, size_t len, size_t full_len, bool truncated)
 {
-    cli_logfmt fmt;
+    cli_job_item it = { .a = in, .alen = len, .n = { full_len, truncated } };
+    return cli_jobs_add(ctx, &it);
+}
+
+static bool job_line(void *w, const cli_job_item *it)
+{
+    return check_one(w, it->a, it->alen, it->n[0], it->n[1] != 0);
+}
+
+/* A log line, queued: the line, and the URI when it is not in the line
+   (Zeek's host + uri); numbers lineno, full_len, bits, URI offset. */
+#define LOG_TRUNCATED 1u
+#define LOG_URI_CUT 2u
+#define LOG_HAS_URI 4u
+#define LOG_URI_APART 8u
+static bool queue_log_line(void *ctx, const cli_logline *ln)
+{
+    cli_job_item it = { .a = ln->line, .alen = ln->len, .p = { ln->file, ln->why } };
+    size_t bits = (ln->truncated ? LOG_TRUNCATED : 0) | (ln->uri_cut ? LOG_URI_CUT : 0);
+    if (ln->uri != NULL) {
+        bits |= LOG_HAS_URI;
+        it.blen = ln->uri_len;
+        if (ln->uri >= ln->line && ln->uri + ln->uri_len <= ln->line + ln->len) {
+            it.n[3] = (size_t)(ln->uri - ln->line);
+        } else {
+            bits |= LOG_URI_APART;
+            it.b = ln->uri;
+        }
+    }
+    it.n[0] = ln->lineno;
+    it.n[1] = ln->full_len;
+    it.n[2] = bits;
+    return cli_jobs_add(ctx, &it);
+}
+
+static bool check_log_line(void *ctx, const cli_logline *ln);
+
+static bool job_log_line(void *w, const cli_job_item *it)
+{
+    cli_logline ln;
+    memset(&ln, 0, sizeof ln);
+    ln.file = it->p[0];
+    ln.why = it->p[1];
+    ln.lineno = it->n[0];
+    ln.line = it->a;
+    ln.len = it->alen;
+    ln.full_len = it->n[1];
+    ln.truncated = (it->n[2] & LOG_TRUNCATED) != 0;
+    ln.uri_cut = (it->n[2] & LOG_URI_CUT) != 0;
+    if (it->n[2] & LOG_HAS_URI) {
+        ln.uri = (it->n[2] & LOG_URI_APART) ? it->b : it->a + it->n[3];
+        ln.uri_len = it->blen;
+    }
+    return check_log_line(w, &ln);
+}
+
+static void job_ahead(void *w, const char *p, size_t n)
+{
+    check_ahead(w, p, n);
+}
+
+static void jobs_idle(void *arg, int fd)
+{
+    cli_jobs_idle(arg, fd);
+}
+
+/* The worker contexts: copies of c, each with its own buffers and host
+   view, so that no worker's state is another's. */
+static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
+{
+    check_ctx *wc = calloc(n, sizeof *wc);
+    for (unsigned k = 0; wc != NULL && k < n; k++) {
+        wc[k] = *c;
+        wc[k].rbuf = NULL;
+        wc[k].rcap = 0;
+        wc[k].denied = false;
+        cli_buf_init(&wc[k].tmp, CLI_JSON_MAX);
+#ifdef URISAN_HAVE_HOSTVIEW
+        hostview_last_init(&wc[k].last);
+#endif
+        w[k] = &wc[k];
+    }
+    return wc;
+}
+
+/* What the workers found, into c; their contexts freed. */
+static void jobs_ctx_end(check_ctx *c, check_ctx *wc, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        c->denied |= wc[k].denied;
+        free(wc[k].rbuf);
+        cli_buf_free(&wc[k].tmp);
+    }
+    free(wc);
+}
+
+enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
+       OPT_JOBS, OPT_PROGRESS, OPT_NO_PROGRESS, NOPT };
+
+/* --format FMT [--tsv]: the options' checks; the format into *fmt. */
+static int check_logs_opts(check_ctx *c, const cli_opt *opts, cli_logfmt *fmt)
+{
     if (!opts[OPT_FORMAT].seen)
         return cli_usage_error(CMD, "--tsv needs --format");
     if (opts[OPT_FIELDS].seen) /* a line without a URI has no row to select from */
         return cli_usage_error(CMD, "--fields and --format exclude each other");
     if (opts[OPT_TSV].seen && c->json)
         return cli_usage_error(CMD, "--tsv and --json exclude each other");
-    if (!cli_logfmt_parse(opts[OPT_FORMAT].value, &fmt))
+    if (!cli_logfmt_parse(opts[OPT_FORMAT].value, fmt))
         return cli_usage_error(CMD, "--format: unknown log format '%s' "
                                "(squid, zeek, combined, field:N)", opts[OPT_FORMAT].value);
     c->tsv = opts[OPT_TSV].seen;
-    cli_buf_init(&c->tmp, CLI_JSON_MAX);
-    int status = cli_log_each(CMD, &fmt, argv, 1, nargs,
-                              cli_line_keep(urisan_policy_limits(c->pol)) + CLI_LOG_EXTRA,
-                              check_log_line, c);
-    cli_buf_free(&c->tmp);
+    return CLI_EXIT_OK;
+}
+
+/* Every input through c (j NULL) or through the workers of j: each line
+   of the operands or standard input, or with --format (fmt not NULL)
+   each line of the log files. */
+static int check_inputs(check_ctx *c, cli_jobs *j, const cli_logfmt *fmt, char **argv,
+                        int nargs)
+{
+    size_t keep = cli_line_keep(urisan_policy_limits(c->pol));
+    if (fmt != NULL)
+        return cli_log_each(CMD, fmt, argv, 1, nargs, keep + CLI_LOG_EXTRA,
+                            j ? queue_log_line : check_log_line, j ? (void *)j : c);
+    if (j != NULL)
+        return cli_each_input(CMD, argv, 1, nargs, keep, queue_line, j);
+    return cli_each_input_ahead(CMD, argv, 1, nargs, keep, check_one,
+                                c->hostview_keys ? check_ahead : NULL, c);
+}
+
+/* check_inputs on n worker threads: the same lines, in the same order. */
+static int check_jobs(check_ctx *c, unsigned n, const cli_logfmt *fmt, char **argv, int nargs)
+{
+    void *w[256];
+    check_ctx *wc = jobs_ctx(c, n, w);
+    if (wc == NULL)
+        return cli_fail(CMD, "out of memory");
+    cli_jobs *j = cli_jobs_start(CMD, n, w, fmt ? job_log_line : job_line,
+                                 c->hostview_keys && fmt == NULL ? job_ahead : NULL);
+    if (j == NULL) {
+        jobs_ctx_end(c, wc, n);
+        return CLI_EXIT_USAGE;
+    }
+    cli_input_set_idle(jobs_idle, j);
+    int status = check_inputs(c, j, fmt, argv, nargs);
+    cli_input_set_idle(NULL, NULL);
+    bool ok = cli_jobs_end(j);
+    jobs_ctx_end(c, wc, n);
+    /* a line that could not be written stopped the run: told as one
+       thread tells it (cli_each_input, cli_log_each) */
+    if (!ok && status == CLI_EXIT_OK) {
+        if (fmt != NULL)
+            status = ferror(stdout) ? CLI_EXIT_USAGE
+                                    : cli_fail(CMD, "out of memory for an output line");
+        else if (cli_out_error() == 0 && !ferror(stdout))
+            status = cli_fail(CMD, "out of memory for an output line");
+    }
     return status;
 }
 
@@ -524,6 +667,9 @@ int cmd_check(int argc, char **argv)
         [OPT_FORMAT] = { "--format", true, NULL, false },
         [OPT_TSV] = { "--tsv", false, NULL, false },
         [OPT_EXPLAIN] = { "--explain", false, NULL, false },
+        [OPT_JOBS] = { "--jobs", true, NULL, false },
+        [OPT_PROGRESS] = { "--progress", false, NULL, false },
+        [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -577,12 +723,28 @@ int cmd_check(int argc, char **argv)
         }
     }
 
-    int status;
-    if (opts[OPT_FORMAT].seen || opts[OPT_TSV].seen)
-        status = check_logs(&c, opts, argv, nargs);
+    unsigned jobs = 1;
+    if (opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &jobs)) {
+        free(pol);
+        return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
+                               opts[OPT_JOBS].value);
+    }
+    cli_logfmt fmt;
+    bool logs = opts[OPT_FORMAT].seen || opts[OPT_TSV].seen;
+    int status = logs ? check_logs_opts(&c, opts, &fmt) : CLI_EXIT_OK;
+    if (status != CLI_EXIT_OK) {
+        free(pol);
+        return status;
+    }
+    cli_buf_init(&c.tmp, CLI_JSON_MAX);
+    cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
+                                              opts[OPT_NO_PROGRESS].seen));
+    if (jobs > 1)
+        status = check_jobs(&c, jobs, logs ? &fmt : NULL, argv, nargs);
     else
-        status = cli_each_input_ahead(CMD, argv, 1, nargs, cli_line_keep(lim), check_one,
-                                      c.hostview_keys ? check_ahead : NULL, &c);
+        status = check_inputs(&c, NULL, logs ? &fmt : NULL, argv, nargs);
+    cli_progress_end();
+    cli_buf_free(&c.tmp);
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
     free(c.rbuf);

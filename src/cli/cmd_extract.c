@@ -4,6 +4,8 @@
  * text and HTML parts of a mail message, one line per hit.
  */
 #include "cli.h"
+#include "jobs.h"
+#include "progress.h"
 #include "stream.h"
 #ifdef URISAN_HAVE_MAIL
 #include "mailbox.h"
@@ -29,6 +31,10 @@ typedef struct ex_ctx {
     size_t scap;
     bool denied;
     bool io_error;       /* an output line could not be written */
+    cli_pool *pool;      /* --jobs N, text: the windows' pieces at once */
+    cli_jobs *jobs;      /* --jobs N, a mailbox: the messages at once */
+    unsigned njobs;
+    struct ex_ctx *workers; /* --jobs N: each worker's own state */
 #ifdef URISAN_HAVE_MAIL
     const mailbox_msg *msg; /* mbox / Maildir: the message being scanned */
     int box_status;      /* the worst status of a mailbox's messages */
@@ -37,6 +43,10 @@ typedef struct ex_ctx {
     hostview hv;         /* the host of the row being written */
 #endif
 } ex_ctx;
+
+/* --jobs N (below): start the workers for text or a mailbox; stop them. */
+static bool workers_start(ex_ctx *c, bool mailbox);
+static void workers_stop(ex_ctx *c);
 
 /* One output line. */
 typedef struct {
@@ -314,6 +324,105 @@ static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t
     }
 }
 
+/* ---- --jobs N over text: a window's pieces scanned at once ---- */
+
+#define SEG_MAX 256
+
+/* The pieces of a window: piece k is t[from[k]..to[k]), scanned as if
+   the text ended at to[k] (more: it goes on), from the start of a line. */
+typedef struct {
+    const char *t;
+    size_t base, n;
+    size_t from[SEG_MAX], to[SEG_MAX], stop[SEG_MAX];
+    bool more[SEG_MAX], ok[SEG_MAX], denied[SEG_MAX], io_error[SEG_MAX];
+    cli_buf out[SEG_MAX], err[SEG_MAX];
+} seg_run;
+
+static void seg_task(void *arg, size_t k, void *w)
+{
+    seg_run *r = arg;
+    ex_ctx *c = w;
+    c->denied = false;
+    c->io_error = false;
+    r->ok[k] = scan_text(c, r->t, r->to[k], r->from[k], r->base, r->more[k], &r->stop[k]);
+    r->denied[k] = c->denied;
+    r->io_error[k] = c->io_error;
+}
+
+/* Cut t[start..len) into pieces that start after a line feed. */
+static void seg_cut(seg_run *r, const char *t, size_t len, size_t start, unsigned jobs)
+{
+    size_t want = 4 * (size_t)jobs < SEG_MAX ? 4 * (size_t)jobs : SEG_MAX;
+    size_t step = (len - start) / want + 1;
+    r->n = 0;
+    r->from[0] = start;
+    for (size_t k = 1; k < want; k++) {
+        size_t at = start + k * step;
+        if (at <= r->from[r->n] + 1)
+            at = r->from[r->n] + 1;
+        if (at >= len)
+            break;
+        const char *nl = memchr(t + at - 1, '\n', len - (at - 1));
+        if (nl == NULL || (size_t)(nl - t) + 1 >= len)
+            break;
+        r->to[r->n] = (size_t)(nl - t) + 1;
+        r->more[r->n] = true;
+        r->n++;
+        r->from[r->n] = r->to[r->n - 1];
+    }
+    r->to[r->n] = len;
+    r->n++;
+}
+
+/*
+ * scan_text over t[start..len) on the pool: each piece is scanned from
+ * its first byte at once; a piece is the one scan's when the piece
+ * before stopped exactly where it starts (its last candidate did not
+ * run on into it). Otherwise it is scanned again here, from where the
+ * one scan is. The output is the one scan's, in order.
+ */
+static bool scan_window_jobs(ex_ctx *c, const char *t, size_t len, size_t start, size_t base,
+                             bool more, size_t *next)
+{
+    seg_run *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        cli_fail(CMD, "out of memory");
+        return false;
+    }
+    r->t = t;
+    r->base = base;
+    seg_cut(r, t, len, start, c->njobs);
+    r->more[r->n - 1] = more;
+    for (size_t k = 0; k < r->n; k++) {
+        cli_buf_init(&r->out[k], SIZE_MAX);
+        cli_buf_init(&r->err[k], SIZE_MAX);
+    }
+    cli_pool_run(c->pool, r->n, seg_task, r, r->out, r->err);
+    size_t pos = start;
+    bool ok = true;
+    for (size_t k = 0; k < r->n && ok; k++) {
+        if (pos != r->from[k]) { /* out of step: this piece again, here */
+            ok = scan_text(c, t, r->to[k], pos, base, r->more[k], &pos);
+            continue;
+        }
+        if (r->out[k].len > 0 && !cli_out_lines(r->out[k].p, r->out[k].len))
+            c->io_error = true;
+        if (r->err[k].len > 0)
+            fwrite(r->err[k].p, 1, r->err[k].len, stderr);
+        c->denied |= r->denied[k];
+        c->io_error |= r->io_error[k];
+        ok = r->ok[k] && !c->io_error;
+        pos = r->stop[k];
+    }
+    for (size_t k = 0; k < r->n; k++) {
+        cli_buf_free(&r->out[k]);
+        cli_buf_free(&r->err[k]);
+    }
+    free(r);
+    *next = pos;
+    return ok;
+}
+
 /* A text input of any size, read a window at a time: what a window
    leaves undecided (a link running on past its end) is kept for the
    next, up to CLI_FILE_MAX bytes; past that the link is cut there,
@@ -323,6 +432,7 @@ static int scan_text_stream(ex_ctx *c, const char *path)
     cli_stream s;
     if (!cli_stream_open(&s, CMD, path))
         return CLI_EXIT_USAGE;
+    s.chunk *= c->njobs; /* --jobs N: N reads a window */
     int status = CLI_EXIT_OK;
     size_t start = 0, keep_from = 0;
     for (;;) {
@@ -335,7 +445,10 @@ static int scan_text_stream(ex_ctx *c, const char *path)
             start -= keep_from;
         }
         size_t next = start;
-        if (!scan_text(c, s.buf, s.len, start, s.base, !s.eof && !force, &next)) {
+        bool ok = c->pool != NULL && !force
+                      ? scan_window_jobs(c, s.buf, s.len, start, s.base, !s.eof, &next)
+                      : scan_text(c, s.buf, s.len, start, s.base, !s.eof && !force, &next);
+        if (!ok) {
             if (!c->io_error)
                 status = cli_fail(CMD, "%s: extraction failed", path);
             break;
@@ -396,7 +509,7 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
     r.dec = dg->decision;
     r.limit = urisan_mail_limit_name(dg->limit);
     r.message = dg->message;
-    fprintf(stderr, "urisan: %s: limit %s in part %s: %s\n", CMD, r.limit, r.part, dg->message);
+    cli_note(CMD, "limit %s in part %s: %s", r.limit, r.part, dg->message);
     return put_row(c, &r);
 }
 
@@ -435,12 +548,53 @@ static bool on_box_msg(void *ctx, const mailbox_msg *m)
         st = scan_mail(c, m->file, m->data, m->len);
     c->msg = NULL;
     if (st != CLI_EXIT_OK) {
-        fprintf(stderr, "urisan: " CMD ": %s: message %zu (%s) above\n", m->file, m->index,
-                m->message_id[0] ? m->message_id : "no Message-ID");
+        cli_note(CMD, "%s: message %zu (%s) above", m->file, m->index,
+                 m->message_id[0] ? m->message_id : "no Message-ID");
         if (st > c->box_status)
             c->box_status = st;
     }
     return !c->io_error;
+}
+
+/* --jobs N: a message queued (its bytes; Message-ID and file name after
+   them, each ending NUL; index, too_large). */
+static bool queue_msg(cli_jobs *j, const mailbox_msg *m)
+{
+    size_t il = strlen(m->message_id), fl = strlen(m->file);
+    char small[1024];
+    char *names = il + fl + 2 <= sizeof small ? small : malloc(il + fl + 2);
+    if (names == NULL) {
+        cli_fail(CMD, "out of memory");
+        return false;
+    }
+    memcpy(names, m->message_id, il + 1);
+    memcpy(names + il + 1, m->file, fl + 1);
+    cli_job_item it = { .a = m->data, .alen = m->too_large ? 0 : m->len, .b = names,
+                        .blen = il + fl + 2, .n = { m->index, m->too_large } };
+    bool ok = cli_jobs_add(j, &it);
+    if (names != small)
+        free(names);
+    return ok;
+}
+
+static bool job_msg(void *w, const cli_job_item *it)
+{
+    mailbox_msg m;
+    m.index = it->n[0];
+    m.too_large = it->n[1];
+    m.data = it->a;
+    m.len = it->alen;
+    size_t il = strlen(it->b);
+    memcpy(m.message_id, it->b, il + 1);
+    m.file = it->b + il + 1;
+    return on_box_msg(w, &m);
+}
+
+/* A message of a mailbox: scanned here, or queued for the workers. */
+static bool box_msg(void *ctx, const mailbox_msg *m)
+{
+    ex_ctx *c = ctx;
+    return c->jobs != NULL ? queue_msg(c->jobs, m) : on_box_msg(c, m);
 }
 
 static bool read_box_file(void *ctx, const char *path, char **data, size_t *len)
@@ -464,7 +618,12 @@ static int extract_mail_file(ex_ctx *c, const char *path)
         if (cli_stream_fill(&s, 0, CLI_FILE_MAX) < 0)
             status = CLI_EXIT_USAGE;
     if (status == CLI_EXIT_OK && mailbox_is_mbox(s.buf, s.len)) {
-        int rc = mailbox_each_mbox_stream(path, &s, CLI_FILE_MAX, on_box_msg, c);
+        if (c->njobs > 1 && !workers_start(c, true)) {
+            cli_stream_close(&s);
+            return CLI_EXIT_USAGE;
+        }
+        int rc = mailbox_each_mbox_stream(path, &s, CLI_FILE_MAX, box_msg, c);
+        workers_stop(c);
         if (rc < 0 || (rc == 0 && !c->io_error))
             status = CLI_EXIT_USAGE;
         if (status == CLI_EXIT_OK)
@@ -484,6 +643,73 @@ static int extract_mail_file(ex_ctx *c, const char *path)
 }
 #endif
 
+/* ---- --jobs N: the workers' contexts ---- */
+
+/* n copies of c, each with its own scratch and host view. */
+static bool workers_make(ex_ctx *c, unsigned n)
+{
+    c->workers = calloc(n, sizeof *c->workers);
+    if (c->workers == NULL)
+        return false;
+    for (unsigned k = 0; k < n; k++) {
+        ex_ctx *w = &c->workers[k];
+        *w = *c;
+        w->workers = NULL;
+        w->scratch = malloc(c->scap);
+        if (w->scratch == NULL)
+            return false;
+    }
+    return true;
+}
+
+static void workers_free(ex_ctx *c)
+{
+    for (unsigned k = 0; c->workers != NULL && k < c->njobs; k++)
+        free(c->workers[k].scratch);
+    free(c->workers);
+    c->workers = NULL;
+}
+
+/* Start what --jobs needs for text (pool) or a mailbox (jobs). */
+static bool workers_start(ex_ctx *c, bool mailbox)
+{
+    void *w[256];
+    for (unsigned k = 0; k < c->njobs; k++)
+        w[k] = &c->workers[k];
+#ifdef URISAN_HAVE_MAIL
+    if (mailbox) {
+        urisan_mail_init(); /* before the threads */
+        c->jobs = cli_jobs_start(CMD, c->njobs, w, job_msg, NULL);
+        return c->jobs != NULL;
+    }
+#else
+    (void)mailbox;
+#endif
+    c->pool = cli_pool_start(CMD, c->njobs, w);
+    return c->pool != NULL;
+}
+
+/* Stop them; what the workers found goes into c. */
+static void workers_stop(ex_ctx *c)
+{
+    if (c->jobs != NULL && !cli_jobs_end(c->jobs))
+        c->io_error = true;
+    c->jobs = NULL;
+    if (c->pool != NULL)
+        cli_pool_end(c->pool);
+    c->pool = NULL;
+    for (unsigned k = 0; c->workers != NULL && k < c->njobs; k++) {
+        c->denied |= c->workers[k].denied;
+        c->io_error |= c->workers[k].io_error;
+#ifdef URISAN_HAVE_MAIL
+        if (c->workers[k].box_status > c->box_status)
+            c->box_status = c->workers[k].box_status;
+        c->workers[k].box_status = CLI_EXIT_OK;
+#endif
+        c->workers[k].denied = c->workers[k].io_error = false;
+    }
+}
+
 /* The hits of path ("-": standard input): a text file, or with --mail
    (mail) a message, an mbox or a Maildir. Returns the exit status so far. */
 static int extract_path(ex_ctx *c, const char *path, bool mail)
@@ -491,7 +717,11 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
     int status = CLI_EXIT_OK;
 #ifdef URISAN_HAVE_MAIL
     if (mail && mailbox_is_maildir(path)) {
-        if (mailbox_each_maildir(path, read_box_file, on_box_msg, c) != 0 && !c->io_error)
+        if (c->njobs > 1 && !workers_start(c, true))
+            return CLI_EXIT_USAGE;
+        int rc = mailbox_each_maildir(path, read_box_file, box_msg, c);
+        workers_stop(c);
+        if (rc != 0 && !c->io_error)
             status = cli_fail(CMD, "%s: cannot read the Maildir", path);
         if (status == CLI_EXIT_OK)
             status = c->io_error ? CLI_EXIT_USAGE : c->box_status;
@@ -500,7 +730,10 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
     }
 #endif
     if (!mail) {
+        if (c->njobs > 1 && !workers_start(c, false))
+            return CLI_EXIT_USAGE;
         status = scan_text_stream(c, path);
+        workers_stop(c);
         if (c->io_error && status == CLI_EXIT_OK)
             status = CLI_EXIT_USAGE;
         return status;
@@ -515,7 +748,8 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
 
 int cmd_extract(int argc, char **argv)
 {
-    enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, OPT_EXPLAIN, NOPT };
+    enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, OPT_EXPLAIN, OPT_JOBS,
+           OPT_PROGRESS, OPT_NO_PROGRESS, NOPT };
     cli_opt opts[NOPT] = {
         [OPT_JSON] = { "--json", false, NULL, false },
         [OPT_MAIL] = { "--mail", false, NULL, false },
@@ -523,6 +757,9 @@ int cmd_extract(int argc, char **argv)
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_FIELDS] = { "--fields", true, NULL, false },
         [OPT_EXPLAIN] = { "--explain", false, NULL, false },
+        [OPT_JOBS] = { "--jobs", true, NULL, false },
+        [OPT_PROGRESS] = { "--progress", false, NULL, false },
+        [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -530,6 +767,10 @@ int cmd_extract(int argc, char **argv)
         return rc;
     if (nargs > 1)
         return cli_usage_error(CMD, "at most one FILE, got '%.200s' too", argv[2]);
+    unsigned njobs = 1;
+    if (opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &njobs))
+        return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
+                               opts[OPT_JOBS].value);
 #ifndef URISAN_HAVE_MAIL
     if (opts[OPT_MAIL].seen)
         return cli_fail(CMD, "--mail is not available: urisan was built without "
@@ -556,10 +797,16 @@ int cmd_extract(int argc, char **argv)
     c->pol = pol;
     c->scap = urisan_extract_scratch_size(pol);
     c->scratch = malloc(c->scap);
-    int status = c->scratch == NULL ? cli_fail(CMD, "out of memory")
-                                    : extract_path(c, path, opts[OPT_MAIL].seen);
+    c->njobs = njobs;
+    cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
+                                              opts[OPT_NO_PROGRESS].seen));
+    int status = c->scratch == NULL || (njobs > 1 && !workers_make(c, njobs))
+                     ? cli_fail(CMD, "out of memory")
+                     : extract_path(c, path, opts[OPT_MAIL].seen);
+    cli_progress_end();
     if (status == CLI_EXIT_OK && c->denied)
         status = CLI_EXIT_FAIL;
+    workers_free(c);
     free(c->scratch);
     free(c);
     free(pol);

@@ -3,12 +3,31 @@
 #include "cli.h"
 #include "lines.h"
 #include "out.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Before a read of standard input (cli_input_set_idle). */
+static void (*idle_fn)(void *arg, int fd);
+static void *idle_arg;
+
+void cli_input_set_idle(void (*fn)(void *arg, int fd), void *arg)
+{
+    idle_fn = fn;
+    idle_arg = arg;
+}
+
+static void before_read(int fd)
+{
+    if (idle_fn != NULL)
+        idle_fn(idle_arg, fd);
+    else
+        cli_out_idle(fd);
+}
 
 size_t cli_line_keep(const urisan_limits *lim)
 {
@@ -45,7 +64,8 @@ int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size
             status = cli_fail(cmd, "out of memory");
         } else {
             /* Answers already written go out before we wait for more. */
-            lr.before_read = cli_out_idle;
+            lr.before_read = before_read;
+            lr.after_read = cli_progress_bytes;
             cli_line ln;
             int got = 0;
             while (io_ok && (got = cli_lines_next(&lr, &ln)) == 1) {

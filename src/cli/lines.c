@@ -21,6 +21,7 @@ bool cli_lines_init(cli_lines *r, int fd, size_t keep)
     r->read_fn = NULL;
     r->read_ctx = NULL;
     r->before_read = NULL;
+    r->after_read = NULL;
     if (r->in == NULL) {
         errno = ENOMEM;
         return false;
@@ -118,6 +119,8 @@ int cli_lines_next(cli_lines *r, cli_line *out)
             }
             r->in_pos = 0;
             r->in_len = (size_t)n;
+            if (r->after_read != NULL)
+                r->after_read(r->in, r->in_len);
         }
         started = true;
         const char *s = r->in + r->in_pos;

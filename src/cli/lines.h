@@ -48,6 +48,9 @@ typedef struct {
     /* Called with fd before each read(2) when set (NULL after init): the
        command flushes its answers when the read may wait. */
     void (*before_read)(int fd);
+    /* Called with the bytes of each read when set (NULL after init):
+       --progress counts them (progress.c). */
+    void (*after_read)(const char *p, size_t n);
 } cli_lines;
 
 /* keep >= 1. Returns false (errno ENOMEM) when the chunk cannot be had. */

@@ -16,6 +16,7 @@
  */
 #include "cli.h"
 #include "logformat.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -292,6 +293,7 @@ static int each_line(const char *cmd, const cli_logfmt *fmt, const char *name, i
         return -1;
     }
     lr.read_fn = gz_read;
+    lr.after_read = cli_progress_bytes;
     lr.read_ctx = gz;
     int rc = 0, got;
     cli_line ln;

@@ -17,6 +17,48 @@ static struct {
     int err;        /* errno of the first failed write */
 } out;
 
+/* A worker of --jobs (jobs.c): its lines go into cap.b, its messages for
+   standard error into cap.err; nothing is written from the thread. */
+static _Thread_local struct {
+    cli_buf *b, *err;
+    size_t start;
+} cap;
+
+void cli_out_capture(cli_buf *b, cli_buf *err)
+{
+    cap.b = b;
+    cap.err = err;
+    cap.start = b != NULL ? b->len : 0;
+}
+
+cli_buf *cli_err_capture(void)
+{
+    return cap.err;
+}
+
+/* The open line of a worker's capture. */
+static cli_buf *cap_begin(void)
+{
+    cap.start = cap.b->len;
+    cli_buf_set_max(cap.b, cap.start + CLI_JSON_MAX);
+    return cap.b;
+}
+
+static bool cap_end(void)
+{
+    if (cap.b->failed) {
+        cli_buf_rewind(cap.b, cap.start);
+        return false;
+    }
+    cli_buf_set_max(cap.b, SIZE_MAX);
+    if (!cli_buf_addc(cap.b, '\n')) {
+        cli_buf_rewind(cap.b, cap.start);
+        return false;
+    }
+    cap.start = cap.b->len;
+    return true;
+}
+
 static void out_ready(void)
 {
     if (out.ready)
@@ -34,6 +76,8 @@ static void out_ready(void)
 
 cli_buf *cli_out_begin(void)
 {
+    if (cap.b != NULL)
+        return cap_begin();
     out_ready();
     out.start = out.b.len;
     cli_buf_rewind(&out.b, out.start);
@@ -43,6 +87,10 @@ cli_buf *cli_out_begin(void)
 
 void cli_out_rewind(void)
 {
+    if (cap.b != NULL) {
+        cli_buf_rewind(cap.b, cap.start);
+        return;
+    }
     cli_buf_rewind(&out.b, out.start);
 }
 
@@ -82,6 +130,8 @@ static bool flush_lines(void)
 
 bool cli_out_end(void)
 {
+    if (cap.b != NULL)
+        return cap_end();
     out_ready();
     if (out.b.failed) {
         cli_out_rewind();
@@ -100,12 +150,27 @@ bool cli_out_end(void)
 
 bool cli_out_flush(void)
 {
+    if (cap.b != NULL)
+        return true;
     return flush_lines();
+}
+
+bool cli_out_lines(const char *p, size_t n)
+{
+    out_ready();
+    if (!cli_buf_add(&out.b, p, n)) {
+        cli_buf_rewind(&out.b, out.start);
+        return false;
+    }
+    out.start = out.b.len;
+    if (out.tty || out.b.len >= CLI_OUT_BLOCK)
+        return flush_lines();
+    return out.err == 0;
 }
 
 void cli_out_idle(int fd)
 {
-    if (!out.ready || out.start == 0)
+    if (cap.b != NULL || !out.ready || out.start == 0)
         return;
     struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
     if (poll(&p, 1, 0) != 1)

@@ -43,6 +43,16 @@ bool cli_out_flush(void);
 void cli_out_idle(int fd);
 /* errno of the first failed write, 0 when none. */
 int cli_out_error(void);
+/* Complete lines p[0..n) (each ending '\n'), written as they are: a
+   --jobs batch's output (jobs.c). false on a write error or no memory. */
+bool cli_out_lines(const char *p, size_t n);
+/* This thread's lines go into b (and its messages for standard error,
+   cli_fail and cli_note, into err) instead of out; NULL, NULL: back to
+   out. For a worker of --jobs: lines are begun, rewound and ended as
+   ever, and never written from the thread. */
+void cli_out_capture(cli_buf *b, cli_buf *err);
+/* The standard error capture of this thread, NULL when none. */
+cli_buf *cli_err_capture(void);
 /* Forget the buffer's memory and state (the fuzz harness runs commands
    one after another in one process). */
 void cli_out_reset(void);

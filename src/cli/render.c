@@ -294,10 +294,10 @@ void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool pla
         memcpy(o, k_host_type.text, sizeof k_host_type.text);
         b->len = (size_t)(o + k_host_type.len - b->p);
         host_type(b, u->host_type);
-        if (!cli_buf_room(b, need)) {
-            cli_buf_fail(b);
-            return;
-        }
+        /* room again for the rest (a buffer reserved to the byte has
+           less than need left now: grow it, never fail the line) */
+        if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
+            return; /* b is marked failed */
         o = b->p + b->len;
         o = plain_span(o, &k_port, in, u->port);
         o = plain_span(o, &k_path, in, u->path);

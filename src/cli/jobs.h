@@ -1,0 +1,73 @@
+/*
+ * jobs.h - `--jobs N`: N worker threads over one input, the output
+ * written in input order, byte for byte what one thread writes.
+ *
+ * The reading thread copies each unit of input (a line, a log line, a
+ * message) into a batch; a worker takes the next batch, runs the
+ * command's function on each unit with its own context (its own host
+ * memo and caches: nothing a worker learns is seen by another), and its
+ * output lines and messages for standard error go into the batch
+ * (cli_out_capture). The reading thread writes the batches in order.
+ * A unit whose output fails stops its batch there, as one thread stops
+ * at that line; the batches after it are dropped.
+ *
+ * Memory: at most 2N + 2 batches in flight; a batch is 256 KiB of input
+ * (or one larger unit: a message) and the output it made.
+ */
+#ifndef URISAN_CLI_JOBS_H
+#define URISAN_CLI_JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+
+/* A unit of input, as handed to cli_jobs_add and back to the worker
+   (a and b then point into the batch). */
+typedef struct {
+    const char *a;       /* the unit's bytes */
+    size_t alen;
+    const char *b;       /* more bytes (NULL: none) */
+    size_t blen;
+    size_t n[4];         /* the command's numbers */
+    const void *p[2];    /* the command's pointers to what outlives the run */
+} cli_job_item;
+
+/* Run one unit on worker context wctx; false: its output failed. */
+typedef bool (*cli_job_fn)(void *wctx, const cli_job_item *it);
+/* Before a unit: the bytes of the next one of its batch (a hint). */
+typedef void (*cli_job_ahead_fn)(void *wctx, const char *p, size_t n);
+
+typedef struct cli_jobs cli_jobs;
+
+/* The number of workers --jobs asks for: "0" one per online core, else
+   1..256. false: not a number in range. */
+bool cli_jobs_parse(const char *s, unsigned *n);
+
+/* n workers, wctx[k] the context of worker k. NULL: out of memory or
+   no thread could be started (printed as "urisan: CMD: ..."). */
+cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job_fn fn,
+                         cli_job_ahead_fn ahead);
+/* Queue a unit (copied). false: a unit's output failed; stop reading. */
+bool cli_jobs_add(cli_jobs *j, const cli_job_item *it);
+/* Before the input may wait: queue what is read, wait until it is all
+   written and flush the output (an interactive peer gets its answers). */
+void cli_jobs_idle(cli_jobs *j, int fd);
+/* Wait for every unit, write the rest, stop the workers, free. false: a
+   unit's output failed. */
+bool cli_jobs_end(cli_jobs *j);
+
+/*
+ * A pool of n threads for work cut by the caller (extract's text:
+ * pieces of a window scanned at once). cli_pool_run runs task(arg, k,
+ * wctx) for k in [0, ntasks) on the workers and returns when all are
+ * done; each task's output goes into out[k] and err[k] (cli_out_capture).
+ */
+typedef struct cli_pool cli_pool;
+typedef void (*cli_pool_fn)(void *arg, size_t k, void *wctx);
+cli_pool *cli_pool_start(const char *cmd, unsigned n, void *const *wctx);
+void cli_pool_run(cli_pool *p, size_t ntasks, cli_pool_fn task, void *arg, cli_buf *out,
+                  cli_buf *err);
+void cli_pool_end(cli_pool *p);
+
+#endif
