@@ -423,6 +423,102 @@ START_TEST(null_empty_text_has_no_hits)
 }
 END_TEST
 
+/* ---- urisan_extract_more: a text read piece by piece ---- */
+
+/* One hit as text: where, what, form, flags, verdict. */
+static size_t hit_line(char *o, size_t cap, size_t base, const urisan_hit *h)
+{
+    int n = snprintf(o, cap, "%zu+%zu %.*s f%u %llx v%d\n", base + h->off, h->len,
+                     (int)h->uri_len, h->uri, h->form, (unsigned long long)h->flags,
+                     (int)h->decision.verdict);
+    return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
+}
+
+/* Every hit of t[0..len) as hit_line text: in one call (piece 0), or
+   read piece bytes at a time, as `urisan extract` reads a stream: what a
+   call leaves undecided (*next) is called again with more text, from the
+   byte before it on. */
+static size_t hits_text(const char *t, size_t len, size_t piece, char *o, size_t cap)
+{
+    urisan_hit h[4];
+    size_t used = 0, keep = 0, start = 0, avail = piece ? 0 : len;
+    for (;;) {
+        if (piece)
+            avail = avail + piece < len ? avail + piece : len;
+        int more = avail < len;
+        size_t n, next = 0;
+        urisan_status st;
+        do {
+            st = urisan_extract_more(t + keep, avail - keep, start - keep, more, NULL, h, 4, &n,
+                                     scratch, sizeof scratch, &next);
+            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            for (size_t k = 0; k < n; k++)
+                used += hit_line(o + used, cap - used, keep, &h[k]);
+            start = keep + next;
+        } while (st == URISAN_E_TOO_MANY);
+        if (!more) {
+            ck_assert_uint_eq(start, len);
+            return used;
+        }
+        keep = start > 0 ? start - 1 : 0;
+    }
+}
+
+static const char *const stream_tokens[] = {
+    "http://", "https://a.example/", "<", ">", "\"", "www.", "www.b", "URL:", "URL: ", " ",
+    "\n", "\r", "\r\n", "-", "a", ".", "(", ")", ":", "mailto:x@y", "x", "\t", "\n\n", "//",
+    "\xc3\xa9", "\xe2\x80\x9d", "ftp:", "<URL:", "javascript:", "-\n ", "?q=1", "#f",
+};
+
+START_TEST(streamed_pieces_give_the_hits_of_one_call)
+{
+    static char one[1 << 16], pieces[1 << 16];
+    char t[2048];
+    unsigned seed = 12345u + (unsigned)_i;
+    for (int round = 0; round < 200; round++) {
+        size_t len = 0;
+        int ntok = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 80;
+        for (int k = 0; k < ntok; k++) {
+            seed = seed * 1103515245u + 12345u;
+            const char *w = stream_tokens[(seed >> 16) % (sizeof stream_tokens / sizeof *stream_tokens)];
+            size_t wl = strlen(w);
+            if (len + wl >= sizeof t)
+                break;
+            memcpy(t + len, w, wl);
+            len += wl;
+        }
+        size_t n1 = hits_text(t, len, 0, one, sizeof one);
+        static const size_t sizes[] = { 1, 2, 3, 7, 64 };
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n2 = hits_text(t, len, sizes[z], pieces, sizeof pieces);
+            if (n1 != n2 || memcmp(one, pieces, n1) != 0)
+                ck_abort_msg("pieces of %zu differ on \"%.*s\":\n%.*s---\n%.*s", sizes[z],
+                             (int)len, t, (int)n1, one, (int)n2, pieces);
+        }
+    }
+}
+END_TEST
+
+START_TEST(more_leaves_a_candidate_at_the_end_undecided)
+{
+    urisan_hit h[4];
+    size_t n, next;
+    const char *t = "see http://a.example/x and <http://b.example/";
+    size_t len = strlen(t);
+    /* the text goes on: the bare URI is decided (a space ends it), the
+       bracket is not */
+    ck_assert_int_eq(urisan_extract_more(t, len, 0, 1, NULL, h, 4, &n, scratch, sizeof scratch,
+                                         &next), URISAN_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(next, (size_t)(strchr(t, '<') - t));
+    /* it ends here: the bracket is never closed, the bare rule takes it */
+    ck_assert_int_eq(urisan_extract_more(t, len, next, 0, NULL, h, 4, &n, scratch, sizeof scratch,
+                                         &next), URISAN_OK);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(next, len);
+}
+END_TEST
+
 static Suite *extract_suite(void)
 {
     Suite *s = suite_create("extract");
@@ -445,6 +541,8 @@ static Suite *extract_suite(void)
     tcase_add_test(tc, adversarial_megabytes_are_scanned_with_exact_results);
     tcase_add_test(tc, long_bare_uri_is_one_hit_flagged_too_long);
     tcase_add_test(tc, null_empty_text_has_no_hits);
+    tcase_add_loop_test(tc, streamed_pieces_give_the_hits_of_one_call, 0, 8);
+    tcase_add_test(tc, more_leaves_a_candidate_at_the_end_undecided);
     suite_add_tcase(s, tc);
     return s;
 }
