@@ -28,6 +28,9 @@
  *     first 64 lines is written as that line alone is on a fresh thread
  *     (no state of one line leaks into the next: issue 17's kept host
  *     view and runs; a kept answer equals one made afresh).
+ *  7. check --jobs N (N 2..4, batches of 1..5 lines: URISAN_JOBS_BATCH)
+ *     writes what check writes, byte for byte, with the same exit status,
+ *     in --json, in text mode and with a --fields list of the host view.
  * For `squid-acl`: exactly one reply line per request line; each reply
  * is "[channel-ID SP] OK|ERR ..." with the request's channel-ID (1 to 20
  * digits and a space) echoed, holds no control byte, and is ERR exactly
@@ -657,6 +660,41 @@ static void check_lines_alone(const char *in, size_t size, const fuzz_str *full)
     fs_free(&one);
 }
 
+/* 7.: `check ARGS --jobs N` against `check ARGS`, N and the batch size
+   chosen by the input's size. */
+static void check_jobs_same(const char *in, size_t size, const char *const *args)
+{
+    char a[8][96];
+    char *argv[12];
+    int argc = 0;
+    memcpy(a[0], "check", 6);
+    argv[argc++] = a[0];
+    for (int i = 0; args[i] != NULL && i < 5; i++) {
+        snprintf(a[i + 1], sizeof a[i + 1], "%s", args[i]);
+        argv[argc++] = a[i + 1];
+    }
+    argv[argc] = NULL;
+    fuzz_str one = {0}, many = {0};
+    int rc1 = run_cmd(cmd_check, argv, in, size, &one);
+    char batch[4];
+    snprintf(batch, sizeof batch, "%zu", 1 + size % 5);
+    setenv("URISAN_JOBS_BATCH", batch, 1);
+    snprintf(a[6], sizeof a[6], "--jobs");
+    snprintf(a[7], sizeof a[7], "%zu", 2 + size % 3);
+    argv[argc++] = a[6];
+    argv[argc++] = a[7];
+    argv[argc] = NULL;
+    int rcn = run_cmd(cmd_check, argv, in, size, &many);
+    unsetenv("URISAN_JOBS_BATCH");
+    FUZZ_ASSERT(rc1 == rcn, "check %s --jobs %s: exit status %d, one thread %d",
+                args[0] ? args[0] : "", a[7], rcn, rc1);
+    FUZZ_ASSERT(one.len == many.len && (one.len == 0 || memcmp(one.p, many.p, one.len) == 0),
+                "check %s --jobs %s: output differs from one thread's", args[0] ? args[0] : "",
+                a[7]);
+    fs_free(&one);
+    fs_free(&many);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = fuzz_dup(data, size);
@@ -674,6 +712,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = run_check(in, size, 0, &out);
     expect_lines(&out, nlines, "check");
     FUZZ_ASSERT(rc == (denied ? 1 : 0), "check: exit status %d", rc);
+    static const char *const jobs_json[] = {"--json", NULL};
+    static const char *const jobs_text[] = {NULL};
+    static const char *const jobs_fields[] = {"--fields", "uri," HV4 ",verdict,nested", NULL};
+    check_jobs_same(in, size, jobs_json);
+    check_jobs_same(in, size, jobs_text);
+    check_jobs_same(in, size, jobs_fields);
 
     /* normalize */
     transform_mode nm = {0, {0}};

@@ -42,6 +42,7 @@ struct cli_jobs {
     batch **ring;        /* ring[seq % rcap]: in flight, in input order */
     size_t rcap, head, taken, tail;
     batch *cur, *free;
+    size_t units;        /* units a batch holds at most */
     bool quit, stopped;
     cli_buf rerr;        /* the reading thread's messages, not queued yet */
 };
@@ -147,6 +148,11 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
     j->fn = fn;
     j->ahead = ahead;
     j->rcap = 2 * (size_t)n + 2;
+    /* URISAN_JOBS_BATCH: units per batch, for tests (many small batches
+       on a small input); else BATCH_UNITS */
+    const char *env = getenv("URISAN_JOBS_BATCH");
+    unsigned long u = env != NULL ? strtoul(env, NULL, 10) : 0;
+    j->units = u >= 1 && u <= BATCH_UNITS ? u : BATCH_UNITS;
     j->ring = calloc(j->rcap, sizeof *j->ring);
     j->th = calloc(n, sizeof *j->th);
     j->wctx = calloc(n, sizeof *j->wctx);
@@ -286,7 +292,7 @@ static bool add_rec(cli_jobs *j, const cli_job_item *it, bool note)
         return false;
     }
     b->n++;
-    if (b->dlen >= BATCH_BYTES || b->n >= BATCH_UNITS)
+    if (b->dlen >= BATCH_BYTES || b->n >= j->units)
         submit(j);
     return true;
 }
