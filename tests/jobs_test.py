@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""`--jobs N` never changes what a command says: standard output, standard
+error and the exit status of `--jobs 4` (and of other N, with small
+batches and windows) are byte for byte those of `--jobs 1`.
+
+- check over the shared URL data (/work/shared/data/urls, or URISAN_DATA;
+  skipped with a message when absent) in text, --json, --base, a profile,
+  --fields with the host view and nested keys;
+- check and extract over every file of corpus/;
+- extract --mail over the mail fixtures and the hostile set (tests/mail),
+  as messages, as one mbox and as a Maildir;
+- check --format squid, combined, zeek and field:N (plain and gzip, --json,
+  --tsv) over logs made from the URL data;
+- a property test: 40 random inputs (URL lines, corpus bytes, random
+  bytes, long lines, CRLF, NUL), each with a random N, batch size
+  (URISAN_JOBS_BATCH) and window (URISAN_STREAM_CHUNK).
+
+Usage: jobs_test.py URISAN
+"""
+import glob
+import gzip
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+URISAN = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.environ.get("URISAN_DATA", os.path.join(ROOT, "..", "shared", "data"))
+if not os.path.isdir(DATA):
+    DATA = "/work/shared/data"
+fails = 0
+runs = 0
+
+
+def expect(cond, what):
+    global fails
+    if not cond:
+        fails += 1
+        print("FAIL:", what)
+
+
+def run(args, data=None, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    r = subprocess.run([URISAN, *args], input=data, capture_output=True, env=e)
+    return r.returncode, r.stdout, r.stderr
+
+
+def same(args, data=None, n=4, env=None, what=None):
+    """args with --jobs 1 and --jobs n: the same three results."""
+    global runs
+    runs += 1
+    one = run(args + ["--jobs", "1"], data, env)
+    many = run(args + ["--jobs", str(n)], data, env)
+    label = what or " ".join(args)
+    if one != many:
+        diff = "exit %d/%d" % (one[0], many[0]) if one[0] != many[0] else \
+               "stderr" if one[1] == many[1] else "stdout"
+        expect(False, f"{label}: --jobs {n} differs from --jobs 1 ({diff})")
+    return one
+
+
+def url_data():
+    d = os.path.join(DATA, "urls")
+    files = sorted(glob.glob(os.path.join(d, "*.txt")))
+    if not files:
+        print(f"skip: no URL data in {d}")
+        return b""
+    return b"".join(open(f, "rb").read() for f in files)
+
+
+def check_modes(urls):
+    modes = [[], ["--json"], ["--json", "--base", "http://a.example/b/c?q"],
+             ["--profile", "ssrf", "--json"], ["--profile", "mail"],
+             ["--fields", "uri,host_unicode,registrable_domain,verdict,nested,valid,error"]]
+    for m in modes:
+        rc, out, _ = same(["check", *m], urls)
+        expect(rc in (0, 1) and out.count(b"\n") == urls.count(b"\n"),
+               f"check {m}: one line per URL")
+
+
+def corpus():
+    dirs = sorted(d for d in glob.glob(os.path.join(ROOT, "corpus", "*")) if os.path.isdir(d))
+    for d in dirs:
+        files = sorted(f for f in glob.glob(os.path.join(d, "*")) if os.path.isfile(f))
+        blob = b"".join(open(f, "rb").read() + b"\n" for f in files)
+        same(["check", "--json"], blob, env={"URISAN_JOBS_BATCH": "7"},
+             what=f"check --json corpus/{os.path.basename(d)}")
+        same(["extract", "--json", "-"], blob, env={"URISAN_STREAM_CHUNK": "4096"},
+             what=f"extract --json corpus/{os.path.basename(d)}")
+        for f in files[:20]:  # each on its own too: small windows, 1-line batches
+            data = open(f, "rb").read()
+            same(["check"], data, n=3, env={"URISAN_JOBS_BATCH": "1"}, what=f"check {f}")
+            same(["extract", "-"], data, n=3, env={"URISAN_STREAM_CHUNK": "64"},
+                 what=f"extract {f}")
+
+
+def mail():
+    r = run(["extract", "--mail", "-"], b"x")
+    if b"not available" in r[2]:
+        print("skip: --mail (built without it)")
+        return
+    emls = sorted(glob.glob(os.path.join(HERE, "mail", "*.eml")) +
+                  glob.glob(os.path.join(HERE, "mail", "hostile", "*")) +
+                  glob.glob(os.path.join(ROOT, "corpus", "mail", "*"))[:200])
+    for f in emls[:60]:
+        same(["extract", "--mail", "--json", f])
+    with tempfile.TemporaryDirectory() as d:
+        box = os.path.join(d, "all.mbox")
+        with open(box, "wb") as o:
+            for i, f in enumerate(emls):
+                o.write(b"From x@example.org Mon Jan  1 00:00:00 2024\n")
+                o.write(open(f, "rb").read().replace(b"\nFrom ", b"\n>From "))
+                o.write(b"\n")
+        for args in (["--json"], [], ["--profile", "mail", "--json"]):
+            same(["extract", "--mail", *args, box], env={"URISAN_JOBS_BATCH": "3"})
+        md = os.path.join(d, "Maildir")
+        for sub in ("new", "cur", "tmp"):
+            os.makedirs(os.path.join(md, sub))
+        for i, f in enumerate(emls):
+            shutil.copy(f, os.path.join(md, "new" if i % 2 else "cur", "%04d.eml" % i))
+        os.symlink("/nonexistent", os.path.join(md, "cur", "9999.dangling"))
+        unreadable = os.path.join(md, "new", "0001a.eml")
+        os.mkdir(unreadable)  # not a regular file: skipped the same way
+        same(["extract", "--mail", "--json", md], env={"URISAN_JOBS_BATCH": "2"})
+
+
+def logs(urls):
+    lines = urls.splitlines()[:20000]
+    squid = b"".join(b"1700000000.%03d    %d 10.0.0.%d TCP_MISS/200 512 GET %s - "
+                     b"HIER_DIRECT/1.2.3.4 text/html\n" % (i % 1000, i, i % 250, u)
+                     for i, u in enumerate(lines))
+    combined = b"".join(b'10.0.0.1 - - [01/Jan/2024:00:00:00 +0000] "GET %s HTTP/1.1" 200 5 '
+                        b'"-" "ua"\n' % u for u in lines)
+    zeek = (b"#separator \\x09\n#fields\tts\tuid\thost\turi\tstatus_code\n" +
+            b"".join(b"1.0\tC%d\th%d.example\t/%s\t200\n" % (i, i % 40, u[-30:]) for i, u in
+                     enumerate(lines)))
+    field = b"".join(b"a b %s c\n" % u for u in lines)
+    sets = [("squid", squid), ("combined", combined), ("zeek", zeek), ("field:3", field)]
+    with tempfile.TemporaryDirectory() as d:
+        for fmt, data in sets:
+            for extra in ([], ["--json"], ["--tsv"]):
+                same(["check", "--format", fmt, *extra], data)
+            gz = os.path.join(d, fmt.replace(":", "") + ".gz")
+            with gzip.open(gz, "wb") as f:
+                f.write(data)
+            plain = os.path.join(d, fmt.replace(":", "") + ".log")
+            open(plain, "wb").write(data[: len(data) // 2])
+            same(["check", "--format", fmt, "--json", gz, plain, os.path.join(d, "missing")],
+                 env={"URISAN_JOBS_BATCH": "5"})
+
+
+def property_test(urls):
+    rnd = random.Random(27)
+    url_lines = urls.splitlines() or [b"http://a.example/"]
+    blobs = [open(f, "rb").read() for f in
+             sorted(glob.glob(os.path.join(ROOT, "corpus", "*", "*")))[:500] if os.path.isfile(f)]
+    for i in range(40):
+        parts = []
+        for _ in range(rnd.randint(1, 60)):
+            k = rnd.random()
+            if k < 0.5:
+                parts.append(rnd.choice(url_lines) + rnd.choice([b"\n", b"\r\n", b" ", b"\n\n"]))
+            elif k < 0.7 and blobs:
+                parts.append(rnd.choice(blobs)[:2000])
+            elif k < 0.85:
+                parts.append(bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 50))))
+            elif k < 0.9:
+                parts.append(b"http://long.example/" + b"x" * rnd.choice([8200, 70000]) + b"\n")
+            else:
+                parts.append(rnd.choice([b"<http://w.example/a\n b>", b"\0", b"\"www.q.example\"",
+                                         b"URL: ", b"-\n", b"\n"]))
+        data = b"".join(parts)
+        n = rnd.randint(2, 8)
+        env = {"URISAN_JOBS_BATCH": str(rnd.randint(1, 9)),
+               "URISAN_STREAM_CHUNK": str(rnd.choice([1, 3, 17, 256, 4096, 1 << 20]))}
+        args = rnd.choice([["check"], ["check", "--json"], ["extract", "--json", "-"],
+                           ["extract", "-"]])
+        same(args, data, n=n, env=env, what=f"property {i}: {' '.join(args)} --jobs {n} {env}")
+
+
+def main():
+    rc, out, err = run(["check", "--jobs", "4"], b"http://a.example/\n")
+    expect(rc == 0 and out.startswith(b"allow"), f"check --jobs 4 runs ({rc}, {err!r})")
+    urls = url_data()
+    if urls:
+        check_modes(urls)
+        same(["extract", "--json", "-"], urls)
+    corpus()
+    mail()
+    if urls:
+        logs(urls)
+    property_test(urls)
+    print(f"{runs} comparisons; " + (f"{fails} failed" if fails else "all passed"))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
