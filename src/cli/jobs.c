@@ -12,6 +12,9 @@
 
 #define BATCH_BYTES ((size_t)256 << 10)
 #define BATCH_UNITS 4096
+/* Input bytes in flight at most, per worker (one batch may be larger:
+   a message; it then goes alone) */
+#define FLIGHT_BYTES ((size_t)8 << 20)
 
 typedef struct {
     cli_job_item it;     /* a and b unset: aoff, boff say where */
@@ -41,6 +44,7 @@ struct cli_jobs {
     cli_job_ahead_fn ahead;
     batch **ring;        /* ring[seq % rcap]: in flight, in input order */
     size_t rcap, head, taken, tail;
+    size_t flight;       /* input bytes of the batches in the ring */
     batch *cur, *free;
     size_t units;        /* units a batch holds at most */
     bool quit, stopped;
@@ -184,6 +188,21 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
     return j;
 }
 
+/* Back to the free list, without the memory of a large unit (a message):
+   the list keeps batches of ordinary size only. */
+static void recycle(cli_jobs *j, batch *b)
+{
+    if (b->dcap > 4 * BATCH_BYTES) {
+        free(b->data);
+        b->data = NULL;
+        b->dcap = 0;
+    }
+    if (b->out.cap > 4 * BATCH_BYTES)
+        cli_buf_free(&b->out);
+    b->next = j->free;
+    j->free = b;
+}
+
 /* Write the batches done at the head, in order (j->mu held; released
    while writing). */
 static void write_done(cli_jobs *j)
@@ -205,8 +224,8 @@ static void write_done(cli_jobs *j)
         if (!stopped && (b->failed || !ok))
             j->stopped = true;
         j->head++;
-        b->next = j->free;
-        j->free = b;
+        j->flight -= b->dlen;
+        recycle(j, b);
     }
 }
 
@@ -227,10 +246,13 @@ static void submit(cli_jobs *j)
     pthread_mutex_lock(&j->mu);
     for (;;) {
         write_done(j);
-        if (j->tail - j->head < j->rcap)
+        bool room = j->tail - j->head < j->rcap &&
+                    (j->tail == j->head || j->flight + b->dlen <= FLIGHT_BYTES * j->n);
+        if (room)
             break;
         pthread_cond_wait(&j->done, &j->mu);
     }
+    j->flight += b->dlen;
     j->ring[j->tail++ % j->rcap] = b;
     pthread_cond_signal(&j->work);
     pthread_mutex_unlock(&j->mu);

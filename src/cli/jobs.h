@@ -11,8 +11,9 @@
  * A unit whose output fails stops its batch there, as one thread stops
  * at that line; the batches after it are dropped.
  *
- * Memory: at most 2N + 2 batches in flight; a batch is 256 KiB of input
- * (or one larger unit: a message) and the output it made.
+ * Memory: at most 2N + 2 batches in flight and N x 8 MiB of their input
+ * (a larger unit, a message up to its bound, goes alone); a batch is 256
+ * KiB of input (4096 units) and the output it made.
  */
 #ifndef URISAN_CLI_JOBS_H
 #define URISAN_CLI_JOBS_H
