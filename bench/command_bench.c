@@ -353,6 +353,10 @@ static void add_row(row_t *rows, size_t *n, const char *name, const char *a0, co
     r->argv[1] = a1;
     r->argv[2] = a2;
     r->argv[3] = a3;
+    if (a3 != NULL && strcmp(a3, "--jobs") == 0) { /* "--jobs" "2" */
+        r->argv[4] = "2";
+        r->argv[5] = NULL;
+    }
     r->per_line = per_line;
     r->urisan = urisan;
 }
@@ -377,6 +381,7 @@ int cmdbench_end_to_end(const cmdbench_opts *o)
     }
     size_t n = 0;
     add_row(rows, &n, "urisan check --json", o->cmd, "check", "--json", NULL, 1, 1);
+    add_row(rows, &n, "urisan check --json -j2", o->cmd, "check", "--json", "--jobs", 1, 0);
     add_row(rows, &n, "urisan check", o->cmd, "check", NULL, NULL, 1, 0);
     add_row(rows, &n, "urisan extract --json", o->cmd, "extract", "--json", "-", 0, 0);
     add_row(rows, &n, "urisan squid-acl", o->cmd, "squid-acl", NULL, NULL, 1, 0);

@@ -21,6 +21,8 @@ typedef struct {
     size_t max_lines;      /* 0: all; else the large file's first lines */
     unsigned rounds;       /* interleaved rounds; the median is reported */
     int smoke;             /* check each row's output, report no figures */
+    const char *stream_sizes; /* --stream-sizes: MiB, comma-separated; NULL:
+                                 64,1024,4096 */
 } cmdbench_opts;
 
 /*
@@ -32,6 +34,14 @@ typedef struct {
  * the wrong number of output lines).
  */
 int cmdbench_end_to_end(const cmdbench_opts *o);
+
+/*
+ * Inputs of any size (bench/stream_bench.c): extract --json on generated
+ * text and extract --mail --json on a generated mbox, piped in, at each
+ * size of stream_sizes, with --jobs 1 and 2: wall and CPU seconds, MB/s,
+ * max RSS. Returns 0, or 1 when a row failed.
+ */
+int cmdbench_stream(const cmdbench_opts *o);
 
 #ifdef BENCH_HAVE_CLI
 /*

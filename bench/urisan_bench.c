@@ -858,7 +858,8 @@ static void usage(FILE *f)
             "                    [--commands | --commands-only] --cmd URISAN [--cmd-ref URISAN]\n"
             "                     [--node PATH]"
 " [--python PATH] [--repeat N] [--cmd-lines N]\n"
-            "                     [--cmd-rounds N] FILE...\n"
+            "                     [--cmd-rounds N] [--stream | --stream-only]\n"
+            "                     [--stream-sizes MIB,...] FILE...\n"
             "entries:");
     for (size_t e = 0; e < N_ENTRIES; e++)
         fprintf(f, " %s", entries[e].name);
@@ -873,7 +874,8 @@ int main(int argc, char **argv)
     unsigned rounds = 11;
     const char *only = NULL;
     int callgrind = 0, linear = 1, datasets = 1, smoke = 0, commands = 0;
-    cmdbench_opts cmdo = { NULL, NULL, "/usr/bin/node", "python3", NULL, 0, 10, 0, 3, 0 };
+    cmdbench_opts cmdo = { NULL, NULL, "/usr/bin/node", "python3", NULL, 0, 10, 0, 3, 0, NULL };
+    int stream = 0;
     int nfiles = 0;
     char **files = xmalloc((size_t)argc * sizeof *files);
 
@@ -902,6 +904,12 @@ int main(int argc, char **argv)
             commands = 1;
             datasets = 0;
             linear = 0;
+        } else if (strcmp(a, "--stream") == 0 || strcmp(a, "--stream-only") == 0) {
+            stream = 1;
+            if (strcmp(a, "--stream-only") == 0)
+                datasets = linear = 0;
+        } else if (strcmp(a, "--stream-sizes") == 0 && i + 1 < argc) {
+            cmdo.stream_sizes = argv[++i];
         } else if (strcmp(a, "--cmd") == 0 && i + 1 < argc) {
             cmdo.cmd = argv[++i];
         } else if (strcmp(a, "--cmd-ref") == 0 && i + 1 < argc) {
@@ -1008,6 +1016,11 @@ int main(int argc, char **argv)
         cmdo.nfiles = (size_t)nfiles;
         cmdo.smoke = smoke;
         if (cmdbench_end_to_end(&cmdo) != 0)
+            status = 1;
+    }
+    if (stream) {
+        cmdo.smoke = smoke;
+        if (cmdbench_stream(&cmdo) != 0)
             status = 1;
     }
     if (ratios[0]) {

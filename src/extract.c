@@ -79,6 +79,12 @@ static bool prefix_ieq(ex_ctx *x, size_t p, const char *lit, size_t n)
 {
     if (n <= x->len - p)
         return urisan_ieq(x->t + p, n, lit);
+    /* the text ends inside lit: a byte here that differs decides */
+    for (size_t i = p; i < x->len; i++) {
+        unsigned char c = (unsigned char)x->t[i];
+        if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != (unsigned char)lit[i - p])
+            return false;
+    }
     (void)end_at(x, x->len); /* the rest decides */
     return false;
 }

@@ -3,6 +3,7 @@
  * [FILE|-]` (SPEC sections 6 and 7): the URIs of free text, or of the
  * text and HTML parts of a mail message, one line per hit.
  */
+#define _GNU_SOURCE 1 /* memrchr */
 #include "cli.h"
 #include "jobs.h"
 #include "progress.h"
@@ -35,6 +36,8 @@ typedef struct ex_ctx {
     cli_jobs *jobs;      /* --jobs N, a mailbox: the messages at once */
     unsigned njobs;
     struct ex_ctx *workers; /* --jobs N: each worker's own state */
+    struct seg_run *seg;    /* --jobs N, text: a window's pieces (kept:
+                               their buffers serve every window) */
 #ifdef URISAN_HAVE_MAIL
     const mailbox_msg *msg; /* mbox / Maildir: the message being scanned */
     int box_status;      /* the worst status of a mailbox's messages */
@@ -330,7 +333,7 @@ static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t
 
 /* The pieces of a window: piece k is t[from[k]..to[k]), scanned as if
    the text ended at to[k] (more: it goes on), from the start of a line. */
-typedef struct {
+typedef struct seg_run {
     const char *t;
     size_t base, n;
     size_t from[SEG_MAX], to[SEG_MAX], stop[SEG_MAX];
@@ -349,6 +352,51 @@ static void seg_task(void *arg, size_t k, void *w)
     r->io_error[k] = c->io_error;
 }
 
+/* The first line start at or after at (> from) where no candidate of the
+   scan can be running: only a "<...>" wrapped over lines spans a line
+   feed, so a line start after which the last '<' since from (a cut, or
+   where the scan is) is closed by a '>' before it. len: none. */
+static size_t safe_cut(const char *t, size_t len, size_t from, size_t at)
+{
+    while (at < len) {
+        const char *nl = memchr(t + at - 1, '\n', len - (at - 1));
+        if (nl == NULL)
+            return len;
+        size_t p = (size_t)(nl - t) + 1;
+        const char *lt = memrchr(t + from, '<', p - from);
+        const char *gt = lt != NULL ? memchr(lt, '>', (size_t)(t + p - lt)) : NULL;
+        if (lt == NULL || gt != NULL)
+            return p;
+        at = p + 1;
+    }
+    return len;
+}
+
+/* The pieces' state, once: their output buffers then serve every window. */
+static bool seg_alloc(ex_ctx *c)
+{
+    c->seg = calloc(1, sizeof *c->seg);
+    if (c->seg == NULL) {
+        cli_fail(CMD, "out of memory");
+        return false;
+    }
+    for (size_t k = 0; k < SEG_MAX; k++) {
+        cli_buf_init(&c->seg->out[k], SIZE_MAX);
+        cli_buf_init(&c->seg->err[k], SIZE_MAX);
+    }
+    return true;
+}
+
+static void seg_free(ex_ctx *c)
+{
+    for (size_t k = 0; c->seg != NULL && k < SEG_MAX; k++) {
+        cli_buf_free(&c->seg->out[k]);
+        cli_buf_free(&c->seg->err[k]);
+    }
+    free(c->seg);
+    c->seg = NULL;
+}
+
 /* Cut t[start..len) into pieces that start after a line feed. */
 static void seg_cut(seg_run *r, const char *t, size_t len, size_t start, unsigned jobs)
 {
@@ -362,10 +410,10 @@ static void seg_cut(seg_run *r, const char *t, size_t len, size_t start, unsigne
             at = r->from[r->n] + 1;
         if (at >= len)
             break;
-        const char *nl = memchr(t + at - 1, '\n', len - (at - 1));
-        if (nl == NULL || (size_t)(nl - t) + 1 >= len)
+        size_t cut = safe_cut(t, len, r->from[r->n], at);
+        if (cut >= len)
             break;
-        r->to[r->n] = (size_t)(nl - t) + 1;
+        r->to[r->n] = cut;
         r->more[r->n] = true;
         r->n++;
         r->from[r->n] = r->to[r->n - 1];
@@ -384,18 +432,16 @@ static void seg_cut(seg_run *r, const char *t, size_t len, size_t start, unsigne
 static bool scan_window_jobs(ex_ctx *c, const char *t, size_t len, size_t start, size_t base,
                              bool more, size_t *next)
 {
-    seg_run *r = calloc(1, sizeof *r);
-    if (r == NULL) {
-        cli_fail(CMD, "out of memory");
+    if (c->seg == NULL && !seg_alloc(c))
         return false;
-    }
+    seg_run *r = c->seg;
     r->t = t;
     r->base = base;
     seg_cut(r, t, len, start, c->njobs);
     r->more[r->n - 1] = more;
     for (size_t k = 0; k < r->n; k++) {
-        cli_buf_init(&r->out[k], SIZE_MAX);
-        cli_buf_init(&r->err[k], SIZE_MAX);
+        cli_buf_clear(&r->out[k]);
+        cli_buf_clear(&r->err[k]);
     }
     cli_pool_run(c->pool, r->n, seg_task, r, r->out, r->err);
     size_t pos = start;
@@ -414,11 +460,6 @@ static bool scan_window_jobs(ex_ctx *c, const char *t, size_t len, size_t start,
         ok = r->ok[k] && !c->io_error;
         pos = r->stop[k];
     }
-    for (size_t k = 0; k < r->n; k++) {
-        cli_buf_free(&r->out[k]);
-        cli_buf_free(&r->err[k]);
-    }
-    free(r);
     *next = pos;
     return ok;
 }
@@ -698,6 +739,7 @@ static void workers_stop(ex_ctx *c)
     if (c->pool != NULL)
         cli_pool_end(c->pool);
     c->pool = NULL;
+    seg_free(c);
     for (unsigned k = 0; c->workers != NULL && k < c->njobs; k++) {
         c->denied |= c->workers[k].denied;
         c->io_error |= c->workers[k].io_error;
