@@ -656,6 +656,25 @@ static int check_jobs(check_ctx *c, unsigned n, const cli_logfmt *fmt, char **ar
     return status;
 }
 
+/* --base URI: an absolute URI, else a usage error (returned). */
+static int check_base_opt(check_ctx *c, const cli_opt *opts, const urisan_limits *lim)
+{
+    if (!opts[OPT_BASE].seen)
+        return CLI_EXIT_OK;
+    c->base = opts[OPT_BASE].value;
+    c->blen = strlen(c->base);
+    urisan_uri bu;
+    urisan_error be = { URISAN_OK, 0, 0 };
+    urisan_parse(c->base, c->blen, lim, &bu, &be);
+    if (bu.valid && urisan_span_present(bu.scheme))
+        return CLI_EXIT_OK;
+    if (bu.valid)
+        return cli_usage_error(CMD, "--base '%.200s': not an absolute URI (no scheme)", c->base);
+    return cli_usage_error(CMD, "--base '%.200s': %s at offset %zu: %s", c->base,
+                           urisan_status_name(bu.error.code), bu.error.offset,
+                           urisan_status_message(bu.error.code));
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_opt opts[NOPT] = {
@@ -706,32 +725,15 @@ int cmd_check(int argc, char **argv)
     urisan_limits_default(&dlim);
     c.default_limits = memcmp(lim, &dlim, sizeof dlim) == 0;
 
-    if (opts[OPT_BASE].seen) {
-        c.base = opts[OPT_BASE].value;
-        c.blen = strlen(c.base);
-        urisan_uri bu;
-        urisan_error be = { URISAN_OK, 0, 0 };
-        urisan_parse(c.base, c.blen, lim, &bu, &be);
-        if (!bu.valid || !urisan_span_present(bu.scheme)) {
-            free(pol);
-            if (bu.valid)
-                return cli_usage_error(CMD, "--base '%.200s': not an absolute URI (no scheme)",
-                                       c.base);
-            return cli_usage_error(CMD, "--base '%.200s': %s at offset %zu: %s", c.base,
-                                   urisan_status_name(bu.error.code), bu.error.offset,
-                                   urisan_status_message(bu.error.code));
-        }
-    }
-
     unsigned jobs = 1;
-    if (opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &jobs)) {
-        free(pol);
-        return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
-                               opts[OPT_JOBS].value);
-    }
     cli_logfmt fmt;
     bool logs = opts[OPT_FORMAT].seen || opts[OPT_TSV].seen;
-    int status = logs ? check_logs_opts(&c, opts, &fmt) : CLI_EXIT_OK;
+    int status = check_base_opt(&c, opts, lim);
+    if (status == CLI_EXIT_OK && opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &jobs))
+        status = cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
+                                 opts[OPT_JOBS].value);
+    if (status == CLI_EXIT_OK && logs)
+        status = check_logs_opts(&c, opts, &fmt);
     if (status != CLI_EXIT_OK) {
         free(pol);
         return status;

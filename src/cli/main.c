@@ -54,7 +54,7 @@ static const cli_command commands[] = {
       "                 text: (explain: REASON=ORIGIN ...) at the end)\n"
       "  --jobs N       judge on N worker threads (0: one per online core;\n"
       "                 default 1); the output is the same, in input order;\n"
-      "                 each worker costs about 10 MiB (its host memo, batches)\n"
+      "                 each worker costs about 20 MiB (its host memo, batches)\n"
       "  --progress     lines, bytes and lines/s read so far on standard error\n"
       "                 once a second (the default when it is a terminal)\n"
       "  --no-progress  none\n"
