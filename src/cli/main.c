@@ -244,6 +244,9 @@ static void vfail(const char *cmd, const char *fmt, va_list ap)
 
 /* "urisan: CMD: MESSAGE" into a --jobs worker's capture (out.h). */
 static void vcapture(cli_buf *e, const char *cmd, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void vcapture(cli_buf *e, const char *cmd, const char *fmt, va_list ap)
 {
     va_list aq;
     va_copy(aq, ap);
