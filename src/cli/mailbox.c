@@ -83,55 +83,6 @@ static bool deliver(mailbox_fn fn, void *ctx, size_t index, const char *file,
     return fn(ctx, &msg);
 }
 
-/* Is data[i..) a line that starts with ">*From "? */
-static bool quoted_from(const char *d, size_t i, size_t len)
-{
-    while (i < len && d[i] == '>')
-        i++;
-    return len - i >= 5 && memcmp(d + i, "From ", 5) == 0;
-}
-
-bool mailbox_each_mbox(const char *file, char *data, size_t len, mailbox_fn fn, void *ctx)
-{
-    size_t index = 0, i = 0;
-    while (i < len) {
-        /* i is at a "From " line: skip the envelope line */
-        while (i < len && data[i] != '\n')
-            i++;
-        if (i < len)
-            i++;
-        /* the message: up to the next line starting "From "; unescaped
-           in place (the text only shrinks) */
-        size_t start = i, o = i;
-        while (i < len) {
-            bool bol = true;
-            if (len - i >= 5 && memcmp(data + i, "From ", 5) == 0)
-                break;
-            if (data[i] == '>' && quoted_from(data, i, len))
-                i++; /* one '>' fewer */
-            while (i < len && bol) {
-                char c = data[i++];
-                data[o++] = c;
-                if (c == '\n')
-                    bol = false;
-            }
-        }
-        size_t end = o;
-        /* the blank line before the next envelope is the separator's */
-        if (i < len || (end > start && data[end - 1] == '\n')) {
-            if (end - start >= 2 && data[end - 1] == '\n' && data[end - 2] == '\n')
-                end--;
-            else if (end - start >= 3 && data[end - 1] == '\n' && data[end - 2] == '\r' &&
-                     data[end - 3] == '\n')
-                end -= 2;
-        }
-        index++;
-        if (!deliver(fn, ctx, index, file, data + start, end - start))
-            return false;
-    }
-    return true;
-}
-
 /* ---- an mbox read from a stream, a message at a time ---- */
 
 /* The reader's state between windows. A line start is decided on its

@@ -32,14 +32,11 @@ bool mailbox_is_mbox(const char *data, size_t len);
 /* path is a directory with cur/ and new/. */
 bool mailbox_is_maildir(const char *path);
 
-/* Each message of the mbox data (unescaped in place). false: fn stopped. */
-bool mailbox_each_mbox(const char *file, char *data, size_t len, mailbox_fn fn, void *ctx);
-
 /* Each message of the mbox read from s (its window holds the start of
    the file, which starts "From "), one at a time: memory is the largest
    message, up to max bytes (a larger one is handed out with too_large
-   set, and the next are read). The messages are those of
-   mailbox_each_mbox over the whole file. 1: all read; 0: fn stopped;
+   set, and the next are read). The messages are those the whole file
+   holds, as the comment of mailbox.c describes. 1: all read; 0: fn stopped;
    -1: a read error (printed). */
 int mailbox_each_mbox_stream(const char *file, cli_stream *s, size_t max, mailbox_fn fn,
                              void *ctx);
