@@ -730,7 +730,7 @@ int cmd_check(int argc, char **argv)
     bool logs = opts[OPT_FORMAT].seen || opts[OPT_TSV].seen;
     int status = check_base_opt(&c, opts, lim);
     if (status == CLI_EXIT_OK && opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &jobs))
-        status = cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
+        status = cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%.200s'",
                                  opts[OPT_JOBS].value);
     if (status == CLI_EXIT_OK && logs)
         status = check_logs_opts(&c, opts, &fmt);

@@ -811,7 +811,7 @@ int cmd_extract(int argc, char **argv)
         return cli_usage_error(CMD, "at most one FILE, got '%.200s' too", argv[2]);
     unsigned njobs = 1;
     if (opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &njobs))
-        return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%s'",
+        return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%.200s'",
                                opts[OPT_JOBS].value);
 #ifndef URISAN_HAVE_MAIL
     if (opts[OPT_MAIL].seen)
