@@ -273,7 +273,7 @@ static bool grow_recs(batch *b)
 /* Append p[0..n) to the batch's bytes; false: no memory. */
 static bool put_bytes(batch *b, const char *p, size_t n, size_t *off)
 {
-    if (b->dlen + n > b->dcap) {
+    if (b->dlen + n > b->dcap || b->data == NULL) { /* an empty unit too */
         size_t nc = b->dcap ? b->dcap : BATCH_BYTES;
         while (nc < b->dlen + n)
             nc *= 2;
