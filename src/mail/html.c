@@ -948,7 +948,7 @@ static void char_tokens(scan *s, size_t from, size_t to, bool vis)
             buf_add(d, &d->vis, h + plain, i - plain);
             buf_add(d, &d->vis, s->scratch.p, s->scratch.len);
             plain = i + adv;
-            d->runs[d->nruns - 1].exact = false;
+            d->runs[d->nruns - 1].exact = 0;
         }
         k.type = ty;
         k.lf_only = ty == TK_SPACE && ((j - i == 1 && (h[i] == '\n' || h[i] == '\r')) ||
@@ -981,10 +981,14 @@ static bool vis_begin(scan *s, size_t from)
         d->runs = r;
         d->runs_cap = cap;
     }
+    if (d->vis.len > INT32_MAX || from > INT32_MAX) {
+        d->failed = true; /* past what a run holds: fail closed */
+        return false;
+    }
     html_run *r = &d->runs[d->nruns++];
-    r->vis_off = d->vis.len;
-    r->raw_off = from;
-    r->exact = true;
+    r->vis_off = (uint32_t)d->vis.len;
+    r->raw_off = (uint32_t)from & 0x7FFFFFFFu;
+    r->exact = 1;
     return true;
 }
 
@@ -1010,6 +1014,14 @@ static void text(scan *s, size_t from, size_t to)
     if (to <= from)
         return;
     text_run(s, from, to);
+    size_t k = from;
+    while (k < to && is_space((unsigned char)s->h[k]))
+        k++;
+    if (k == to) { /* white space only: a word break, no run of its own */
+        char_tokens(s, from, to, false);
+        s->vis_sep = s->vis_sep || !s->pending;
+        return;
+    }
     bool vis = vis_begin(s, from);
     if (vis && memchr(s->h + from, '&', to - from) == NULL) {
         /* no reference: the visible text is the run as written */

@@ -53,10 +53,12 @@ typedef struct {
 } html_link;
 
 /* A run of visible text: vis[vis_off..) came from the input at raw_off
-   (exact: byte for byte, no character reference in it). */
+   (exact: byte for byte, no character reference in it). 8 bytes: a part
+   whose offsets pass 2^31 fails the scan (the HTML memory limit). */
 typedef struct {
-    size_t vis_off, raw_off;
-    bool exact;
+    uint32_t vis_off;
+    uint32_t raw_off : 31;
+    uint32_t exact : 1;
 } html_run;
 
 typedef struct {
