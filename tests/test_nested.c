@@ -724,6 +724,33 @@ START_TEST(leading_blanks_of_any_length_are_stripped)
 }
 END_TEST
 
+/* A scheme of any length starts a URL: WHATWG and Python set no bound on
+   it, and both read the host after "://" (a 65-byte scheme passed as no
+   URL at all, without even nested_url). The parse of such a URL fails
+   (too_long), which ssrf denies. */
+START_TEST(a_scheme_longer_than_the_limit_is_still_a_nested_url)
+{
+    static const size_t lens[] = {64, 65, 200, 5000};
+    urisan_policy *p = profile("ssrf");
+    size_t cap = 5000 + 256;
+    char *in = malloc(cap);
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        for (size_t form = 0; form < 3; form++) {
+            size_t o = (size_t)snprintf(in, cap, "http://example.org/%s",
+                                        form == 1 ? "#u=" : "?u=");
+            for (size_t i = 0; i < lens[k]; i++)
+                in[o++] = i + 1 == lens[k] && form == 2 ? '%' : 'a';
+            snprintf(in + o, cap - o, "%s", form == 2 ? "2B://127.0.0.1/" : "://127.0.0.1/");
+            urisan_decision d = decide(p, in);
+            ck_assert_msg(d.verdict == URISAN_DENY, "scheme of %zu bytes, form %zu: verdict %d",
+                          lens[k], form, (int)d.verdict);
+        }
+    }
+    free(in);
+    free(p);
+}
+END_TEST
+
 /* A chain one hop deeper than the policy follows is nested_deep: ssrf
    and mail deny it, proxy flags it. */
 #define HOPS4                                                                                  \
@@ -895,6 +922,7 @@ static Suite *nested_suite(void)
                         sizeof reach_cases / sizeof reach_cases[0]);
     tcase_add_test(tc, leading_blanks_of_any_length_are_stripped);
     tcase_add_test(tc, a_chain_deeper_than_the_depth_is_nested_deep);
+    tcase_add_test(tc, a_scheme_longer_than_the_limit_is_still_a_nested_url);
     tcase_add_loop_test(tc, public_redirects_are_not_denied, 0,
                         sizeof keep_cases / sizeof keep_cases[0]);
     tcase_add_test(tc, special_scheme_slashes_judge_the_host_the_client_reaches);
