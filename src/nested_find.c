@@ -95,22 +95,20 @@ static ALWAYS_INLINE int vget(vread *r)
  * so both "+" readings (a space, or kept by a percent-only decoder) are
  * taken.
  */
-/* The rest of a scheme after sch of its bytes: true at its ":". */
-static bool reads_scheme(vread *r, size_t sch)
+/* The rest of a scheme: true at its ":". */
+/* A scheme of any length: WHATWG and Python set no bound on it (its
+   parse may then fail as too_long, which a profile judges). */
+static bool reads_scheme(vread *r)
 {
-    while (sch <= POL_MAX_NAME) {
+    for (;;) {
         int c = vget(r);
         if (c == ':')
             return true;
         if (c < 0)
             return false;
-        if (tabnl(c))
-            continue;
-        if (!cc_is((unsigned char)c, CC_SCHEME))
+        if (!tabnl(c) && !cc_is((unsigned char)c, CC_SCHEME))
             return false;
-        sch++;
     }
-    return false;
 }
 
 static bool reads_url(vread *r)
@@ -127,7 +125,7 @@ static bool reads_url(vread *r)
     }
     if (c < 0 || !cc_is((unsigned char)c, CC_ALPHA))
         return false;
-    return reads_scheme(r, 1);
+    return reads_scheme(r);
 }
 
 /* Does the second decoding of v[0..n) decode an escape (read to the end)? */
@@ -147,7 +145,7 @@ static unsigned raw_start(const char *v, size_t n, size_t *at)
     unsigned char c = (unsigned char)v[0];
     *at = 0;
     if (cc_is(c, CC_ALPHA)) {
-        for (size_t k = 1; k < n && k <= POL_MAX_NAME; k++) {
+        for (size_t k = 1; k < n; k++) {
             unsigned char d = (unsigned char)v[k];
             if (d == ':')
                 return 1;
@@ -176,7 +174,7 @@ unsigned urisan_nested_reads(const char *v, size_t n, bool all)
     if (raw == 0)
         return 0;
     vread r1 = {v, n, at, 1, false};
-    if (raw == 1 || (at > 0 ? reads_scheme(&r1, at) : reads_url(&r1))) {
+    if (raw == 1 || (at > 0 ? reads_scheme(&r1) : reads_url(&r1))) {
         if (!all || memchr(v, '%', n) == NULL || !twice_differs(v, n))
             return NESTED_ONCE;
         vread r2 = {v, n, 0, 2, false};
