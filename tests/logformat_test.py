@@ -38,11 +38,12 @@ ZEEK = (b"#separator \\x09\n#fields\tts\tuid\thost\turi\tstatus_code\n#types\tti
 
 tmp = tempfile.mkdtemp(prefix="urisan-logs-")
 try:
-    # squid: field 7 after padded fields; CONNECT judged as //host:port
+    # squid: field 7 after padded fields; CONNECT judged as the authority
+    # it names: https://host:port (no port flag for :443)
     r = run(["--format", "squid", "--json"], SQUID)
     rows = [json.loads(l) for l in r.stdout.splitlines()]
     check(len(rows) == 5 and r.returncode == 1, "squid: one result per line, exit 1 (denied)")
-    check([x["uri"] for x in rows[:3]] == ["http://example.com/a", "//127.0.0.1:22",
+    check([x["uri"] for x in rows[:3]] == ["http://example.com/a", "https://127.0.0.1:22",
                                            "http://u:p@169.254.169.254/x"], "squid: URI of field 7")
     check(rows[0]["verdict"] == "allow" and rows[2]["verdict"] == "deny", "squid: verdicts")
     check("ip_loopback" in rows[1]["flags"] and rows[1]["components"]["port"] == "22",
@@ -85,6 +86,33 @@ try:
     check([x["uri"] for x in rows] == ["/a.gif?a=%0d%0a", None, "http://x/ok"], "combined: the request line's URI")
     check("escaped_crlf" in rows[0]["flags"] and rows[1]["error"]["code"] == "bad_log_line",
           "combined: flags; a '-' request line is a bad line")
+    # CONNECT host:443 is no nondefault or reserved port; :25 is
+    r = run(["--format", "squid", "--json"],
+            b"1700000000.000    100 10.0.0.1 TCP_TUNNEL/200 0 CONNECT api.github.com:443 - HIER_DIRECT/1.2.3.4 -\n"
+            b"1700000000.000    100 10.0.0.1 TCP_TUNNEL/200 0 CONNECT evil.example:25 - HIER_DIRECT/1.2.3.4 -\n")
+    rows = [json.loads(l) for l in r.stdout.splitlines()]
+    check(rows[0]["verdict"] == "allow" and rows[0]["flags"] == [] and
+          rows[0]["components"]["host"] == "api.github.com" and rows[0]["components"]["port"] == "443",
+          "squid: CONNECT host:443 judged as its host and port, no port flag: %r" % rows[0]["flags"])
+    check("reserved_port" in rows[1]["flags"], "squid: CONNECT host:25 is a reserved port")
+    # vhost_combined ("%v:%p" first) and --host: origin-form lines as full URLs
+    VHOST = (b'www.example.com:443 1.2.3.4 - - [01/Jan/2024:00:00:00 +0000] "GET /index.html?a=1 HTTP/1.1" 200 5 "-" "ua"\n'
+             b'shop.example:8080 1.2.3.4 - - [x] "GET /a HTTP/1.1" 200 5 "-" "ua"\n'
+             b'1.2.3.4 - - [x] "GET /b HTTP/1.1" 200 5 "-" "ua"\n'
+             b'1.2.3.4 - - [x] "GET http://abs.example/c HTTP/1.1" 200 5 "-" "ua"\n')
+    r = run(["--format", "combined", "--json", "--profile", "ssrf"], VHOST)
+    rows = [json.loads(l) for l in r.stdout.splitlines()]
+    check([x["uri"] for x in rows] == ["https://www.example.com/index.html?a=1",
+                                       "http://shop.example:8080/a", "/b", "http://abs.example/c"],
+          "vhost_combined: the vhost's name and port make the URL: %r" % [x["uri"] for x in rows])
+    check(rows[0]["verdict"] == "allow", "vhost_combined: a normal page passes --profile ssrf")
+    r = run(["--format", "combined", "--json", "--profile", "ssrf", "--host", "site.example",
+             "--scheme", "https"], VHOST)
+    rows = [json.loads(l) for l in r.stdout.splitlines()]
+    check([x["uri"] for x in rows] == ["https://site.example/index.html?a=1", "https://site.example/a",
+                                       "https://site.example/b", "http://abs.example/c"],
+          "--host/--scheme: origin-form lines judged as full URLs: %r" % [x["uri"] for x in rows])
+    check([x["verdict"] for x in rows] == ["allow"] * 4, "--host: useful verdicts under ssrf")
 
     # zeek
     r = run(["--format", "zeek", "--json"], ZEEK)
@@ -111,7 +139,10 @@ try:
     for args, word in ((["--format", "apache"], b"unknown log format 'apache'"),
                        (["--format", "field:0"], b"field:0"),
                        (["--tsv"], b"--tsv needs --format"),
-                       (["--format", "squid", "--tsv", "--json"], b"exclude each other")):
+                       (["--format", "squid", "--tsv", "--json"], b"exclude each other"),
+                       (["--format", "squid", "--host", "x"], b"'--host' needs --format combined"),
+                       (["--format", "combined", "--host", "a/b"], b"--host 'a/b'"),
+                       (["--format", "combined", "--scheme", "ftp"], b"--scheme 'ftp'")):
         r = run(args)
         check(r.returncode == 2 and word in r.stderr, "usage error %s" % args)
     r = run(["--format", "squid", os.path.join(tmp, "missing.log")])

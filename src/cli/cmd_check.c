@@ -592,7 +592,7 @@ static void jobs_ctx_end(check_ctx *c, check_ctx *wc, unsigned n)
 }
 
 enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
-       OPT_JOBS, OPT_PROGRESS, OPT_NO_PROGRESS, NOPT };
+       OPT_JOBS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HOST, OPT_SCHEME, NOPT };
 
 /* --format FMT [--tsv]: the options' checks; the format into *fmt. */
 static int check_logs_opts(check_ctx *c, const cli_opt *opts, cli_logfmt *fmt)
@@ -606,6 +606,16 @@ static int check_logs_opts(check_ctx *c, const cli_opt *opts, cli_logfmt *fmt)
     if (!cli_logfmt_parse(opts[OPT_FORMAT].value, fmt))
         return cli_usage_error(CMD, "--format: unknown log format '%s' "
                                "(squid, zeek, combined, field:N)", opts[OPT_FORMAT].value);
+    fmt->host = opts[OPT_HOST].seen ? opts[OPT_HOST].value : NULL;
+    fmt->scheme = opts[OPT_SCHEME].seen ? opts[OPT_SCHEME].value : NULL;
+    if (fmt->kind != LOG_COMBINED && (fmt->host != NULL || fmt->scheme != NULL))
+        return cli_usage_error(CMD, "'%s' needs --format combined",
+                               fmt->host != NULL ? "--host" : "--scheme");
+    if (fmt->host != NULL && (fmt->host[0] == '\0' || strpbrk(fmt->host, "/?#@ ") != NULL))
+        return cli_usage_error(CMD, "--host '%.200s': a host name (or name:port)", fmt->host);
+    if (fmt->scheme != NULL && strcmp(fmt->scheme, "http") != 0 &&
+        strcmp(fmt->scheme, "https") != 0)
+        return cli_usage_error(CMD, "--scheme '%.200s': http or https", fmt->scheme);
     c->tsv = opts[OPT_TSV].seen;
     return CLI_EXIT_OK;
 }
@@ -689,6 +699,8 @@ int cmd_check(int argc, char **argv)
         [OPT_JOBS] = { "--jobs", true, NULL, false },
         [OPT_PROGRESS] = { "--progress", false, NULL, false },
         [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
+        [OPT_HOST] = { "--host", true, NULL, false },
+        [OPT_SCHEME] = { "--scheme", true, NULL, false },
     };
     int nargs = 0;
     int rc;
@@ -727,7 +739,8 @@ int cmd_check(int argc, char **argv)
 
     unsigned jobs = 1;
     cli_logfmt fmt;
-    bool logs = opts[OPT_FORMAT].seen || opts[OPT_TSV].seen;
+    bool logs = opts[OPT_FORMAT].seen || opts[OPT_TSV].seen || opts[OPT_HOST].seen ||
+                opts[OPT_SCHEME].seen;
     int status = check_base_opt(&c, opts, lim);
     if (status == CLI_EXIT_OK && opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &jobs))
         status = cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%.200s'",

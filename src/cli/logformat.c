@@ -30,6 +30,8 @@
 bool cli_logfmt_parse(const char *spec, cli_logfmt *out)
 {
     out->field = 0;
+    out->host = NULL;
+    out->scheme = NULL;
     if (strcmp(spec, "squid") == 0) {
         out->kind = LOG_SQUID;
         out->field = 7;
@@ -226,6 +228,67 @@ static long gz_read(void *ctx, char *buf, size_t n)
     return got;
 }
 
+/* vhost_combined's first field, "%v:%p" (name:port, then a space and
+   the client address): the name and port, or false. */
+static bool vhost_field(const char *s, size_t len, size_t *nl, const char **port, size_t *pl)
+{
+    size_t e = 0;
+    while (e < len && s[e] != ' ')
+        e++;
+    const char *colon = NULL;
+    for (size_t i = 0; i < e; i++)
+        if (s[i] == ':')
+            colon = s + i;
+    if (colon == NULL || colon == s || e + 1 >= len || (size_t)(s + e - colon) < 2)
+        return false;
+    for (const char *d = colon + 1; d < s + e; d++)
+        if (*d < '0' || *d > '9')
+            return false;
+    *nl = (size_t)(colon - s);
+    *port = colon + 1;
+    *pl = (size_t)(s + e - colon - 1);
+    return true;
+}
+
+/* combined: an origin-form URI u[0..ul) as SCHEME://HOST[:PORT] + u, when
+   the line or --host names the host (doc/logs.md); else NULL and u as is. */
+static const char *combined_absolute(const cli_logfmt *fmt, zeek_state *z, const char *s,
+                                     size_t len, size_t off, size_t ul, cli_logline *L)
+{
+    size_t nl = 0, pl = 0;
+    const char *port = NULL;
+    const char *host = fmt->host;
+    if (ul == 0 || s[off] != '/' || (ul > 1 && s[off + 1] == '/'))
+        return NULL; /* absolute-form, "*", "//x": as written */
+    if (host != NULL)
+        nl = strlen(host);
+    else if (vhost_field(s, len, &nl, &port, &pl))
+        host = s;
+    else
+        return NULL;
+    bool tls = pl == 3 && memcmp(port, "443", 3) == 0;
+    const char *scheme = fmt->scheme != NULL ? fmt->scheme : tls ? "https" : "http";
+    char pre[1100];
+    size_t sl = strlen(scheme);
+    if (sl + 3 + nl + 1 + pl > sizeof pre)
+        return "host longer than 1024 bytes";
+    size_t n = 0;
+    memcpy(pre, scheme, sl);
+    n += sl;
+    memcpy(pre + n, "://", 3);
+    n += 3;
+    memcpy(pre + n, host, nl);
+    n += nl;
+    bool dflt = port == NULL || (tls && strcmp(scheme, "https") == 0) ||
+                (pl == 2 && memcmp(port, "80", 2) == 0 && strcmp(scheme, "http") == 0);
+    if (!dflt) {
+        pre[n++] = ':';
+        memcpy(pre + n, port, pl);
+        n += pl;
+    }
+    return join2(z, pre, n, s + off, ul, &L->uri, &L->uri_len);
+}
+
 /* Where the URI of line ln is, by the format: into L (uri, uri_len,
    uri_cut, why). Returns false for a Zeek header line, read into z. */
 static bool locate_uri(const cli_logfmt *fmt, zeek_state *z, const cli_line *ln,
@@ -244,6 +307,8 @@ static bool locate_uri(const cli_logfmt *fmt, zeek_state *z, const cli_line *ln,
         break;
     case LOG_COMBINED:
         why = combined_uri(ln->p, ln->len, &off, &ulen);
+        if (why == NULL)
+            why = combined_absolute(fmt, z, ln->p, ln->len, off, ulen, L);
         break;
     case LOG_SQUID:
     case LOG_FIELD:
@@ -251,12 +316,14 @@ static bool locate_uri(const cli_logfmt *fmt, zeek_state *z, const cli_line *ln,
             why = fmt->kind == LOG_SQUID ? "fewer than 7 fields (not a native access.log line)"
                                          : "fewer fields than asked for";
         } else if (fmt->kind == LOG_SQUID) {
-            /* CONNECT host:port is authority-form: judged as "//host:port" */
+            /* CONNECT host:port is authority-form (RFC 9110 9.3.6): the
+               tunnel's host and port, judged as "https://host:port" - a
+               port is then nondefault only when it is not 443 */
             size_t mo, ml;
             if (nth_field(ln->p, ln->len, 6, &mo, &ml) && ml == 7 &&
                 memcmp(ln->p + mo, "CONNECT", 7) == 0 && ulen > 0 && ln->p[off] != '/' &&
                 !(ulen > 3 && memchr(ln->p + off, '/', ulen) != NULL))
-                why = join2(z, "//", 2, ln->p + off, ulen, &L->uri, &L->uri_len);
+                why = join2(z, "https://", 8, ln->p + off, ulen, &L->uri, &L->uri_len);
         }
         break;
     }

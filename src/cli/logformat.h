@@ -22,6 +22,11 @@ typedef enum { LOG_SQUID, LOG_ZEEK, LOG_COMBINED, LOG_FIELD } cli_logkind;
 typedef struct {
     cli_logkind kind;
     unsigned field;        /* LOG_FIELD: 1-based, white-space separated */
+    /* combined: an origin-form URI ("/path") is judged as SCHEME://HOST/path
+       - HOST from --host, else a vhost_combined line's first field
+       ("%v:%p"); SCHEME from --scheme, else https for port 443, else http */
+    const char *host;      /* --host NAME; NULL: none */
+    const char *scheme;    /* --scheme NAME; NULL: by the port */
 } cli_logfmt;
 
 /* "squid", "zeek", "combined", "field:N" (N 1..1000000). false: unknown. */

@@ -30,7 +30,8 @@ static const cli_command commands[] = {
     { "check", cmd_check,
       "[--json] [--fields LIST] [--policy FILE] [--profile NAME] [--base URI] [--explain]\n"
       "       [--jobs N] [--progress|--no-progress] [URI...]\n"
-      "       urisan check --format squid|zeek|combined|field:N [--json|--tsv] [...] [LOG...]",
+      "       urisan check --format squid|zeek|combined|field:N [--json|--tsv]\n"
+      "                    [--host NAME [--scheme http|https]] [...] [LOG...]",
       "Validate each URI, split it into components, list its risk flags and\n"
       "give the policy's verdict (allow, flag, deny). URIs come from the\n"
       "arguments, or one per line on standard input when there are none.\n"
@@ -49,6 +50,11 @@ static const cli_command commands[] = {
       "                 (Apache/nginx), zeek (http.log) or field:N (the Nth\n"
       "                 white-space separated field); JSON adds line, lineno\n"
       "  --tsv          with --format: VERDICT<TAB>REASONS<TAB>the log line\n"
+      "  --host NAME    with --format combined: judge an origin-form line\n"
+      "                 (/path) as SCHEME://NAME/path (vhost_combined lines\n"
+      "                 name their own host and port, %v:%p)\n"
+      "  --scheme NAME  http or https for --host (default: https for port\n"
+      "                 443, else http)\n"
       "  --explain      for each reason, the rule that made it: FILE:LINE of\n"
       "                 the policy file or \"profile NAME\" (JSON key explain;\n"
       "                 text: (explain: REASON=ORIGIN ...) at the end)\n"
