@@ -134,11 +134,11 @@ static int run_check(const char *data, size_t n, int json, fuzz_str *out)
 /* --fields lists for the line-by-line comparison (6.): the host view's
    four keys whole, cut and out of order or not there, valid and error
    together and apart, the input before and after components. */
-#ifdef URISAN_HAVE_HOSTVIEW
+#ifdef URISAN_HAVE_HOST
 #define HV4 "host_unicode,host_skeleton,host_imitates,registrable_domain"
 #define HV3 "host_skeleton,host_imitates,registrable_domain"
 #define HV_REV "registrable_domain,host_imitates,host_skeleton,host_unicode"
-#else   /* a command without hostview.c has no such keys */
+#else   /* a command without the host layer has no such keys */
 #define HV4 "port"
 #define HV3 "host_type"
 #define HV_REV "query"
@@ -326,13 +326,13 @@ static void check_nested_keys(json_object *o, const char *in, size_t len, const 
     }
 }
 
-/* hostview.c views a mailto: address's domain where the URI has no host
-   (hostview_mail_domain): the library flags no idn there. */
-static int mail_domain(const char *in, const urisan_uri *u)
+/* The host layer views a mailto: address's domain where the URI has no
+   host (urisan_mailto_domain): the library flags no idn there. */
+static int mail_domain(const char *in, size_t len, const urisan_uri *u)
 {
-    return !(urisan_span_present(u->host) && u->host.len > 0) && urisan_span_present(u->scheme) &&
-           u->scheme.len == 6 && strncasecmp(in + u->scheme.off, "mailto", 6) == 0 &&
-           urisan_span_present(u->path);
+    size_t pos = 0;
+    urisan_span d;
+    return urisan_mailto_domain(in, len, u, &pos, &d);
 }
 
 static void check_json_line(const char *ol, size_t on, const char *il, size_t in_len, size_t lineno,
@@ -376,7 +376,7 @@ static void check_json_line(const char *ol, size_t on, const char *il, size_t in
             extra |= (urisan_flags)1 << URISAN_FLAG_HOST_UTS46;
     }
     if (extra != 0) {
-        FUZZ_ASSERT((r.flags & ((urisan_flags)1 << URISAN_FLAG_IDN)) || mail_domain(copy, &u),
+        FUZZ_ASSERT((r.flags & ((urisan_flags)1 << URISAN_FLAG_IDN)) || mail_domain(copy, keep, &u),
                     "line %zu: homograph/invisible_char/host_uts46 on a host that is no IDN "
                     "nor a mailto: address's domain", lineno);
         r.flags |= extra;

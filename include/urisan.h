@@ -192,6 +192,12 @@ typedef enum {
 
 #define URISAN_F(name) ((urisan_flags)1 << URISAN_FLAG_##name)
 
+/* The flags the core library never sets: the host layer (liburisan-host,
+   urisan_host.h) judges them. A build without it refuses a policy that
+   denies or flags one (urisan_policy_parse_refuse). */
+#define URISAN_HOST_FLAGS \
+    (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46))
+
 /* "escaped_crlf" etc.; NULL for a bit that names no flag. */
 URISAN_API const char *urisan_flag_name(urisan_flag f);
 /* Bit number of a flag name (exact, lower-case), or -1. */
@@ -235,6 +241,18 @@ typedef struct {
 URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p,
                                                 const char *text, size_t len,
                                                 urisan_policy_error *err);
+
+/*
+ * urisan_policy_parse_ex refusing the flags in refuse: a `deny` or `flag`
+ * line that names one of them (FLAG or nested:FLAG; not `all`, not a
+ * built-in profile's lines) is a mistake at that word. A front end built
+ * without the host layer passes URISAN_HOST_FLAGS: it never sets them, so
+ * a rule on them would load as a silent no-op.
+ */
+URISAN_API urisan_status urisan_policy_parse_refuse(urisan_policy *p,
+                                                    const char *text, size_t len,
+                                                    urisan_flags refuse,
+                                                    urisan_policy_error *err);
 
 /*
  * Built-in profiles (doc/policy.md): named policies for a deployment,
@@ -448,6 +466,18 @@ URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
                                            char *buf, size_t cap, size_t *needed,
                                            urisan_uri *uri, urisan_report *rep,
                                            urisan_decision *dec, urisan_error *err);
+
+/*
+ * The domains of a mailto: URI's addresses (RFC 6068 2: "to" is
+ * addresses "," apart; an address's domain is what follows its last
+ * "@", which a quoted local part may also hold). uri: the parse of
+ * in[0..len), a mailto: URI without a host. Call with *pos = 0, then
+ * again while it returns 1: each call sets *domain (a span of in) to the
+ * domain of the next address that has an "@". 0: no address is left, or
+ * in is no mailto: URI.
+ */
+URISAN_API int urisan_mailto_domain(const char *in, size_t len, const urisan_uri *uri,
+                                    size_t *pos, urisan_span *domain);
 
 /* ------------------------------------------------------------------ */
 /* Default ports                                                       */

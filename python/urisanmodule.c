@@ -26,6 +26,77 @@
 #ifdef URISAN_HAVE_MAIL
 #include "urisan_mail.h"
 #endif
+#ifdef URISAN_HAVE_HOST
+#include "urisan_host.h"
+#endif
+
+/* The one decision (doc/library.md): liburisan-host's urisan_judge, in
+   this thread's context (homograph, invisible_char, host_uts46 judged as
+   `urisan check` judges them), or urisan_check in a build without the
+   host layer (whose policies cannot name those flags). With the GIL
+   released. */
+#ifndef URISAN_HAVE_HOST
+typedef struct urisan_hostview urisan_hostview;   /* no host view keys */
+#endif
+static void decide(const char *in, size_t len, const urisan_policy *pol, urisan_uri *u,
+                   urisan_report *r, urisan_decision *d, const urisan_hostview **hv)
+{
+#ifdef URISAN_HAVE_HOST
+    urisan_judgement j;
+    urisan_judge(NULL, in, len, pol, hv != NULL ? URISAN_JUDGE_VIEW : 0, &j);
+    *u = j.uri;
+    *r = j.rep;
+    *d = j.dec;
+    if (hv != NULL)
+        *hv = j.hv;   /* in this thread's context: read before its next call */
+#else
+    urisan_check(in, len, pol, u, r, d);
+    if (hv != NULL)
+        *hv = NULL;
+#endif
+}
+
+/* check(ref, base=...): the decision about where ref leads (u: ref's
+   parse), as `urisan check --base` makes it. */
+static urisan_status decide_base(const char *base, size_t blen, const char *ref, size_t rlen,
+                                 const urisan_policy *pol, char *buf, size_t cap,
+                                 size_t *needed, urisan_uri *u, urisan_report *r,
+                                 urisan_decision *d, urisan_error *err,
+                                 const urisan_hostview **hv)
+{
+#ifdef URISAN_HAVE_HOST
+    urisan_judgement j;
+    urisan_status st = urisan_judge_base(NULL, base, blen, ref, rlen, pol, URISAN_JUDGE_VIEW,
+                                         buf, cap, needed, &j, err);
+    *u = j.uri;
+    *r = j.rep;
+    *d = j.dec;
+    *hv = j.hv;
+    return st;
+#else
+    *hv = NULL;
+    return urisan_check_base(base, blen, ref, rlen, pol, buf, cap, needed, u, r, d, err);
+#endif
+}
+
+/* A link urisan_extract found: the host layer's judgement added (as
+   `urisan extract` does). */
+static void judge_hit(urisan_hit *h, const urisan_policy *pol)
+{
+#ifdef URISAN_HAVE_HOST
+    urisan_judge_link(NULL, pol, h->uri, h->uri_len, NULL, 0, &h->flags, &h->decision, NULL);
+#else
+    (void)h;
+    (void)pol;
+#endif
+}
+
+/* Flags only the host layer sets: refused in a policy without it. */
+#ifdef URISAN_HAVE_HOST
+#define REFUSED_FLAGS 0
+#else
+#define REFUSED_FLAGS URISAN_HOST_FLAGS
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -139,7 +210,7 @@ static int policy_apply(urisan_policy *pol, const char *text, size_t len, const 
     memset(&pe, 0, sizeof pe);
     urisan_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = urisan_policy_parse_ex(pol, text, len, &pe);
+    st = urisan_policy_parse_refuse(pol, text, len, REFUSED_FLAGS, &pe);
     Py_END_ALLOW_THREADS
     if (st == URISAN_OK)
         return 0;
@@ -565,10 +636,38 @@ typedef struct {
 } resolved_info;
 
 /* The dictionary of one URI, up to the level asked for. */
+/* The host layer's four keys, as check --json writes them: null where
+   the host is no name, and (but for host_unicode) where a form is "". */
+static int hostview_out(PyObject *o, const urisan_hostview *hv)
+{
+#ifdef URISAN_HAVE_HOST
+    bool name = hv != NULL && hv->is_name;
+    const char *keys[4] = { "host_unicode", "host_skeleton", "host_imitates",
+                            "registrable_domain" };
+    const char *s[4] = { NULL, NULL, NULL, NULL };
+    size_t n[4] = { 0, 0, 0, 0 };
+    if (name) {
+        s[0] = hv->unicode, n[0] = hv->unicode_len;
+        s[1] = hv->skeleton, n[1] = hv->skeleton_len;
+        s[2] = hv->imitates, n[2] = hv->imitates_len;
+        s[3] = hv->registrable, n[3] = hv->registrable_len;
+    }
+    for (size_t k = 0; k < 4; k++) {
+        bool null = !name || (k > 0 && n[k] == 0);
+        if (put(o, keys[k], null ? Py_NewRef(Py_None) : text_out(s[k], n[k])) < 0)
+            return -1;
+    }
+#else
+    (void)o;
+    (void)hv;
+#endif
+    return 0;
+}
+
 static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int level,
                           const urisan_uri *u, const urisan_report *r,
                           const urisan_decision *d, const urisan_policy *pol,
-                          const resolved_info *ri)
+                          const resolved_info *ri, const urisan_hostview *hv)
 {
     PyObject *o = PyDict_New();
     if (o == NULL)
@@ -587,6 +686,7 @@ static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int lev
         (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
          put(o, "reasons", reasons_out(d)) < 0 ||
          reasons_apart(o, d) < 0 ||
+         hostview_out(o, hv) < 0 ||
          (ri != NULL &&
           (put(o, "resolved", ri->out ? text_out(ri->out, ri->n) : Py_NewRef(Py_None)) < 0 ||
            put(o, "resolve_error", status_out(ri->out ? NULL : &ri->err)) < 0)) ||
@@ -613,19 +713,20 @@ static PyObject *uri_level(PyObject *uri_obj, const in_text *tp, const urisan_po
     urisan_uri u;
     urisan_report r;
     urisan_decision d;
+    const urisan_hostview *hv = NULL;
     memset(&r, 0, sizeof r);
     memset(&d, 0, sizeof d);
     size_t len = (size_t)t.n;
     Py_BEGIN_ALLOW_THREADS
     if (level == LEVEL_CHECK) {
-        urisan_check(t.p, len, pol, &u, &r, &d);
+        decide(t.p, len, pol, &u, &r, &d, &hv);
     } else if (level == LEVEL_ANALYSE) {
         urisan_parse_analyze(t.p, len, pol, &u, NULL, &r);
     } else {
         urisan_parse(t.p, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
     }
     Py_END_ALLOW_THREADS
-    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol, NULL);
+    return uri_dict(uri_obj, t.p, len, level, &u, &r, &d, pol, NULL, hv);
 }
 
 static PyObject *do_uri(PyObject *args, PyObject *kw, int level, const char *fname)
@@ -655,6 +756,7 @@ static PyObject *check_base(PyObject *uri_obj, const in_text *t, PyObject *base_
     urisan_report r;
     urisan_decision d;
     resolved_info ri = { NULL, 0, { URISAN_OK, 0, 0 } };
+    const urisan_hostview *hv = NULL;
     size_t cap = 256, needed = 0;
     char *buf = NULL;
     urisan_status st = URISAN_E_NOSPACE;
@@ -666,8 +768,8 @@ static PyObject *check_base(PyObject *uri_obj, const in_text *t, PyObject *base_
         }
         buf = nb;
         Py_BEGIN_ALLOW_THREADS
-        st = urisan_check_base(b.p, (size_t)b.n, t->p, (size_t)t->n, pol, buf, cap, &needed,
-                               &u, &r, &d, &ri.err);
+        st = decide_base(b.p, (size_t)b.n, t->p, (size_t)t->n, pol, buf, cap, &needed, &u, &r,
+                         &d, &ri.err, &hv);
         Py_END_ALLOW_THREADS
         if (needed + 1 > OUT_MAX)
             break;
@@ -677,7 +779,7 @@ static PyObject *check_base(PyObject *uri_obj, const in_text *t, PyObject *base_
         ri.out = buf;
         ri.n = needed;
     }
-    PyObject *o = uri_dict(uri_obj, t->p, (size_t)t->n, LEVEL_CHECK, &u, &r, &d, pol, &ri);
+    PyObject *o = uri_dict(uri_obj, t->p, (size_t)t->n, LEVEL_CHECK, &u, &r, &d, pol, &ri, hv);
     free(buf);
     return o;
 }
@@ -727,7 +829,7 @@ static PyObject *py_verdict(PyObject *m, PyObject *args, PyObject *kw)
     urisan_report r;
     urisan_decision d;
     Py_BEGIN_ALLOW_THREADS
-    urisan_check(t.p, (size_t)t.n, pol, &u, &r, &d);
+    decide(t.p, (size_t)t.n, pol, &u, &r, &d, NULL);
     Py_END_ALLOW_THREADS
     return name_str(urisan_verdict_name(d.verdict));
 }
@@ -1100,6 +1202,8 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
         urisan_status st;
         Py_BEGIN_ALLOW_THREADS
         st = urisan_extract(t.p, len, start, pol, hits, HIT_BATCH, &n, scratch, scap, &next);
+        for (size_t k = 0; k < n; k++)
+            judge_hit(&hits[k], pol);
         Py_END_ALLOW_THREADS
         for (size_t k = 0; k < n; k++) {
             PyObject *d = hit_dict(&hits[k]);
@@ -1146,7 +1250,7 @@ static PyObject *py_flag_names(PyObject *m, PyObject *Py_UNUSED(ignored))
     return flags_out(~(urisan_flags)0);
 }
 
-/* _check_loop(urls, policy=None) -> seconds: urisan_check over every
+/* _check_loop(urls, policy=None) -> seconds: check's decision over every
    item (str or bytes) inside C, no Python between the calls; the baseline
    of python/bench.py (the C call's cost in the same process). */
 static PyObject *py_check_loop(PyObject *m, PyObject *args, PyObject *kw)
@@ -1183,7 +1287,7 @@ static PyObject *py_check_loop(PyObject *m, PyObject *args, PyObject *kw)
     PyObject *t0 = clock ? PyObject_CallMethod(clock, "perf_counter", NULL) : NULL;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
-        urisan_check(ts[i].p, (size_t)ts[i].n, pol, &u, &r, &d);
+        decide(ts[i].p, (size_t)ts[i].n, pol, &u, &r, &d, NULL);
         deny += d.verdict == URISAN_DENY;
     }
     Py_END_ALLOW_THREADS
@@ -1201,7 +1305,7 @@ static PyObject *py_check_loop(PyObject *m, PyObject *args, PyObject *kw)
 
 static PyMethodDef methods[] = {
     {"_check_loop", (PyCFunction)(void (*)(void))py_check_loop, METH_VARARGS | METH_KEYWORDS,
-     "_check_loop(urls, *, policy=None) -> (seconds, denied): urisan_check over urls in C."},
+     "_check_loop(urls, *, policy=None) -> (seconds, denied): check's decision over urls in C."},
     {"check", (PyCFunction)(void (*)(void))py_check, METH_VARARGS | METH_KEYWORDS,
      "check(uri, *, base=None, policy=None) -> dict: what `urisan check --json [--base BASE]` "
      "prints for uri."},

@@ -78,8 +78,18 @@ static inline bool nest_escape_at(const char *in, size_t len, size_t i)
            (h == '5' && l == 'c') || h == '0';
 }
 
+/* limits.c: the limits a parse under policy p takes (NULL: the
+   defaults, without the clamping pass); p may be NULL. */
+const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p);
+
 /* Case-insensitive ASCII compare of a span with a literal. */
 bool urisan_ieq(const char *a, size_t alen, const char *lit);
+
+/* mailto.c: the domain of the next address with an "@" of a mailto:
+   URI's path p[0..n) (RFC 6068 "to": addresses "," apart; a domain
+   follows its address's last "@"), from *pos (0: the first); false when
+   none is left. p[*off..+*dlen) is the domain; *pos moves past it. */
+bool urisan_mailto_next(const char *p, size_t n, size_t *pos, size_t *off, size_t *dlen);
 
 /* Inlined whatever the compiler's size estimate (hot paths whose code
    layout matters: callgrind counts). */

@@ -33,3 +33,12 @@ URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
         return &urisan_default_limits;
     return &p->limits;
 }
+
+/* The limits a parse under p takes: NULL for the defaults (the parse then
+   skips its clamping pass), else p's own (a `limit` line changed them). */
+const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p)
+{
+    if (p == NULL || p->magic != POL_MAGIC || !p->limits_custom)
+        return NULL;
+    return &p->limits;
+}

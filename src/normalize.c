@@ -116,20 +116,18 @@ static size_t port_out(const char *in, const urisan_uri *u, char *w)
 }
 
 /* RFC 6068 2: the domain of an addr-spec is case-insensitive; the local
-   part is not. Lower-case after each "@" up to "," (escapes keep their
-   upper-case hex). In place, same length. */
+   part is not. Lower-case each address's domain (mailto.c reads them;
+   escapes keep their upper-case hex). In place, same length. */
 static void mailto_domains(char *s, size_t n)
 {
-    bool dom = false;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '@')
-            dom = true;
-        else if (s[i] == ',')
-            dom = false;
-        else if (s[i] == '%')
-            i += 2; /* a valid escape: the input was validated */
-        else if (dom)
-            s[i] = (char)lower_ascii((unsigned char)s[i]);
+    size_t pos = 0, off, dn;
+    while (urisan_mailto_next(s, n, &pos, &off, &dn)) {
+        for (size_t i = off; i < off + dn; i++) {
+            if (s[i] == '%')
+                i += 2; /* a valid escape: the input was validated */
+            else
+                s[i] = (char)lower_ascii((unsigned char)s[i]);
+        }
     }
 }
 

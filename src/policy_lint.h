@@ -37,6 +37,10 @@ typedef void (*pol_diag_fn)(void *ctx, const pol_diag *d);
  * leaves x out, a nested: rule on a flag no nested URL carries.
  */
 size_t urisan_pol_lint(urisan_policy *p, const char *text, size_t len, pol_diag_fn fn, void *ctx);
+/* The same refusing the flags in refuse as urisan_policy_parse_refuse
+   does (a mistake at each deny or flag word naming one). */
+size_t urisan_pol_lint_refuse(urisan_policy *p, const char *text, size_t len, urisan_flags refuse,
+                              pol_diag_fn fn, void *ctx);
 
 /* A flag name (directive false) or directive name (true) within a small
    edit distance of w[0..n), for "did you mean"; NULL: none close. */

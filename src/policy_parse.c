@@ -41,6 +41,8 @@ typedef struct {
     size_t errors;
     urisan_flags named, nested_named; /* flags the text named (not `all`) */
     size_t base_scheme, base_dangerous, base_port, base_deny_host, base_allow_host;
+    urisan_flags refuse; /* flags a deny or flag line may not name
+                            (urisan_policy_parse_refuse); 0: none */
 } pctx;
 
 static bool fail_at(pctx *c, token w, const char *msg)
@@ -229,6 +231,15 @@ static bool flag_list(pctx *c, const token *t, size_t nt, int how)
                 continue;
             }
             m = (urisan_flags)1 << b;
+            /* a rule this build can never apply is refused, not loaded
+               as a silent no-op (built-in profiles are ours: exempt) */
+            if ((m & c->refuse) && how != 'a' && !c->profile) {
+                fail_at(c, t[i], "flag never set by this build (it has no host layer: "
+                                 "ICU, libidn2, libpsl), so a rule on it cannot hold:");
+                if (!lint_goes_on(c))
+                    return false;
+                continue;
+            }
             flag_warnings(c, t[i], m, nest, how);
         }
         flag_origin(c, m, nest, how);
@@ -765,6 +776,13 @@ static bool parse_text(pctx *c, cursor *cur)
 URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p, const char *text, size_t len,
                                                 urisan_policy_error *err)
 {
+    return urisan_policy_parse_refuse(p, text, len, 0, err);
+}
+
+URISAN_API urisan_status urisan_policy_parse_refuse(urisan_policy *p, const char *text,
+                                                    size_t len, urisan_flags refuse,
+                                                    urisan_policy_error *err)
+{
     urisan_policy_error dummy;
     if (err == NULL)
         err = &dummy;
@@ -780,7 +798,7 @@ URISAN_API urisan_status urisan_policy_parse_ex(urisan_policy *p, const char *te
     if (text == NULL)
         text = "";
     cursor cur = {text, len, 0, 1, 0};
-    pctx c = {.p = p, .cur = &cur};
+    pctx c = {.p = p, .cur = &cur, .refuse = refuse};
     if (parse_text(&c, &cur))
         return URISAN_OK;
     set_error(err, &c, &cur);
@@ -825,10 +843,16 @@ static void apex_warnings(pctx *c, cursor *cur)
 
 size_t urisan_pol_lint(urisan_policy *p, const char *text, size_t len, pol_diag_fn fn, void *ctx)
 {
+    return urisan_pol_lint_refuse(p, text, len, 0, fn, ctx);
+}
+
+size_t urisan_pol_lint_refuse(urisan_policy *p, const char *text, size_t len, urisan_flags refuse,
+                              pol_diag_fn fn, void *ctx)
+{
     if (text == NULL)
         len = 0;
     cursor cur = {text != NULL ? text : "", len, 0, 1, 0};
-    pctx c = {.p = p, .cur = &cur, .fn = fn, .fctx = ctx};
+    pctx c = {.p = p, .cur = &cur, .fn = fn, .fctx = ctx, .refuse = refuse};
     if (p == NULL || p->magic != POL_MAGIC || fn == NULL) {
         c.msg = "policy not initialised (call urisan_policy_init first)";
         if (fn != NULL)

@@ -100,6 +100,22 @@ MAIL = (b"From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n"
         b"<a href=\"https://shop.example.co.uk/\">shop</a>\r\n")
 
 
+def test_every_address_of_a_mailto_link_is_judged():
+    # RFC 6068: the message goes to every address; the host view keys
+    # show the first address's domain, the flags are those of all
+    first, second = check("mailto:a@example.com,b@xn--80ak6aa92e.com",
+                          "mailto:b@xn--80ak6aa92e.com,a@example.com")
+    for o in (first, second):
+        assert "homograph" in o["flags"], o
+    assert first["host_unicode"] == "example.com", first
+    assert second["host_imitates"] == "appie.com", second
+    r = subprocess.run([URISAN, "extract", "--json"],
+                       input=b"write to <mailto:a@example.com,b@xn--80ak6aa92e.com>\n",
+                       capture_output=True)
+    (row,) = [json.loads(l) for l in r.stdout.decode().splitlines()]
+    assert "homograph" in row["flags"], row
+
+
 def test_extract_mail_rows_carry_the_host_view():
     rows, _ = extract_mail(MAIL)
     by = {r["uri"]: r for r in rows}

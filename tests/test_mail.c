@@ -428,6 +428,23 @@ START_TEST(link_text_mismatch_on_its_own)
 }
 END_TEST
 
+/* A mailto: link goes to every address (RFC 6068 "to"): the text names
+   one domain, the link mails another as well - first or last. */
+START_TEST(link_text_mismatch_judges_every_address_of_a_mailto_link)
+{
+    const char *d = "help@bank.com";
+    static const char *const other[] = {
+        "mailto:help@bank.com,evil@attacker.net",
+        "mailto:evil@attacker.net,help@bank.com",
+    };
+    for (size_t i = 0; i < 2; i++)
+        ck_assert_msg(urisan_mail_link_text_mismatch(d, strlen(d), other[i], strlen(other[i])),
+                      "%s", other[i]);
+    const char *same = "mailto:help@bank.com,billing@bank.com";
+    ck_assert(!urisan_mail_link_text_mismatch(d, strlen(d), same, strlen(same)));
+}
+END_TEST
+
 START_TEST(null_result_and_limits_are_accepted)
 {
     rows r;
@@ -454,6 +471,7 @@ static Suite *mail_suite(void)
     tcase_add_test(tc, html_memory_bound_is_a_limit_and_the_links_found_are_kept);
     tcase_add_test(tc, names_of_sources_and_limits);
     tcase_add_test(tc, link_text_mismatch_on_its_own);
+    tcase_add_test(tc, link_text_mismatch_judges_every_address_of_a_mailto_link);
     tcase_add_test(tc, null_result_and_limits_are_accepted);
     suite_add_tcase(s, tc);
     return s;

@@ -291,6 +291,10 @@ static const norm_row cases[] = {
     /* mailto (6.2.3 example): the domain only */
     { "mailto:Joe@Example.COM", "mailto:Joe@example.com" },
     { "mailto:A@B.COM,C@D.ORG?subject=Hi%2c", "mailto:A@b.com,C@d.org?subject=Hi%2C" },
+    /* RFC 6068 2: a quoted local part may hold "@"; the domain follows
+       the last one (urisan_mailto_domain), the local part keeps its case */
+    { "mailto:%22A@B%22@EX.COM", "mailto:%22A@B%22@ex.com" },
+    { "mailto:no-at,X@Y.ORG", "mailto:no-at,X@y.org" },
     /* the hazards: no authority out of a path, no scheme out of a segment */
     { "scheme:..///foo/bar", "scheme:/.//foo/bar" },       /* uriparser #334 */
     { "scheme:/.//foo/bar", "scheme:/.//foo/bar" },
@@ -656,6 +660,42 @@ START_TEST(null_empty_input_normalizes_to_empty)
 }
 END_TEST
 
+/* urisan_mailto_domain: the domain of every address of a mailto: URI
+   (RFC 6068 "to", "," apart; the domain follows an address's last "@"),
+   the one reader of them for normalize, the host layer and mail. */
+START_TEST(mailto_domain_reads_every_address)
+{
+    static const struct { const char *uri; const char *domains[4]; } mcases[] = {
+        { "mailto:a@x.example", { "x.example" } },
+        { "mailto:a@x.example,b@Y.example?subject=a@b,c", { "x.example", "Y.example" } },
+        { "mailto:%22a@b%22@q.example", { "q.example" } },
+        { "mailto:no-address,c@z.example,", { "z.example" } },
+        { "MAILTO:a@", { "" } },
+        { "mailto:?to=a@b.example", { NULL } },   /* hfields are not read */
+        { "mailto:nobody", { NULL } },
+        { "http://a@b.example/", { NULL } },      /* not mailto: */
+        { "mailto://u@h.example/x", { NULL } },   /* a host: not an address */
+        { "news:a@b.example", { NULL } },
+    };
+    for (size_t i = 0; i < sizeof mcases / sizeof mcases[0]; i++) {
+        const char *in = mcases[i].uri;
+        size_t len = strlen(in), pos = 0, k = 0;
+        urisan_uri u;
+        urisan_parse(in, len, NULL, &u, NULL);
+        urisan_span d;
+        while (urisan_mailto_domain(in, len, &u, &pos, &d)) {
+            ck_assert_msg(k < 4 && mcases[i].domains[k] != NULL, "%s: one domain too many", in);
+            ck_assert_uint_eq(d.len, strlen(mcases[i].domains[k]));
+            ck_assert_msg(memcmp(in + d.off, mcases[i].domains[k], d.len) == 0,
+                          "%s: domain %zu is '%.*s'", in, k, (int)d.len, in + d.off);
+            k++;
+        }
+        ck_assert_msg(k == 4 || mcases[i].domains[k] == NULL, "%s: %zu domains only", in, k);
+    }
+    ck_assert_int_eq(urisan_mailto_domain(NULL, 0, NULL, NULL, NULL), 0);
+}
+END_TEST
+
 static Suite *normalize_suite(void)
 {
     Suite *s = suite_create("normalize");
@@ -669,6 +709,7 @@ static Suite *normalize_suite(void)
     tc = tcase_create("behaviour");
     tcase_add_loop_test(tc, normal_form_of_each_case, 0, sizeof cases / sizeof cases[0]);
     tcase_add_test(tc, invalid_input_returns_the_parse_error);
+    tcase_add_test(tc, mailto_domain_reads_every_address);
     tcase_add_test(tc, too_small_buffer_reports_needed_size_and_writes_nothing);
     tcase_add_loop_test(tc, equivalent_is_equality_of_normal_forms, 0,
                         sizeof eq_cases / sizeof eq_cases[0]);

@@ -497,6 +497,44 @@ START_TEST(policy_errors_report_line_and_message)
 }
 END_TEST
 
+/* A build without the host layer refuses a rule on its flags, at the
+   word, rather than loading a rule nothing can make hold. */
+START_TEST(a_refused_flag_is_an_error_at_its_line_column_and_word)
+{
+    static const struct { const char *text; size_t line, column; const char *word; } cases[] = {
+        { "deny homograph\n", 1, 6, "homograph" },
+        { "# c\nflag ip_literal invisible_char\n", 2, 17, "invisible_char" },
+        { "deny invalid\ndeny nested:host_uts46\n", 2, 6, "nested:host_uts46" },
+    };
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *t = cases[i].text;
+        urisan_policy_error e;
+        urisan_policy_init(p);
+        ck_assert_int_eq(urisan_policy_parse_refuse(p, t, strlen(t), URISAN_HOST_FLAGS, &e),
+                         URISAN_E_BAD_POLICY);
+        ck_assert_uint_eq(e.line, cases[i].line);
+        ck_assert_uint_eq(e.column, cases[i].column);
+        ck_assert_uint_eq(e.word_len, strlen(cases[i].word));
+        ck_assert(memcmp(t + e.word_off, cases[i].word, e.word_len) == 0);
+        ck_assert_ptr_nonnull(strstr(e.msg, "host layer"));
+        /* the same text loads where nothing is refused */
+        urisan_policy_init(p);
+        ck_assert_int_eq(urisan_policy_parse_ex(p, t, strlen(t), &e), URISAN_OK);
+    }
+    /* allowing such a flag, "all", a built-in profile, another flag: they load */
+    static const char *const fine[] = { "allow homograph\n", "deny all\n",
+                                        "profile mail\n", "flag idn\n" };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        urisan_policy_init(p);
+        ck_assert_int_eq(urisan_policy_parse_refuse(p, fine[i], strlen(fine[i]),
+                                                    URISAN_HOST_FLAGS, NULL), URISAN_OK);
+    }
+    free(p);
+}
+END_TEST
+
 START_TEST(nul_byte_in_a_policy_is_an_error)
 {
     urisan_policy *p = new_policy();
@@ -695,6 +733,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, policy_errors_report_line_and_message, 0,
                         (int)(sizeof errors / sizeof errors[0]));
     tcase_add_test(t, nul_byte_in_a_policy_is_an_error);
+    tcase_add_test(t, a_refused_flag_is_an_error_at_its_line_column_and_word);
     tcase_add_test(t, too_many_entries_is_an_error_not_an_overflow);
     tcase_add_test(t, uninitialised_policy_and_null_arguments);
     tcase_add_test(t, random_policy_text_never_crashes);

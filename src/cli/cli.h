@@ -9,11 +9,23 @@
 #ifndef URISAN_CLI_H
 #define URISAN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "urisan.h"
+#ifdef URISAN_HAVE_HOST
+#include "urisan_host.h"
+#else
+/* urisan_host.h's, without the host layer: what urisan_check gives. */
+typedef struct {
+    urisan_uri uri;
+    urisan_report rep;
+    urisan_decision dec;
+} urisan_judgement;
+typedef struct urisan_host_ctx urisan_host_ctx;
+#endif
 #include "fields.h"
 #include "json.h"
 #include "lines.h"
@@ -52,6 +64,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* "urisan: CMD: MESSAGE" on stderr (no usage); returns 2. */
 int cli_fail(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Flags a policy may not deny or flag in this build: without the host
+   layer nothing sets homograph, invisible_char, host_uts46, so a rule on
+   them is refused when loaded (urisan_policy_parse_refuse), never a
+   silent no-op. */
+#ifdef URISAN_HAVE_HOST
+#define CLI_REFUSED_FLAGS ((urisan_flags)0)
+#else
+#define CLI_REFUSED_FLAGS URISAN_HOST_FLAGS
+#endif
 
 /* "urisan: CMD: MESSAGE" on stderr, as it goes (no flush of the output
    first): a warning beside the output lines (extract's mail limits). */
@@ -175,15 +197,16 @@ urisan_status cli_normalize(const char *in, size_t len,
                             const urisan_limits *lim,
                             char **buf, size_t *cap, size_t *outlen,
                             urisan_error *err);
-/* urisan_check_base (`check --base`) the same way: uri, rep and dec are
-   always filled; *outlen is the resolved URI's length when it returns
-   URISAN_OK. */
-urisan_status cli_check_base(const char *base, size_t blen,
+/* `check --base` the same way: the host layer's urisan_judge_base in
+   host's context (opts: URISAN_JUDGE_*), urisan_check_base without the
+   host layer; *j is always filled; *outlen is the resolved URI's length
+   when it returns URISAN_OK. */
+urisan_status cli_check_base(urisan_host_ctx *host, unsigned opts,
+                             const char *base, size_t blen,
                              const char *ref, size_t rlen,
                              const urisan_policy *pol,
                              char **buf, size_t *cap, size_t *outlen,
-                             urisan_uri *uri, urisan_report *rep,
-                             urisan_decision *dec, urisan_error *err);
+                             urisan_judgement *j, urisan_error *err);
 
 /* ---- output (out.c, out.h) ---- */
 

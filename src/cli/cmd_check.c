@@ -4,9 +4,6 @@
  */
 #include "check_nested.h"
 #include "cli.h"
-#ifdef URISAN_HAVE_HOSTVIEW
-#include "hostview.h"
-#endif
 #include "jobs.h"
 #include "logformat.h"
 #include "progress.h"
@@ -26,93 +23,52 @@ typedef struct {
     char *rbuf;                /* resolved text */
     size_t rcap;
     cli_fieldset fields;       /* --json: the keys of a line */
-    bool hostview_keys;        /* a hostview key is among them */
-    bool default_limits;       /* the policy's limits are the defaults */
+    bool hostview_keys;        /* a host view key is among them */
     bool denied;
     bool tsv;                  /* --tsv (with --format) */
     bool explain;              /* --explain: the rule behind each reason */
     const cli_logline *log;    /* --format: the log line being checked */
     cli_buf tmp;               /* --format: a bad line's or a --tsv line */
-#ifdef URISAN_HAVE_HOSTVIEW
-    hostview_last last;        /* the host view of the last line that had one */
-#endif
+    urisan_host_ctx *host;     /* the host layer's context (the one decision) */
+    unsigned judge_opts;       /* URISAN_JUDGE_VIEW with a host key */
 } check_ctx;
 
-/* What we found about one input. */
+/* What we found about one input. j.uri: the input as written (with
+   --base too); j.rep: flags, the union over input, resolved, merge;
+   j.dec; j.hv: the host as a reader sees it (NULL: not looked at: no
+   IDN, no host view key). */
 typedef struct {
     const char *in;
     size_t len, full_len;
     bool truncated;
-    urisan_uri uri;            /* the input as written */
-    urisan_report rep;         /* flags: the union over input, resolved, merge */
-    urisan_decision dec;
+    urisan_judgement j;
     bool resolved;             /* --base: resolution succeeded */
     size_t rlen;
     urisan_error rerr;
-#ifdef URISAN_HAVE_HOSTVIEW
-    const hostview *hv;        /* the host as a reader sees it; NULL: not
-                                  looked at (no IDN, no host view key) */
-#endif
 } check_result;
 
-#ifdef URISAN_HAVE_HOSTVIEW
-/* Is in[0..n) a mailto: URI (its scheme is the bytes before the first
-   ':')? The cheap look before hostview_mail_domain, which needs a parse. */
-static inline bool mailto_scheme(const char *in, size_t n)
-{
-    return n >= 7 && (in[0] | 0x20) == 'm' && strncasecmp(in, "mailto:", 7) == 0;
-}
-#endif
-
-/* homograph, invisible_char, host_uts46 (hostview.c), after judge(). */
-static void judge_host(check_ctx *c, check_result *r)
-{
-#ifdef URISAN_HAVE_HOSTVIEW
-    /* Only an IDN host (the library's idn) or a mailto: address's domain
-       (no host to the library) can have them: those lines are judged,
-       whatever the output mode; --json shows every host's Unicode form
-       and registrable domain (unless --fields leaves those keys out). */
-    r->hv = NULL;
-    const char *u = r->resolved ? c->rbuf : r->in;
-    size_t ul = r->resolved ? r->rlen : r->len;
-    bool idn = (r->rep.flags & URISAN_F(IDN)) != 0;
-    bool mail = mailto_scheme(u, ul);
-    if (!idn && !mail && !c->hostview_keys)
-        return;
-    /* the input's own parse serves when it was made with the limits
-       hostview parses with (the defaults) */
-    const urisan_uri *up = &r->uri;
-    urisan_uri own;
-    if (r->resolved || !c->default_limits) {
-        urisan_parse(u, ul, NULL, &own, NULL);
-        up = &own;
-    }
-    bool judged = idn || (mail && hostview_mail_domain(u, up));
-    if (!judged && !c->hostview_keys)
-        return;
-    bool name = hostview_uri_last(u, up, &c->last);
-    r->hv = &c->last.hv;
-    if (name && judged)
-        hostview_redecide(u, ul, r->hv->flags, c->pol, &r->rep, &r->dec);
-#else
-    (void)c;
-    (void)r;
-#endif
-}
-
+/* The one decision (the host layer's urisan_judge when built: parse,
+   analysis, host judgement, one verdict; the core's urisan_check without
+   it). --base: the core judges where the reference leads
+   (urisan_check_base), then the host layer judges that URI's host and
+   decides under the policy. */
 static void judge(check_ctx *c, check_result *r)
 {
     r->rlen = 0;
     r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
     r->resolved = false;
-    if (c->base == NULL) {
-        urisan_check(r->in, r->len, c->pol, &r->uri, &r->rep, &r->dec);
+    if (c->base != NULL) {
+        /* --base: the verdict is about where the reference leads */
+        r->resolved = cli_check_base(c->host, c->judge_opts, c->base, c->blen, r->in, r->len,
+                                     c->pol, &c->rbuf, &c->rcap, &r->rlen, &r->j,
+                                     &r->rerr) == URISAN_OK;
         return;
     }
-    /* --base: the verdict is about where the reference leads (the
-       library's urisan_check_base) */
-    r->resolved = cli_check_base(c->base, c->blen, r->in, r->len, c->pol, &c->rbuf, &c->rcap,
-                                 &r->rlen, &r->uri, &r->rep, &r->dec, &r->rerr) == URISAN_OK;
+#ifdef URISAN_HAVE_HOST
+    urisan_judge(c->host, r->in, r->len, c->pol, c->judge_opts, &r->j);
+#else
+    urisan_check(r->in, r->len, c->pol, &r->j.uri, &r->j.rep, &r->j.dec);
+#endif
 }
 
 /* ---- the JSON line: one field table (fields.h) ---- */
@@ -145,44 +101,44 @@ static void put_uri(cli_buf *b, const void *v)
         json_quote(b, r->in, r->len);
     }
 }
-static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->uri.valid != 0); }
+static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->j.uri.valid != 0); }
 /* What valid and error are written from (their run in check_fields). */
 static void validity_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
-    key[0] = r->uri.valid != 0;
-    key[1] = r->uri.valid ? 0 : (uint64_t)r->uri.error.code;
-    key[2] = r->uri.valid ? 0 : (uint64_t)r->uri.error.offset;
+    key[0] = r->j.uri.valid != 0;
+    key[1] = r->j.uri.valid ? 0 : (uint64_t)r->j.uri.error.code;
+    key[2] = r->j.uri.valid ? 0 : (uint64_t)r->j.uri.error.offset;
     key[3] = 0;
 }
 static void put_error(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_error(b, r->uri.valid ? NULL : &r->uri.error);
+    cli_jv_error(b, r->j.uri.valid ? NULL : &r->j.uri.error);
 }
 static void put_components(cli_buf *b, const void *v)
 {
     ROW(v);
     if (*row->plain < 0)
         *row->plain = json_plain_len(r->in, r->len) == r->len;
-    cli_jv_components(b, r->in, &r->uri, *row->plain != 0);
+    cli_jv_components(b, r->in, &r->j.uri, *row->plain != 0);
 }
-static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->rep); }
-static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->rep.flags); }
+static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->j.rep); }
+static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->j.rep.flags); }
 /* What flags, verdict, reasons, deny_reasons and flag_reasons are written
    from (their run in check_fields). */
 static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
-    key[0] = (uint64_t)r->rep.flags;
-    key[1] = (uint64_t)r->dec.deny_flags;
-    key[2] = (uint64_t)r->dec.flag_flags;
-    key[3] = (uint64_t)r->dec.rules << 32 | (uint32_t)r->dec.verdict;
+    key[0] = (uint64_t)r->j.rep.flags;
+    key[1] = (uint64_t)r->j.dec.deny_flags;
+    key[2] = (uint64_t)r->j.dec.flag_flags;
+    key[3] = (uint64_t)r->j.dec.rules << 32 | (uint32_t)r->j.dec.verdict;
 }
-static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
-static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
-static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
-static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
+static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->j.dec.verdict); }
+static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->j.dec); }
+static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->j.dec); }
+static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->j.dec); }
 static void put_resolved(cli_buf *b, const void *v)
 {
     ROW(v);
@@ -199,7 +155,7 @@ static void put_resolve_error(cli_buf *b, const void *v)
 static void put_explain(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_explain(b, &r->dec, row->c->pol);
+    cli_jv_explain(b, &r->j.dec, row->c->pol);
 }
 static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
 static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
@@ -215,29 +171,29 @@ static void put_lineno(cli_buf *b, const void *v)
 }
 /* The URLs nested in the parameters of the URI judged (the resolved one
    with --base): only on lines whose flags have nested_url. */
-static bool has_nested(const void *v) { ROW(v); return (r->rep.flags & URISAN_F(NESTED_URL)) != 0; }
+static bool has_nested(const void *v) { ROW(v); return (r->j.rep.flags & URISAN_F(NESTED_URL)) != 0; }
 static void put_nested_keys(cli_buf *b, const void *v, bool capped)
 {
     ROW(v);
     if (r->resolved) /* its parse is not kept: check_nested parses it */
         check_nested(b, row->c->rbuf, r->rlen, NULL, row->c->pol, capped);
     else
-        check_nested(b, r->in, r->len, &r->uri, row->c->pol, capped);
+        check_nested(b, r->in, r->len, &r->j.uri, row->c->pol, capped);
 }
 static void put_nested(cli_buf *b, const void *v) { put_nested_keys(b, v, false); }
 static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v, true); }
 /* The components one by one (--fields only): "host" rather than
    "components". */
-#ifdef URISAN_HAVE_HOSTVIEW
-/* hostview.c's keys: the host's Unicode form, TR39 skeleton, what it
+#ifdef URISAN_HAVE_HOST
+/* The host layer's keys: the host's Unicode form, TR39 skeleton, what it
    imitates, registrable domain; null when not a reg-name or unknown. */
 static bool has_name(const check_result *r)
 {
-    return r->hv != NULL && r->hv->is_name;
+    return r->j.hv != NULL && r->j.hv->is_name;
 }
 static void put_hv_str(cli_buf *b, const check_result *r, const char *s, size_t n)
 {
-    if (r->hv->json_plain)
+    if (r->j.hv->json_plain)
         json_quote_plain(b, s, n);
     else
         json_quote(b, s, n);
@@ -249,19 +205,19 @@ static void put_hv(cli_buf *b, const check_result *r, const char *s, size_t n)
     else
         cli_buf_lit(b, "null");
 }
-/* What the four are written from: the view (hostview_last.serial names
-   it; 0 when there is none). */
+/* What the four are written from: the view (its serial names it; 0 when
+   there is none). */
 static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
-    key[0] = r->hv != NULL ? row->c->last.serial : 0;
+    key[0] = r->j.hv != NULL ? r->j.hv_serial : 0;
     key[1] = key[2] = key[3] = 0;
 }
 static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
     if (has_name(r))
-        put_hv_str(b, r, r->hv->unicode, r->hv->unicode_len);
+        put_hv_str(b, r, r->j.hv->unicode, r->j.hv->unicode_len);
     else
         cli_buf_lit(b, "null");
 }
@@ -269,7 +225,7 @@ static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
     if (has_name(r))
-        put_hv(b, r, r->hv->skeleton, r->hv->skeleton_len);
+        put_hv(b, r, r->j.hv->skeleton, r->j.hv->skeleton_len);
     else
         cli_buf_lit(b, "null");
 }
@@ -277,7 +233,7 @@ static void put_host_imitates(cli_buf *b, const void *v)
 {
     ROW(v);
     if (has_name(r))
-        put_hv(b, r, r->hv->imitates, r->hv->imitates_len);
+        put_hv(b, r, r->j.hv->imitates, r->j.hv->imitates_len);
     else
         cli_buf_lit(b, "null");
 }
@@ -285,7 +241,7 @@ static void put_registrable(cli_buf *b, const void *v)
 {
     ROW(v);
     if (has_name(r))
-        put_hv(b, r, r->hv->registrable, r->hv->registrable_len);
+        put_hv(b, r, r->j.hv->registrable, r->j.hv->registrable_len);
     else
         cli_buf_lit(b, "null");
 }
@@ -296,7 +252,7 @@ static void put_registrable(cli_buf *b, const void *v)
 static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
-    const hostview *hv = r->hv;
+    const urisan_hostview *hv = r->j.hv;
     size_t need = 0;
     if (has_name(r) && hv->json_plain) {
         need = hv->unicode_len + hv->skeleton_len + hv->imitates_len + hv->registrable_len +
@@ -331,14 +287,14 @@ static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
 
 #define COMPONENT(name, expr) \
     static void put_c_##name(cli_buf *b, const void *v) { ROW(v); expr; }
-COMPONENT(scheme, cli_jv_span(b, r->in, r->uri.scheme))
-COMPONENT(userinfo, cli_jv_span(b, r->in, r->uri.userinfo))
-COMPONENT(host, cli_jv_span(b, r->in, r->uri.host))
-COMPONENT(host_type, cli_jv_host_type(b, r->uri.host_type))
-COMPONENT(port, cli_jv_span(b, r->in, r->uri.port))
-COMPONENT(path, cli_jv_span(b, r->in, r->uri.path))
-COMPONENT(query, cli_jv_span(b, r->in, r->uri.query))
-COMPONENT(fragment, cli_jv_span(b, r->in, r->uri.fragment))
+COMPONENT(scheme, cli_jv_span(b, r->in, r->j.uri.scheme))
+COMPONENT(userinfo, cli_jv_span(b, r->in, r->j.uri.userinfo))
+COMPONENT(host, cli_jv_span(b, r->in, r->j.uri.host))
+COMPONENT(host_type, cli_jv_host_type(b, r->j.uri.host_type))
+COMPONENT(port, cli_jv_span(b, r->in, r->j.uri.port))
+COMPONENT(path, cli_jv_span(b, r->in, r->j.uri.path))
+COMPONENT(query, cli_jv_span(b, r->in, r->j.uri.query))
+COMPONENT(fragment, cli_jv_span(b, r->in, r->j.uri.fragment))
 #undef COMPONENT
 #undef ROW
 
@@ -359,7 +315,7 @@ static const cli_field check_fields[] = {
     { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
       .fb_text = "[\"invalid\"]" },
     { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
-#ifdef URISAN_HAVE_HOSTVIEW
+#ifdef URISAN_HAVE_HOST
     { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT,
       .run_len = 3, .run_key = host_run_key, .run_last = true, .run_put = put_host_run },
     { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
@@ -399,9 +355,9 @@ static const cli_field check_fields[] = {
 static bool write_text(const check_ctx *c, const check_result *r)
 {
     cli_buf *b = cli_out_begin();
-    cli_buf_adds(b, urisan_verdict_name(r->dec.verdict));
+    cli_buf_adds(b, urisan_verdict_name(r->j.dec.verdict));
     cli_buf_addc(b, ' ');
-    cli_text_reasons(b, &r->dec);
+    cli_text_reasons(b, &r->j.dec);
     cli_buf_lit(b, " \"");
     cli_text_escape(b, r->in, r->len, true);
     cli_buf_addc(b, '"');
@@ -422,9 +378,9 @@ static bool write_text(const check_ctx *c, const check_result *r)
         cli_buf_addu(b, r->full_len);
         cli_buf_lit(b, " bytes)");
     }
-    if (c->explain && r->dec.verdict != URISAN_ALLOW) {
+    if (c->explain && r->j.dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
-        cli_text_explain(b, &r->dec, c->pol);
+        cli_text_explain(b, &r->j.dec, c->pol);
         cli_buf_addc(b, ')');
     }
     if (b->failed) {
@@ -445,11 +401,10 @@ static bool check_one(void *ctx, const char *in, size_t len,
     r.full_len = full_len;
     r.truncated = truncated;
     judge(c, &r);
-    judge_host(c, &r);
-    if (r.dec.verdict == URISAN_DENY)
+    if (r.j.dec.verdict == URISAN_DENY)
         c->denied = true;
     if (c->tsv) {
-        cli_log_tsv(&c->tmp, &r.dec, c->log);
+        cli_log_tsv(&c->tmp, &r.j.dec, c->log);
         return cli_out_buf(&c->tmp);
     }
     if (!c->json)
@@ -462,10 +417,10 @@ static bool check_one(void *ctx, const char *in, size_t len,
 /* The next line's host memo entry, asked for while this line is judged. */
 static void check_ahead(void *ctx, const char *p, size_t n)
 {
-    (void)ctx;
-#ifdef URISAN_HAVE_HOSTVIEW
-    hostview_prefetch_ahead(p, n);
+#ifdef URISAN_HAVE_HOST
+    urisan_host_prefetch(((check_ctx *)ctx)->host, p, n);
 #else
+    (void)ctx;
     (void)p;
     (void)n;
 #endif
@@ -572,9 +527,7 @@ static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
         wc[k].rcap = 0;
         wc[k].denied = false;
         cli_buf_init(&wc[k].tmp, CLI_JSON_MAX);
-#ifdef URISAN_HAVE_HOSTVIEW
-        hostview_last_init(&wc[k].last);
-#endif
+        wc[k].host = NULL;   /* the host layer's context of the worker's thread */
         w[k] = &wc[k];
     }
     return wc;
@@ -709,9 +662,6 @@ int cmd_check(int argc, char **argv)
 
     check_ctx c;
     memset(&c, 0, sizeof c);
-#ifdef URISAN_HAVE_HOSTVIEW
-    hostview_last_init(&c.last);
-#endif
     c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
     c.explain = opts[OPT_EXPLAIN].seen;
     rc = cli_fields_select(CMD, check_fields, sizeof check_fields / sizeof check_fields[0],
@@ -721,21 +671,26 @@ int cmd_check(int argc, char **argv)
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;
-#ifdef URISAN_HAVE_HOSTVIEW
+#ifdef URISAN_HAVE_HOST
     for (size_t i = 0; c.json && i < c.fields.n; i++) {
         if (c.fields.f[i]->put == put_host_unicode || c.fields.f[i]->put == put_host_skeleton ||
             c.fields.f[i]->put == put_host_imitates || c.fields.f[i]->put == put_registrable)
             c.hostview_keys = true;
     }
+    c.judge_opts = c.hostview_keys ? URISAN_JUDGE_VIEW : 0;
 #endif
     urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
     c.pol = pol;
     const urisan_limits *lim = urisan_policy_limits(pol);
-    urisan_limits dlim;
-    urisan_limits_default(&dlim);
-    c.default_limits = memcmp(lim, &dlim, sizeof dlim) == 0;
+#ifdef URISAN_HAVE_HOST
+    c.host = urisan_host_ctx_new();
+    if (c.host == NULL) {
+        free(pol);
+        return cli_fail(CMD, "out of memory");
+    }
+#endif
 
     unsigned jobs = 1;
     cli_logfmt fmt;
@@ -764,5 +719,8 @@ int cmd_check(int argc, char **argv)
         status = CLI_EXIT_FAIL;
     free(c.rbuf);
     free(pol);
+#ifdef URISAN_HAVE_HOST
+    urisan_host_ctx_free(c.host);
+#endif
     return cli_finish(CMD, status);
 }

@@ -12,8 +12,8 @@
 #include "mailbox.h"
 #include "urisan_mail.h"
 #endif
-#ifdef URISAN_HAVE_HOSTVIEW
-#include "hostview.h"
+#ifdef URISAN_HAVE_HOST
+#include "urisan_host.h"
 #endif
 
 #include <stdlib.h>
@@ -42,8 +42,10 @@ typedef struct ex_ctx {
     const mailbox_msg *msg; /* mbox / Maildir: the message being scanned */
     int box_status;      /* the worst status of a mailbox's messages */
 #endif
-#ifdef URISAN_HAVE_HOSTVIEW
-    hostview hv;         /* the host of the row being written */
+#ifdef URISAN_HAVE_HOST
+    urisan_host_ctx *host; /* the host layer's context (the one decision):
+                              NULL, the calling thread's own (--jobs) */
+    urisan_hostview hv;  /* the host of the row being written */
 #endif
 } ex_ctx;
 
@@ -127,9 +129,9 @@ static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r
 static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
 static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
 static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
-#ifdef URISAN_HAVE_HOSTVIEW
-/* hostview.c's keys (see cmd_check.c): null when not a reg-name. */
-static void put_hv(cli_buf *b, const hostview *hv, const char *s, size_t n, bool always)
+#ifdef URISAN_HAVE_HOST
+/* The host layer's keys (see cmd_check.c): null when not a reg-name. */
+static void put_hv(cli_buf *b, const urisan_hostview *hv, const char *s, size_t n, bool always)
 {
     if (!hv->is_name || (!always && n == 0))
         cli_buf_lit(b, "null");
@@ -199,7 +201,7 @@ static const cli_field extract_fields[] = {
     { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
       .fb_text = "[\"invalid\",\"too_long\"]" },
     { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
-#ifdef URISAN_HAVE_HOSTVIEW
+#ifdef URISAN_HAVE_HOST
     { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT },
     { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
     { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
@@ -277,11 +279,11 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
 static bool put_row(ex_ctx *c, ex_row *r)
 {
     r->c = c;
-#ifdef URISAN_HAVE_HOSTVIEW
+#ifdef URISAN_HAVE_HOST
     /* homograph, invisible_char: facts about the host and the link text,
        judged by the policy like any flag. */
-    hostview_judge_link(c->pol, r->uri, r->uri_len, r->display, r->display_len,
-                        &r->flags, &r->dec, &c->hv);
+    urisan_judge_link(c->host, c->pol, r->uri, r->uri_len, r->display, r->display_len,
+                      &r->flags, &r->dec, &c->hv);
 #endif
     if (r->dec.verdict == URISAN_DENY)
         c->denied = true;

@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "milter_daemon.h"
 #include "milter_scan.h"
-#include "hostview.h"
+#include "urisan_host.h"
 #include "urisan_mail.h"
 
 #include <errno.h>
@@ -367,7 +367,7 @@ int cmd_milter(int argc, char **argv)
 
     /* Shared read-only state, loaded before the session threads start. */
     urisan_mail_init();
-    hostview_init();
+    urisan_host_init();
 
     char *spec = strdup(opts[O_SOCKET].value);
     if (spec == NULL) {
@@ -382,7 +382,7 @@ int cmd_milter(int argc, char **argv)
         _exit(status);
     }
     urisan_mail_shutdown();
-    hostview_shutdown();
+    urisan_host_shutdown();
     free(spec);
     milter_daemon_done();
     return cli_finish(CMD, status);

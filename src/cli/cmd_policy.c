@@ -46,7 +46,7 @@ static urisan_flags flags_not_built(const char **layer)
 {
     urisan_flags m = 0;
     *layer = NULL;
-#ifndef URISAN_HAVE_HOSTVIEW
+#ifndef URISAN_HAVE_HOST
     m |= (urisan_flags)1 << URISAN_FLAG_HOMOGRAPH | (urisan_flags)1 << URISAN_FLAG_INVISIBLE_CHAR |
          (urisan_flags)1 << URISAN_FLAG_HOST_UTS46;
     *layer = "host judgement (ICU, libidn2, libpsl)";
@@ -88,7 +88,7 @@ static int check(const char *path, const char *profile, bool strict)
         return cli_finish(CMD, CLI_EXIT_USAGE);
     }
     lint_out o = {path, text, len, 0, 0};
-    urisan_pol_lint(p, text, len, tell, &o);
+    urisan_pol_lint_refuse(p, text, len, CLI_REFUSED_FLAGS, tell, &o);
     if (o.errors == 0)
         unbuilt_warnings(&o, p);
     free(text);

@@ -39,6 +39,7 @@
  */
 #include "cli.h"
 #include "policy_info.h"
+#include "decide.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -204,7 +205,7 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
     urisan_decision dec;
     memset(&dec, 0, sizeof dec);
     dec.verdict = URISAN_DENY;  /* fail closed if it were left unset */
-    urisan_status st = urisan_check(v, vlen, pol, &uri, &rep, &dec);
+    urisan_status st = cli_decide(v, vlen, pol, &uri, &rep, &dec);   /* the one decision */
     if (internal_failure(st)) {
         cli_buf_adds(out, "BH message=\"urisan: ");
         cli_buf_adds(out, urisan_status_name(st));

@@ -3,7 +3,7 @@
  */
 #include "milter_scan.h"
 
-#include "hostview.h"
+#include "urisan_host.h"
 #include "urisan_mail.h"
 
 #include <stdio.h>
@@ -108,7 +108,7 @@ typedef struct {
     char part[64];
     const char *source;
     char reasons[256];
-    hostview hv;
+    urisan_hostview hv;
     char limit[160];     /* the first liburisan-mail limit reached, or "" */
 } scan_state;
 
@@ -132,8 +132,9 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     scan_state *s = ctx;
     urisan_flags flags = h->flags;
     urisan_decision dec = h->decision;
-    hostview_judge_link(s->conf->pol, h->uri, h->uri_len, h->display, h->display_len,
-                        &flags, &dec, &s->hv);
+    /* the one decision, in this thread's context of the host layer */
+    urisan_judge_link(NULL, s->conf->pol, h->uri, h->uri_len, h->display, h->display_len,
+                      &flags, &dec, &s->hv);
     s->links++;
     if (dec.verdict == URISAN_DENY)
         s->denied++;

@@ -97,7 +97,7 @@ urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *pr
         return NULL;
     }
     urisan_policy_error e;
-    urisan_status st = urisan_policy_parse_ex(p, text, len, &e);
+    urisan_status st = urisan_policy_parse_refuse(p, text, len, CLI_REFUSED_FLAGS, &e);
     if (st != URISAN_OK) {
         /* "FILE:LINE:COLUMN: message 'word'" (doc/policy.md): the lint of
            the same text on top of the same profile tells the same first
@@ -106,7 +106,7 @@ urisan_policy *cli_policy_load(const char *cmd, const char *path, const char *pr
         urisan_policy_init(p);
         if (profile != NULL)
             urisan_policy_profile(p, profile, strlen(profile));
-        urisan_pol_lint(p, text, len, tell_first, &f);
+        urisan_pol_lint_refuse(p, text, len, CLI_REFUSED_FLAGS, tell_first, &f);
         if (!f.told) {
             pol_diag d = {.line = e.line, .column = e.column, .word_off = e.word_off,
                           .word_len = e.word_len, .msg = e.msg};

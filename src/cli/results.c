@@ -57,9 +57,9 @@ typedef struct {
     const urisan_resolve_opts *opt;
     const urisan_policy *pol;
     urisan_flags *flags;
-    urisan_uri *uri;
-    urisan_report *rep;
-    urisan_decision *dec;
+    urisan_host_ctx *host;     /* check --base: */
+    unsigned opts;
+    urisan_judgement *j;
     urisan_error *err;
 } resolve_call;
 
@@ -86,19 +86,24 @@ urisan_status cli_resolve(const char *base, size_t blen,
 static urisan_status check_base_writer(void *ctx, char *buf, size_t cap, size_t *needed)
 {
     resolve_call *a = ctx;
+#ifdef URISAN_HAVE_HOST
+    return urisan_judge_base(a->host, a->base, a->blen, a->ref, a->rlen, a->pol, a->opts, buf,
+                             cap, needed, a->j, a->err);
+#else
     return urisan_check_base(a->base, a->blen, a->ref, a->rlen, a->pol, buf, cap, needed,
-                             a->uri, a->rep, a->dec, a->err);
+                             &a->j->uri, &a->j->rep, &a->j->dec, a->err);
+#endif
 }
 
-urisan_status cli_check_base(const char *base, size_t blen,
+urisan_status cli_check_base(urisan_host_ctx *host, unsigned opts,
+                             const char *base, size_t blen,
                              const char *ref, size_t rlen,
                              const urisan_policy *pol,
                              char **buf, size_t *cap, size_t *outlen,
-                             urisan_uri *uri, urisan_report *rep,
-                             urisan_decision *dec, urisan_error *err)
+                             urisan_judgement *j, urisan_error *err)
 {
     resolve_call a = { .base = base, .ref = ref, .blen = blen, .rlen = rlen, .pol = pol,
-                       .uri = uri, .rep = rep, .dec = dec, .err = err };
+                       .host = host, .opts = opts, .j = j, .err = err };
     return grow_write(check_base_writer, &a, buf, cap, outlen, err);
 }
 

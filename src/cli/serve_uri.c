@@ -12,6 +12,7 @@
  * query ]), so it cannot start an authority of its own.
  */
 #include "serve_uri.h"
+#include "decide.h"
 
 #include <string.h>
 
@@ -392,7 +393,7 @@ void serve_decide(const serve_request *r, const serve_trust *t,
         urisan_decision dec;
         memset(&dec, 0, sizeof dec);
         dec.verdict = URISAN_DENY;   /* fail closed if it were left unset */
-        urisan_status st = urisan_check(buf, a->uri_len, pol, &uri, &rep, &dec);
+        urisan_status st = cli_decide(buf, a->uri_len, pol, &uri, &rep, &dec);
         if (st == URISAN_E_BAD_ARGUMENT || st == URISAN_E_NOSPACE ||
             st == URISAN_E_BAD_POLICY) {
             add_word(&deny, a->own = urisan_status_name(st));   /* could not judge */

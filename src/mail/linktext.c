@@ -192,40 +192,44 @@ static bool display_host(const char *d, size_t n, char *out, size_t cap, bool *i
     return *ip || strchr(out, '.') != NULL;
 }
 
-/* The host an href opens: the authority's host (TAB/LF/CR removed as
-   browsers do), or for mailto: the domain of the address. */
-static bool href_host(const char *h, size_t n, char *out, size_t cap, bool *ip)
-{
+/* The hosts an href opens: the authority's host (TAB/LF/CR removed as
+   browsers do), or for mailto: the domain of each address (RFC 6068:
+   urisan_mailto_domain, the project's one reader of them; a message goes
+   to every address). Call with *pos = 0; each call gives the next host;
+   false: none is left (a relative or host-less link: nothing to compare). */
+typedef struct {
     char buf[8192];
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (h[i] == '\t' || h[i] == '\n' || h[i] == '\r')
-            continue;
-        if (m == sizeof buf)
-            return false;
-        buf[m++] = h[i];
-    }
+    size_t m;
     urisan_uri u;
-    urisan_parse(buf, m, NULL, &u, NULL);
-    if (urisan_span_present(u.host) && u.host.len > 0)
-        return norm_host(buf + u.host.off, u.host.len, out, cap, ip);
-    if (urisan_span_present(u.scheme) && urisan_span_present(u.path) &&
-        g_ascii_strncasecmp(buf + u.scheme.off, "mailto", u.scheme.len) == 0 &&
-        u.scheme.len == 6) {
-        const char *p = buf + u.path.off;
-        size_t pl = u.path.len;
-        const char *at = NULL;
-        for (size_t i = 0; i < pl; i++)
-            if (p[i] == '@')
-                at = p + i;
-        if (at == NULL)
-            return false;
-        size_t rest = pl - (size_t)(at + 1 - p);
-        const char *comma = memchr(at + 1, ',', rest);
-        if (comma != NULL)
-            rest = (size_t)(comma - (at + 1));
-        return norm_host(at + 1, rest, out, cap, ip);
+    bool parsed, authority_done;
+} href_state;
+
+static bool href_next_host(href_state *st, const char *h, size_t n, size_t *pos, char *out,
+                           size_t cap, bool *ip)
+{
+    if (!st->parsed) {
+        st->m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (h[i] == '\t' || h[i] == '\n' || h[i] == '\r')
+                continue;
+            if (st->m == sizeof st->buf)
+                return false;
+            st->buf[st->m++] = h[i];
+        }
+        urisan_parse(st->buf, st->m, NULL, &st->u, NULL);
+        st->parsed = true;
+        st->authority_done = false;
     }
+    if (urisan_span_present(st->u.host) && st->u.host.len > 0) {
+        if (st->authority_done)
+            return false;
+        st->authority_done = true;
+        return norm_host(st->buf + st->u.host.off, st->u.host.len, out, cap, ip);
+    }
+    urisan_span d;
+    while (urisan_mailto_domain(st->buf, st->m, &st->u, pos, &d))
+        if (norm_host(st->buf + d.off, d.len, out, cap, ip))
+            return true;
     return false;
 }
 
@@ -251,12 +255,21 @@ bool urisan_mail_link_text_mismatch(const char *display, size_t dlen,
         if (dreg == NULL)
             return false; /* the text is a public suffix itself */
     }
-    if (!href_host(href, hlen, hh, sizeof hh, &hip))
-        return false; /* a relative or host-less link: nothing to compare */
-    if (dip)
-        return strcmp(dh, hh) != 0;
-    if (hip)
-        return true; /* a domain shown over an address */
-    const char *hreg = psl_registrable_domain(psl, hh);
-    return hreg == NULL || strcmp(hreg, dreg) != 0;
+    /* every host the href opens must be the one the text names */
+    href_state *st = g_new0(href_state, 1);
+    size_t pos = 0, hosts = 0;
+    bool mismatch = false;
+    while (!mismatch && href_next_host(st, href, hlen, &pos, hh, sizeof hh, &hip)) {
+        hosts++;
+        if (dip)
+            mismatch = strcmp(dh, hh) != 0;
+        else if (hip)
+            mismatch = true; /* a domain shown over an address */
+        else {
+            const char *hreg = psl_registrable_domain(psl, hh);
+            mismatch = hreg == NULL || strcmp(hreg, dreg) != 0;
+        }
+    }
+    g_free(st);
+    return hosts > 0 && mismatch;
 }

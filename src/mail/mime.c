@@ -14,22 +14,20 @@
 #include <gmime/gmime.h>
 #include <libpsl.h>
 
+#include "urisan_host.h"
+
 /* ------------------------------------------------------------------ */
 /* init / shutdown                                                     */
 /* ------------------------------------------------------------------ */
 
 static bool mail_ready;
-static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
-static const psl_ctx_t *psl_list;
 
 void urisan_mail_init(void)
 {
     if (mail_ready)
         return;
     g_mime_init();
-    /* The newer of the system's list and the one built into libpsl. */
-    psl_loaded = psl_latest(NULL);
-    psl_list = psl_loaded ? psl_loaded : psl_builtin();
+    urisan_host_init();   /* the Public Suffix List: the host layer's */
     mail_ready = true;
 }
 
@@ -37,10 +35,6 @@ void urisan_mail_shutdown(void)
 {
     if (!mail_ready)
         return;
-    if (psl_loaded != NULL)
-        psl_free(psl_loaded);
-    psl_loaded = NULL;
-    psl_list = NULL;
     g_mime_shutdown();
     mail_ready = false;
 }
@@ -48,7 +42,7 @@ void urisan_mail_shutdown(void)
 const psl_ctx_t *mail_psl(void)
 {
     urisan_mail_init();
-    return psl_list;
+    return urisan_host_psl();
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
- * hostmemo.h - the views of hosts already seen (hostview.c), kept per
- * thread by the host as written (issue 17).
+ * memo.h - the views of hosts already seen (view.c), kept by a context
+ * (ctx.c) by the host as written (issue 17).
  *
  * A log names the same hosts again and again; each view costs a
  * decode, a skeleton, and a libpsl look-up (~9,000 instructions on a
@@ -10,7 +10,7 @@
  * the exact bytes and compared in full on every hit.
  *
  * Bounded: a fixed table of HOSTMEMO_SLOTS entries of one 64-byte cache
- * line (4 MiB, allocated on a thread's first use and freed when it ends);
+ * line (4 MiB, mapped with its context and unmapped with it);
  * a view whose texts do not fit in one entry is not kept (it is computed
  * each time). Cuckoo hashing: a host's entry is in one of two slots,
  * named by the low and the high half of its hash, so a look-up reads at
@@ -18,17 +18,17 @@
  * for them early); a new entry takes a free one of its two slots, or
  * moves the one in its first slot to that one's other slot, at most
  * HOSTMEMO_KICKS times (the last one moved out is dropped: computed again
- * when its host comes back). No lock: each thread has its own.
+ * when its host comes back). No lock: a context is one thread's at a time.
  */
-#ifndef URISAN_CLI_HOSTMEMO_H
-#define URISAN_CLI_HOSTMEMO_H
+#ifndef URISAN_HOST_MEMO_H
+#define URISAN_HOST_MEMO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "hostview.h"
+#include "host_internal.h"
 
 #define HOSTMEMO_SLOTS 65536u   /* two halves of a 32-bit hash name two */
 #define HOSTMEMO_KICKS 16u
@@ -36,7 +36,7 @@
 
 /* a[0..n) == b[0..n), 8 bytes at a time (the last word may overlap the
    one before; nothing outside either is read): the compare of a host
-   with a kept one (here and hostview_last). */
+   with a kept one (here and host_last). */
 static inline bool hostmemo_same(const char *a, const char *b, size_t n)
 {
     if (n < 8)
@@ -55,19 +55,25 @@ static inline bool hostmemo_same(const char *a, const char *b, size_t n)
 /* 32 bits of a host's bytes (also the registrable-domain cache's). */
 uint32_t hostmemo_hash(const char *s, size_t n);
 
-/* The view of host[0..len) kept by this thread: true and hv filled (every
-   field, as host_view would), false when it is not kept. */
-bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv);
+typedef struct hm_table hm_table;
+
+/* A table (4 MiB of anonymous memory, zero pages until touched; on 2 MiB
+   pages where the kernel gives them). *mem: the mapping to free. NULL:
+   no memory. */
+hm_table *hostmemo_new(void **mem);
+void hostmemo_free(void *mem);
+
+/* The view of host[0..len) kept in t: true and hv filled (every field, as
+   host_view_compute would), false when it is not kept. */
+bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash,
+                  urisan_hostview *hv);
 
 /* Keep hv as the view of host[0..len) (when it fits in an entry). */
-void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *hv);
+void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
+                  const urisan_hostview *hv);
 
 /* Ask the memory system now for the two slots of hash (a hint: a
    hostmemo_get of it a little later finds them in the cache). */
-void hostmemo_prefetch(uint32_t hash);
-
-/* Forget this thread's memo (hostview_shutdown: the data it was made
-   from is going away). */
-void hostmemo_free(void);
+void hostmemo_prefetch(const hm_table *t, uint32_t hash);
 
 #endif

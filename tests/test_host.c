@@ -1,10 +1,11 @@
 /*
- * test_hostview.c - hostview's shortcuts (src/cli/hostview.c) give the
- * answer of its full path: an ASCII host without an A-label takes no
- * libidn2/ICU call (its skeleton from a per-byte table), registrable
- * domains come through a per-thread cache, and a host seen before is
- * answered from the memo of views (hostmemo.c); hostview_host_full() does
- * every host through libidn2, ICU and libpsl. Compared field by field on
+ * test_host.c - the host layer's shortcuts (src/host) give the answer of
+ * its full path: an ASCII host without an A-label takes no libidn2/ICU
+ * call (its skeleton from a per-byte table), registrable domains come
+ * through a context's cache (pslcache.c), and a host seen before is
+ * answered from the context's memo of views (memo.c);
+ * host_view_compute(..., false, NULL) does every host through libidn2,
+ * ICU and libpsl. Compared field by field on
  * generated hosts (every printable byte, case, escapes, lengths around
  * the cache key and the skeleton buffer, A-label look-alikes), on every
  * host of the shared URL lists, and twice each (cache miss, then hit).
@@ -14,17 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostmemo.h"
-#include "hostview.h"
+#include "json.h"
+#include "memo.h"
 #include "testdata.h"
 
-static hostview fast, full;
+static urisan_hostview fast, full;
+static urisan_host_ctx *ctx;   /* the fast path's memo and caches */
 
 static void same_view(const char *host, size_t len)
 {
     for (int round = 0; round < 2; round++) {
-        bool a = hostview_host(host, len, &fast);
-        bool b = hostview_host_full(host, len, &full);
+        bool a = urisan_host_view(ctx, host, len, &fast);
+        bool b = host_view_compute(host, len, &full, false, NULL);
         ck_assert_msg(a == b, "return differs for '%.*s'", (int)len, host);
         ck_assert_msg(fast.is_name == full.is_name && fast.idn == full.idn &&
                       fast.invisible == full.invisible && fast.why == full.why &&
@@ -35,7 +37,7 @@ static void same_view(const char *host, size_t len)
         ck_assert_str_eq(fast.registrable, full.registrable);
         ck_assert_str_eq(fast.imitates, full.imitates);
         /* the lengths the writers copy by (set by the view and the memo) */
-        const hostview *both[] = { &fast, &full };
+        const urisan_hostview *both[] = { &fast, &full };
         for (size_t k = 0; k < 2; k++) {
             ck_assert_uint_eq(both[k]->unicode_len, strlen(both[k]->unicode));
             ck_assert_uint_eq(both[k]->skeleton_len, strlen(both[k]->skeleton));
@@ -95,7 +97,7 @@ END_TEST
 
 START_TEST(lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer)
 {
-    static char h[3 * HOSTVIEW_HOST_MAX + 8];
+    static char h[3 * URISAN_HOSTVIEW_MAX + 8];
     static const size_t lens[] = { 1, 15, 16, 17, 23, 24, 25, 58, 59, 60, 61, 62, 63, 64, 65,
                                    47, 48, 49, 200, 253, 254,
                                    600, 1000, 1022, 1023, 1024, 1025, 3071, 3072 };
@@ -161,7 +163,7 @@ START_TEST(more_hosts_than_memo_slots_give_the_full_answer)
     const unsigned total = 2 * HOSTMEMO_SLOTS;
     for (unsigned i = 0; i < total; i++) {
         int n = snprintf(h, sizeof h, "h%u.rn%u.example.co.uk", i, i % 977);
-        (void)hostview_host(h, (size_t)n, &fast);
+        (void)urisan_host_view(ctx, h, (size_t)n, &fast);
     }
     for (unsigned i = 0; i < total; i += 131) {
         int n = snprintf(h, sizeof h, "h%u.rn%u.example.co.uk", i, i % 977);
@@ -170,110 +172,165 @@ START_TEST(more_hosts_than_memo_slots_give_the_full_answer)
 }
 END_TEST
 
-/* hostview_uri_last on uri: its view is hostview_uri's; returns whether
-   it looked again (the serial moved). */
-static bool last_view(hostview_last *hl, const char *uri)
+/* The last host's view of c on uri: its view is urisan_host_view_uri's
+   (a context of its own); returns whether it looked again (the serial
+   moved). */
+static bool last_view(urisan_host_ctx *c, const char *uri)
 {
-    uint64_t before = hl->serial;
+    static urisan_host_ctx *other;
+    if (other == NULL)
+        other = urisan_host_ctx_new();
+    uint64_t before = c->last.serial;
     urisan_uri u;
     urisan_parse(uri, strlen(uri), NULL, &u, NULL);
-    bool a = hostview_uri_last(uri, &u, hl);
-    bool b = hostview_uri(uri, strlen(uri), &full);
+    bool a = host_view_last(c, uri, strlen(uri), &u);
+    bool b = urisan_host_view_uri(other, uri, strlen(uri), &full);
+    const urisan_hostview *hv = &c->last.hv;
     ck_assert_msg(a == b, "return differs for '%s'", uri);
-    ck_assert_msg(hl->hv.is_name == full.is_name && hl->hv.why == full.why &&
-                  hl->hv.flags == full.flags, "facts differ for '%s'", uri);
-    ck_assert_str_eq(hl->hv.unicode, full.unicode);
-    ck_assert_str_eq(hl->hv.skeleton, full.skeleton);
-    ck_assert_str_eq(hl->hv.registrable, full.registrable);
-    ck_assert_str_eq(hl->hv.imitates, full.imitates);
-    ck_assert_msg(hl->serial != 0, "no serial after '%s'", uri);
-    return hl->serial != before;
+    ck_assert_msg(hv->is_name == full.is_name && hv->why == full.why &&
+                  hv->flags == full.flags, "facts differ for '%s'", uri);
+    ck_assert_str_eq(hv->unicode, full.unicode);
+    ck_assert_str_eq(hv->skeleton, full.skeleton);
+    ck_assert_str_eq(hv->registrable, full.registrable);
+    ck_assert_str_eq(hv->imitates, full.imitates);
+    ck_assert_msg(c->last.serial != 0, "no serial after '%s'", uri);
+    return c->last.serial != before;
 }
 
 START_TEST(the_last_host_is_looked_at_again_only_when_its_bytes_change)
 {
-    static hostview_last hl;
-    hostview_last_init(&hl);
-    ck_assert(last_view(&hl, "http://example.com/a"));
-    ck_assert(!last_view(&hl, "https://example.com:8080/b?c"));
-    ck_assert(!last_view(&hl, "ftp://user@example.com/"));
-    ck_assert(last_view(&hl, "http://EXAMPLE.com/"));        /* other bytes */
-    ck_assert(last_view(&hl, "http://xn--pple-43d.com/"));
-    ck_assert(!last_view(&hl, "http://xn--pple-43d.com/x"));
-    ck_assert(last_view(&hl, "http://[::1]/"));              /* no name: "" */
-    ck_assert(!last_view(&hl, "http://[2001:db8::1]/"));
-    ck_assert(!last_view(&hl, "urn:isbn:0451450523"));       /* no host: "" */
-    ck_assert(last_view(&hl, "mailto:a@example.org"));       /* the address's */
-    ck_assert(!last_view(&hl, "mailto:b@example.org,c@example.net"));
-    ck_assert(last_view(&hl, "mailto:nobody"));
-    /* a host longer than HOSTVIEW_LAST_KEY is looked at every time */
+    urisan_host_ctx *c = urisan_host_ctx_new();
+    ck_assert_ptr_nonnull(c);
+    ck_assert(last_view(c, "http://example.com/a"));
+    ck_assert(!last_view(c, "https://example.com:8080/b?c"));
+    ck_assert(!last_view(c, "ftp://user@example.com/"));
+    ck_assert(last_view(c, "http://EXAMPLE.com/"));        /* other bytes */
+    ck_assert(last_view(c, "http://xn--pple-43d.com/"));
+    ck_assert(!last_view(c, "http://xn--pple-43d.com/x"));
+    ck_assert(last_view(c, "http://[::1]/"));              /* no name: "" */
+    ck_assert(!last_view(c, "http://[2001:db8::1]/"));
+    ck_assert(!last_view(c, "urn:isbn:0451450523"));       /* no host: "" */
+    ck_assert(last_view(c, "mailto:a@example.org"));       /* the address's */
+    ck_assert(!last_view(c, "mailto:b@example.org,c@example.net"));
+    ck_assert(last_view(c, "mailto:nobody"));
+    /* a host longer than HOST_LAST_KEY is looked at every time */
     char uri[200];
-    char host[HOSTVIEW_LAST_KEY + 8];
+    char host[HOST_LAST_KEY + 8];
     for (size_t i = 0; i < sizeof host - 1; i++)   /* labels of 7 */
         host[i] = i % 8 == 7 ? '.' : 'a';
     host[sizeof host - 1] = '\0';
     memcpy(host + sizeof host - 5, ".com", 4);
     snprintf(uri, sizeof uri, "http://%s/", host);
-    ck_assert(last_view(&hl, uri));
-    ck_assert(last_view(&hl, uri));
-    /* one of exactly HOSTVIEW_LAST_KEY bytes is kept */
-    host[HOSTVIEW_LAST_KEY] = '\0';
-    memcpy(host + HOSTVIEW_LAST_KEY - 4, ".com", 4);
+    ck_assert(last_view(c, uri));
+    ck_assert(last_view(c, uri));
+    /* one of exactly HOST_LAST_KEY bytes is kept */
+    host[HOST_LAST_KEY] = '\0';
+    memcpy(host + HOST_LAST_KEY - 4, ".com", 4);
     snprintf(uri, sizeof uri, "http://%s/", host);
-    ck_assert(last_view(&hl, uri));
-    ck_assert(!last_view(&hl, uri));
-    /* serials are never reused: a second reader starts past the first */
-    static hostview_last other;
-    hostview_last_init(&other);
-    ck_assert(last_view(&other, "http://example.com/"));
-    ck_assert_uint_gt(other.serial, hl.serial);
+    ck_assert(last_view(c, uri));
+    ck_assert(!last_view(c, uri));
+    /* serials are never the same in two contexts (the command's output
+       memo outlives a context): two fresh ones, one view each */
+    urisan_host_ctx *d1 = urisan_host_ctx_new(), *d2 = urisan_host_ctx_new();
+    ck_assert(d1 != NULL && d2 != NULL);
+    ck_assert(last_view(d1, "http://example.com/"));
+    ck_assert(last_view(d2, "http://example.com/"));
+    ck_assert_uint_ne(d1->last.serial, d2->last.serial);
+    urisan_host_ctx_free(d1);
+    urisan_host_ctx_free(d2);
+    urisan_host_ctx_free(c);
 }
 END_TEST
 
-/* hostview_prefetch_ahead of a line before hostview_uri_last of it (as
-   check --json calls them, a line apart): the guess only asks for a memo
-   entry; the view is the one without it, whatever the guess was (right,
-   wrong or none; short, long or cut bytes). */
+/* urisan_host_prefetch of a line before the view of it (as check --json
+   calls them, a line apart): the guess only asks for a memo entry; the
+   view is the one without it, whatever the guess was (right, wrong or
+   none; short, long or cut bytes). */
+static const char *const guess_uris[] = {
+    "http://example.com/", "http://example.com:8080/a", "https://u:p@example.org/x",
+    "http://a@b@example.net/", "http://[::1]:80/", "http://example.com?q", "http://h#f",
+    "http://EXAMPLE.com/", "http://xn--pple-43d.com/", "ftp://files.example.com",
+    "http://a-very-long-host-name-of-more-than-thirty-two.example.com/",
+    "mailto:a@example.com", "urn:isbn:0451450523", "example.com/path",
+    "http://h:/", "http://:80/", "http://@/", "http:///x", "//example.com/",
+    "javascript://example.com/%0aalert(1)", "http://ex%61mple.com/",
+    "http://registry.npmjs.org/pkg", "http://a.b.c.d.e.f.g.h.i.j.k.l.example.com/",
+};
+
 START_TEST(a_prefetch_guess_never_changes_the_view)
 {
-    static const char *uris[] = {
-        "http://example.com/", "http://example.com:8080/a", "https://u:p@example.org/x",
-        "http://a@b@example.net/", "http://[::1]:80/", "http://example.com?q", "http://h#f",
-        "http://EXAMPLE.com/", "http://xn--pple-43d.com/", "ftp://files.example.com",
-        "http://a-very-long-host-name-of-more-than-thirty-two.example.com/",
-        "mailto:a@example.com", "urn:isbn:0451450523", "example.com/path",
-        "http://h:/", "http://:80/", "http://@/", "http:///x", "//example.com/",
-        "javascript://example.com/%0aalert(1)", "http://ex%61mple.com/",
-        "http://registry.npmjs.org/pkg", "http://a.b.c.d.e.f.g.h.i.j.k.l.example.com/",
-    };
-    static hostview_last with, without;
-    hostview_last_init(&with);
-    hostview_last_init(&without);
+    urisan_host_ctx *with = urisan_host_ctx_new(), *without = urisan_host_ctx_new();
+    ck_assert(with != NULL && without != NULL);
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
-            const char *uri = uris[i];
+        for (size_t i = 0; i < sizeof guess_uris / sizeof guess_uris[0]; i++) {
+            const char *uri = guess_uris[i];
             size_t n = strlen(uri);
             urisan_uri u;
             urisan_parse(uri, n, NULL, &u, NULL);
             for (size_t cut = 0; cut <= n; cut += n / 3 + 1)
-                hostview_prefetch_ahead(uri, cut);   /* reads at most cut bytes */
-            hostview_prefetch_ahead(uri, n);
-            bool a = hostview_uri_last(uri, &u, &with);
-            bool b = hostview_uri_last(uri, &u, &without);
+                urisan_host_prefetch(with, uri, cut);   /* reads at most cut bytes */
+            urisan_host_prefetch(with, uri, n);
+            bool a = host_view_last(with, uri, n, &u);
+            bool b = host_view_last(without, uri, n, &u);
             ck_assert_msg(a == b, "return differs for '%s'", uri);
-            ck_assert_msg(with.hv.is_name == without.hv.is_name &&
-                          with.hv.flags == without.hv.flags, "facts differ for '%s'", uri);
-            ck_assert_str_eq(with.hv.unicode, without.hv.unicode);
-            ck_assert_str_eq(with.hv.skeleton, without.hv.skeleton);
-            ck_assert_str_eq(with.hv.registrable, without.hv.registrable);
+            ck_assert_msg(with->last.hv.is_name == without->last.hv.is_name &&
+                          with->last.hv.flags == without->last.hv.flags,
+                          "facts differ for '%s'", uri);
+            ck_assert_str_eq(with->last.hv.unicode, without->last.hv.unicode);
+            ck_assert_str_eq(with->last.hv.skeleton, without->last.hv.skeleton);
+            ck_assert_str_eq(with->last.hv.registrable, without->last.hv.registrable);
         }
     }
+    urisan_host_ctx_free(with);
+    urisan_host_ctx_free(without);
+}
+END_TEST
+
+/* The SIMD guess of a line's host and its scalar twin agree for each
+   delimiter ('/', '?', '#', '@', ':') at every position of the 48 bytes
+   read, at every length. */
+START_TEST(the_host_guess_and_its_scalar_twin_agree_at_every_position)
+{
+    static const char delims[] = "/?#@:";
+    char buf[80];
+    size_t checked = 0;
+    for (size_t d = 0; d < sizeof delims - 1; d++) {
+        for (size_t pos = 0; pos < 64; pos++) {
+            for (size_t len = 0; len <= 64; len++) {
+                memset(buf, 'a', sizeof buf);
+                memcpy(buf, "http://", 7);
+                if (7 + pos < sizeof buf)
+                    buf[7 + pos] = delims[d];
+                buf[60] = '/';
+                size_t n1 = 0, n2 = 0;
+                const char *a = host_guess(buf, len, &n1);
+                const char *b = host_guess_scalar(buf, len, &n2);
+                ck_assert_msg(a == b && (a == NULL || n1 == n2),
+                              "guesses differ: '%c' at %zu, length %zu", delims[d], pos, len);
+                checked++;
+            }
+        }
+    }
+    /* the scheme's colon anywhere in the first 16 bytes */
+    for (size_t c = 0; c < 20; c++) {
+        memset(buf, 'x', sizeof buf);
+        if (c + 3 < sizeof buf)
+            memcpy(buf + c, "://", 3);
+        size_t n1 = 0, n2 = 0;
+        const char *a = host_guess(buf, 64, &n1);
+        const char *b = host_guess_scalar(buf, 64, &n2);
+        ck_assert_msg(a == b && (a == NULL || n1 == n2), "guesses differ: colon at %zu", c);
+    }
+    ck_assert_uint_gt(checked, 0);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("hostview");
+    ctx = urisan_host_ctx_new();
+    if (ctx == NULL)
+        return EXIT_FAILURE;
+    Suite *s = suite_create("host");
     TCase *t = tcase_create("shortcuts");
     tcase_set_timeout(t, 300);
     tcase_add_test(t, every_printable_byte_in_a_host_gives_the_full_answer);
@@ -283,11 +340,13 @@ int main(void)
     tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
     tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
     tcase_add_test(t, a_prefetch_guess_never_changes_the_view);
+    tcase_add_test(t, the_host_guess_and_its_scalar_twin_agree_at_every_position);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    hostview_shutdown();
+    urisan_host_ctx_free(ctx);
+    urisan_host_shutdown();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1,8 +1,7 @@
-/* hostmemo.c - the views of hosts already seen, per thread (see hostmemo.h). */
+/* memo.c - the views of hosts already seen, a table a context (see memo.h). */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
-#include "hostmemo.h"
+#include "memo.h"
 
-#include <pthread.h>
 #include <sys/mman.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +11,7 @@
    the Unicode, ASCII and skeleton forms unless equal to one before them
    (an ASCII host is its own Unicode and ASCII form, and usually its own
    skeleton) or, for the skeleton, made from the ASCII form by
-   hostview_skeleton_ascii's table (a few instructions a byte: made
+   host_skeleton_ascii's table (a few instructions a byte: made
    again on a hit), then the imitated name. The registrable domain is a
    suffix of the ASCII form (libpsl answers with a pointer into it): its
    length is enough. */
@@ -28,8 +27,10 @@ enum {
     HM_A_IS_U = 64,     /* ascii is unicode */
     HM_S_IS_U = 128,    /* skeleton is unicode */
 };
-/* hm_entry.why: hostview.why (HOSTVIEW_*, below HM_S_TABLE) and */
-#define HM_S_TABLE 0x80u   /* the skeleton is hostview_skeleton_ascii(ascii) */
+/* hm_entry.why: urisan_hostview.why (URISAN_HOSTVIEW_*, below HM_S_TABLE) and */
+#define HM_S_TABLE 0x80u   /* the skeleton is host_skeleton_ascii(ascii) */
+_Static_assert((URISAN_HOSTVIEW_MIXED_SCRIPT | URISAN_HOSTVIEW_CONFUSABLE |
+                URISAN_HOSTVIEW_MIXED_NUMBERS) < HM_S_TABLE, "why fits below HM_S_TABLE");
 typedef struct {
     urisan_flags flags;
     unsigned char klen;   /* 0: an empty entry */
@@ -39,42 +40,30 @@ typedef struct {
 } hm_entry;
 _Static_assert(sizeof(hm_entry) == 64, "a memo entry is one cache line");
 
-/* A thread's memo. */
-typedef struct {
+/* A context's memo. */
+struct hm_table {
     hm_entry e[HOSTMEMO_SLOTS];
     char slack[HM_COPY];   /* the fixed-size copies of fill() may read past
                               the last entry's text */
-} hm_table;
+};
 _Static_assert(HOSTMEMO_SLOTS == 1u << 16, "a slot is half of a 32-bit hash");
-
-static pthread_key_t memo_key;
-static bool memo_key_ok;
-static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
-static _Thread_local hm_table *memo;   /* this thread's */
-static _Thread_local void *memo_mem;   /* its allocation, also under memo_key */
+_Static_assert(HM_TEXT < HM_COPY && HM_COPY <= URISAN_HOSTVIEW_MAX,
+               "a fixed-size copy of a form fits every form's array");
+_Static_assert(HM_TEXT <= 255 && HOSTMEMO_KEY_MAX <= HM_TEXT,
+               "a length in an entry is one byte; a kept key fits its text");
 
 /* The mapping: the table on a 2 MiB boundary inside it. */
 #define HM_HUGE ((size_t)2 << 20)
 #define HM_MAP (sizeof(hm_table) + HM_HUGE)
 
-static void unmap(void *mem)
+void hostmemo_free(void *mem)
 {
-    munmap(mem, HM_MAP);
+    if (mem != NULL)
+        munmap(mem, HM_MAP);
 }
 
-static void make_key(void)
+hm_table *hostmemo_new(void **mem_out)
 {
-    memo_key_ok = pthread_key_create(&memo_key, unmap) == 0;
-}
-
-/* This thread's table, allocated on first use; NULL without memory. */
-static hm_table *table(void)
-{
-    if (memo != NULL)
-        return memo;
-    pthread_once(&memo_once, make_key);
-    if (!memo_key_ok)
-        return NULL;
     /* Anonymous memory: zero pages, touched only as slots fill. On 2 MiB
        pages where the kernel gives them (MADV_HUGEPAGE; transparent huge
        pages in "madvise" mode, Debian's default): a look-up goes to a
@@ -83,25 +72,10 @@ static hm_table *table(void)
     void *mem = mmap(NULL, HM_MAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
-    if (pthread_setspecific(memo_key, mem) != 0) {
-        unmap(mem);
-        return NULL;
-    }
     hm_table *t = (hm_table *)(((uintptr_t)mem + HM_HUGE - 1) & ~(uintptr_t)(HM_HUGE - 1));
     (void)madvise(t, sizeof(hm_table), MADV_HUGEPAGE);   /* a hint; an error changes nothing */
-    memo_mem = mem;
-    memo = t;
-    return memo;
-}
-
-void hostmemo_free(void)
-{
-    if (memo == NULL)
-        return;
-    pthread_setspecific(memo_key, NULL);
-    unmap(memo_mem);
-    memo_mem = NULL;
-    memo = NULL;
+    *mem_out = mem;
+    return t;
 }
 
 /* A word of the last n - i (1..7) bytes of s[0..n), without a call:
@@ -167,7 +141,7 @@ static inline void put_text(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-static void fill(hostview *hv, const hm_entry *e)
+static void fill(urisan_hostview *hv, const hm_entry *e)
 {
     const char *t = e->text + e->klen;
     const char *u = e->text, *a, *s;
@@ -190,8 +164,8 @@ static void fill(hostview *hv, const hm_entry *e)
     put_text(hv->ascii, a, e->alen);
     if (table) {
         bool jplain;
-        (void)hostview_skeleton_ascii(hv->ascii, e->alen, hv->skeleton, sizeof hv->skeleton,
-                                      &jplain);
+        (void)host_skeleton_ascii(hv->ascii, e->alen, hv->skeleton, sizeof hv->skeleton,
+                                  &jplain);
     } else {
         put_text(hv->skeleton, s, e->slen);
     }
@@ -211,12 +185,12 @@ static void fill(hostview *hv, const hm_entry *e)
     hv->flags = e->flags;
 }
 
-void hostmemo_prefetch(uint32_t hash)
+void hostmemo_prefetch(const hm_table *t, uint32_t hash)
 {
-    if (memo == NULL)
+    if (t == NULL)
         return;
-    __builtin_prefetch(&memo->e[slot_a(hash)]);
-    __builtin_prefetch(&memo->e[slot_b(hash)]);
+    __builtin_prefetch(&t->e[slot_a(hash)]);
+    __builtin_prefetch(&t->e[slot_b(hash)]);
 }
 
 static bool holds(const hm_entry *e, const char *host, size_t len)
@@ -224,13 +198,14 @@ static bool holds(const hm_entry *e, const char *host, size_t len)
     return e->klen == len && hostmemo_same(e->text, host, len);
 }
 
-bool hostmemo_get(const char *host, size_t len, uint32_t hash, hostview *hv)
+bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash,
+                  urisan_hostview *hv)
 {
-    if (memo == NULL || len == 0 || len > HM_TEXT)
+    if (t == NULL || len == 0 || len > HM_TEXT)
         return false;
-    const hm_entry *e = &memo->e[slot_a(hash)];
+    const hm_entry *e = &t->e[slot_a(hash)];
     if (!holds(e, host, len)) {
-        e = &memo->e[slot_b(hash)];
+        e = &t->e[slot_b(hash)];
         if (!holds(e, host, len))
             return false;
     }
@@ -274,7 +249,8 @@ static bool add_text(hm_entry *e, size_t *o, bool skip, const char *s, size_t n)
     return true;
 }
 
-void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *hv)
+void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
+                  const urisan_hostview *hv)
 {
     size_t ul = hv->unicode_len, sl = hv->skeleton_len, il = hv->imitates_len;
     size_t rl = hv->registrable_len, al = strlen(hv->ascii);
@@ -282,7 +258,6 @@ void hostmemo_put(const char *host, size_t len, uint32_t hash, const hostview *h
         il > HM_TEXT || rl > al || hv->why >= HM_S_TABLE ||
         memcmp(hv->ascii + al - rl, hv->registrable, rl) != 0)
         return;
-    hm_table *t = table();
     if (t == NULL)
         return;
     hm_entry e;

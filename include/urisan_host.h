@@ -1,0 +1,224 @@
+/*
+ * urisan_host.h - liburisan-host: a host as a reader sees it, and the one
+ * decision of every front end (pkg-config name "urisan-host").
+ *
+ * A library beside the core, as liburisan-mail is: liburisan stays
+ * libc-only and allocation-free; THIS LIBRARY ALLOCATES (its contexts,
+ * and inside ICU, libidn2 and libpsl). It is built when ICU, libidn2 and
+ * libpsl are found. It owns:
+ *   - the UTS #46 form of a host (libidn2, non-transitional) and whether
+ *     UTS #46 maps a code point of it beyond case (flag host_uts46);
+ *   - the Unicode TR39 (UTS #39) skeleton, mixed-script and confusable
+ *     judgement of its labels (ICU's spoof checker; flag homograph) and
+ *     the name a confusable host imitates;
+ *   - zero-width, bidi and other default-ignorable characters in a host
+ *     or a link text (flag invisible_char);
+ *   - the registrable domain of a host (the Public Suffix List, libpsl:
+ *     the one list every part of urisan reads, urisan_host_psl);
+ *   - the decision: urisan_judge parses, analyses (the core library),
+ *     adds the host's flags and decides once under a policy.
+ *
+ * Every front end (the urisan command's check, extract, milter, serve and
+ * squid-acl, the Python module) calls urisan_judge or urisan_judge_link
+ * and prints what it gives:
+ *
+ *     urisan_host_ctx *ctx = urisan_host_ctx_new();   // once a thread
+ *     urisan_judgement j;
+ *     while (read(&in, &len)) {
+ *         urisan_judge(ctx, in, len, pol, 0, &j);
+ *         print(j.dec.verdict, j.rep.flags, j.hv);
+ *     }
+ *     urisan_host_ctx_free(ctx);
+ *
+ * Every call that takes a context accepts NULL for this thread's own
+ * (urisan_host_ctx_thread()); when not even that can be had (no memory)
+ * the input is denied with flag invalid and urisan_judge returns
+ * URISAN_E_NOSPACE: it fails closed.
+ *
+ * Threads: a context is used by one thread at a time (it holds the memo of
+ * hosts already viewed and the last host's view, which it writes on every
+ * call); give each thread its own (urisan_host_ctx_thread() makes one a
+ * thread on first use). The data the contexts read - ICU's spoof data,
+ * the Public Suffix List, the tables made from them - is loaded once a
+ * process, on the first urisan_host_ctx_new (or urisan_host_init), and
+ * only read after that, by every context at once.
+ *
+ * Conventions as in urisan.h: pointers are non-NULL unless their length
+ * is 0; nothing is read outside in[0..len).
+ */
+#ifndef URISAN_HOST_H
+#define URISAN_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "urisan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Hosts longer than this (bytes, percent-decoded) are not examined: DNS
+   names are at most 253 bytes; a U-label form is at most ~4x that. */
+#define URISAN_HOSTVIEW_MAX 1024
+
+/* Why a host is a homograph (bits of urisan_hostview.why). */
+enum {
+    URISAN_HOSTVIEW_MIXED_SCRIPT = 1u << 0,  /* a label mixes scripts beyond
+                                                TR39 "moderately restrictive" */
+    URISAN_HOSTVIEW_CONFUSABLE = 1u << 1,    /* a non-ASCII label whose
+                                                skeleton is an ASCII label */
+    URISAN_HOSTVIEW_MIXED_NUMBERS = 1u << 2, /* digits of more than one system */
+};
+
+/* A host as a reader sees it. Every text is NUL-terminated UTF-8. */
+typedef struct {
+    bool is_name;                  /* a reg-name host (not an IP literal) */
+    bool idn;                      /* a label is non-ASCII or an A-label */
+    char unicode[URISAN_HOSTVIEW_MAX];    /* U-labels ("" if !is_name) */
+    char skeleton[4 * URISAN_HOSTVIEW_MAX]; /* TR39 skeleton of unicode */
+    char ascii[URISAN_HOSTVIEW_MAX];      /* A-labels, lower case */
+    char registrable[URISAN_HOSTVIEW_MAX]; /* PSL registrable domain of
+                                              ascii; "" when none */
+    char imitates[URISAN_HOSTVIEW_MAX];   /* CONFUSABLE: the host with each
+                                             confusable label replaced by
+                                             the ASCII label it looks like */
+    unsigned why;                  /* URISAN_HOSTVIEW_* */
+    bool invisible;                /* zero-width or bidi control in it */
+    bool uts46;                    /* UTS #46 removes or maps a code point
+                                      of it beyond case (host_uts46) */
+    urisan_flags flags;            /* homograph, invisible_char, host_uts46 */
+    bool skeleton_table;           /* skeleton made from a table of each
+                                      ASCII byte's (a plain ASCII host) */
+    bool json_plain;               /* unicode, skeleton, imitates and
+                                      registrable are printable ASCII
+                                      without '"' or '\\' */
+    size_t unicode_len, skeleton_len, imitates_len, registrable_len;
+} urisan_hostview;
+
+typedef struct urisan_host_ctx urisan_host_ctx;
+
+/* Load ICU's spoof data and the Public Suffix List (once a process; the
+   first urisan_host_ctx_new does it too). false: ICU's spoof checker
+   could not be opened: hosts then get no homograph judgement. */
+URISAN_API bool urisan_host_init(void);
+/* Free what urisan_host_init loaded: at exit, after every context is
+   freed and every thread that used one is done. */
+URISAN_API void urisan_host_shutdown(void);
+
+/* A context: the memo of hosts already viewed (a fixed table of 4 MiB,
+   and 4 MiB of registrable domains, taken from the system as they are
+   touched) and the view of the last host. NULL: no memory. */
+URISAN_API urisan_host_ctx *urisan_host_ctx_new(void);
+URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx);
+/* This thread's context: made on the first call in a thread, freed when
+   the thread ends. NULL: no memory. */
+URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void);
+
+/* The Public Suffix List of the whole project: the newer of the system's
+   list and libpsl's built-in one (a psl_ctx_t *; loaded once). */
+URISAN_API const struct psl_ctx_st *urisan_host_psl(void);
+
+/*
+ * The view of a host as written (percent-escapes allowed). false: it is
+ * no host name (empty, an IP address, WHATWG's IPv4 forms, too long,
+ * a byte no host name has); *hv is filled either way.
+ */
+URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
+                      urisan_hostview *hv);
+/* The view of the host of uri[0..len) (parsed with the default limits);
+   a mailto: URI's host is its first address's domain (urisan_mailto_domain). */
+URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size_t len,
+                          urisan_hostview *hv);
+/* Does text[0..len) (UTF-8) hold a zero-width, bidi control or other
+   invisible character (U+200B-200F, U+202A-202E, U+2060-2064,
+   U+2066-2069, U+FEFF, U+061C, U+180E, U+00AD, U+034F)? Invalid UTF-8 is
+   skipped byte by byte. */
+URISAN_API bool urisan_host_has_invisible(const char *text, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* The decision                                                        */
+/* ------------------------------------------------------------------ */
+
+/* The flags this library sets: URISAN_HOST_FLAGS (urisan.h). */
+
+/* urisan_judge options. */
+#define URISAN_JUDGE_VIEW 1u  /* view every host name (hv), not only those
+                                 that can carry the flags above (an IDN host,
+                                 a mailto: address's domain) */
+
+typedef struct {
+    urisan_uri uri;            /* the parse of the input (policy's limits) */
+    urisan_report rep;         /* analysis + this library's flags */
+    urisan_decision dec;       /* the decision under the policy */
+    const urisan_hostview *hv; /* the view of the host (in the context,
+                                  valid until its next call); NULL: not
+                                  viewed (no IDN host, no mailto: domain,
+                                  no URISAN_JUDGE_VIEW) */
+    bool host_name;            /* hv is a host name's view */
+    uint64_t hv_serial;        /* changes whenever *hv does, never the
+                                  same twice in a process (0: no view):
+                                  text made from *hv may be kept under it */
+} urisan_judgement;
+
+/*
+ * The one decision: urisan_parse_analyze of in[0..len) under pol (NULL:
+ * the default policy), the host judgement of its host (an IDN host or the
+ * domains of a mailto: URI's addresses: homograph, invisible_char,
+ * host_uts46), and urisan_decide once on the whole. With host_uts46 the
+ * policy's host and address rules also judge the host's UTS #46 form: a
+ * deny-host or allow-host that denies it denies. Returns the parse's
+ * status; *j always filled.
+ */
+URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
+                           const urisan_policy *pol, unsigned opts,
+                           urisan_judgement *j);
+
+/*
+ * The same for an input the caller analysed already (j->rep: its report,
+ * e.g. urisan_check_base's for a resolved reference, whose flags are
+ * kept): in[0..len) is the URI judged; j->uri is set to its parse under
+ * pol's limits. The host judgement and the decision as urisan_judge's.
+ */
+URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
+                         const urisan_policy *pol, unsigned opts,
+                         urisan_judgement *j);
+
+/*
+ * urisan_check_base (urisan.h: a reference judged by where it leads),
+ * then the host judgement of the URI it judged - the resolved one, or ref
+ * as written when it cannot be resolved - and the decision, as
+ * urisan_judge_report. j->uri is the parse of ref as written (what
+ * `urisan check --base` shows); buf, cap, *needed and err as
+ * urisan_check_base's (URISAN_E_NOSPACE: call again with cap >= *needed).
+ */
+URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *base, size_t blen,
+                                           const char *ref, size_t rlen,
+                                           const urisan_policy *pol, unsigned opts,
+                                           char *buf, size_t cap, size_t *needed,
+                                           urisan_judgement *j, urisan_error *err);
+
+/*
+ * A link found in text or mail (urisan_extract, liburisan-mail): *flags
+ * and *dec are the library's; the host judgement of uri and of its link
+ * text display[0..dlen) (display NULL: none; invisible_char) is added to
+ * *flags, and when it adds a flag the link is decided again under pol, in
+ * one urisan_decide. hv: where to put the host's view, or NULL.
+ */
+URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol,
+                       const char *uri, size_t len,
+                       const char *display, size_t dlen,
+                       urisan_flags *flags, urisan_decision *dec,
+                       urisan_hostview *hv);
+
+/* p[0..n): bytes that start a later input. A hint: the memo entry of its
+   host (guessed from "scheme://host" in its first 48 bytes) is asked of
+   the memory system now. No view changes; ctx NULL: nothing is done. */
+URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* URISAN_HOST_H */

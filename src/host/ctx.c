@@ -1,0 +1,258 @@
+/*
+ * ctx.c - a context of liburisan-host (urisan_host.h): the memo of views
+ * (memo.c), the registrable-domain cache (pslcache.c), the view of the
+ * last host; the view of a URI's host through them; the guess of the next
+ * line's host (urisan_host_prefetch).
+ */
+#include "host_internal.h"
+#include "memo.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#if defined(__SSE2__) && !defined(URISAN_NO_SIMD)
+#include <emmintrin.h>
+#define HOST_SSE2 1
+#endif
+
+URISAN_API urisan_host_ctx *urisan_host_ctx_new(void)
+{
+    urisan_host_init();
+    urisan_host_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return NULL;
+    ctx->memo = hostmemo_new(&ctx->memo_mem);
+    ctx->psl = host_pslcache_new();
+    if (ctx->memo == NULL || ctx->psl == NULL) {
+        urisan_host_ctx_free(ctx);
+        return NULL;
+    }
+    ctx->last.klen = SIZE_MAX;
+    /* serials unique in the process: a writer may keep text made from a
+       view under its serial across contexts (the command's output memo
+       is per thread, and outlives a context) */
+    static atomic_uint_fast64_t contexts;
+    ctx->serials = (uint64_t)(atomic_fetch_add(&contexts, 1) + 1) << 40;
+    return ctx;
+}
+
+URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    hostmemo_free(ctx->memo_mem);
+    host_pslcache_free(ctx->psl);
+    free(ctx);
+}
+
+static pthread_key_t thread_key;
+static bool thread_key_ok;
+static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
+static _Thread_local urisan_host_ctx *thread_ctx;
+
+static void free_thread_ctx(void *ctx)
+{
+    urisan_host_ctx_free(ctx);
+}
+
+static void make_thread_key(void)
+{
+    thread_key_ok = pthread_key_create(&thread_key, free_thread_ctx) == 0;
+}
+
+URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
+{
+    if (thread_ctx != NULL)
+        return thread_ctx;
+    pthread_once(&thread_once, make_thread_key);
+    if (!thread_key_ok)
+        return NULL;
+    urisan_host_ctx *ctx = urisan_host_ctx_new();
+    if (ctx == NULL)
+        return NULL;
+    if (pthread_setspecific(thread_key, ctx) != 0) {
+        urisan_host_ctx_free(ctx);
+        return NULL;
+    }
+    thread_ctx = ctx;
+    return ctx;
+}
+
+/* The shortcuts, and the view kept for the same bytes (memo.h). */
+URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
+                                 urisan_hostview *hv)
+{
+    if (len > HOSTMEMO_KEY_MAX)
+        return host_view_compute(host, len, hv, true, ctx->psl);
+    uint32_t h = hostmemo_hash(host, len);
+    if (hostmemo_get(ctx->memo, host, len, h, hv))
+        return hv->is_name;
+    bool name = host_view_compute(host, len, hv, true, ctx->psl);
+    hostmemo_put(ctx->memo, host, len, h, hv);
+    return name;
+}
+
+bool host_of_uri(const char *uri, size_t len, const urisan_uri *u, const char **host,
+                 size_t *hlen)
+{
+    *host = "";
+    *hlen = 0;
+    if (urisan_span_present(u->host) && u->host.len > 0) {
+        if (uri[u->host.off] == '[')
+            return false;
+        *host = uri + u->host.off;
+        *hlen = u->host.len;
+        return true;
+    }
+    urisan_span d;
+    size_t at = 0;
+    if (urisan_mailto_domain(uri, len, u, &at, &d)) {
+        *host = uri + d.off;
+        *hlen = d.len;
+        return true;
+    }
+    return false;
+}
+
+URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size_t len,
+                                     urisan_hostview *hv)
+{
+    urisan_uri u;
+    urisan_parse(uri, len, NULL, &u, NULL);
+    const char *host;
+    size_t hl;
+    bool some = host_of_uri(uri, len, &u, &host, &hl);
+    bool name = urisan_host_view(ctx, host, hl, hv);
+    return some && name;
+}
+
+bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const urisan_uri *u)
+{
+    host_last *hl = &ctx->last;
+    const char *host;
+    size_t n;
+    bool some = host_of_uri(uri, len, u, &host, &n);
+    if (n == hl->klen && hostmemo_same(host, hl->key, n))
+        return hl->name;
+    hl->name = urisan_host_view(ctx, host, n, &hl->hv) && some;
+    hl->serial = ++ctx->serials;
+    hl->klen = n;
+    if (n <= HOST_LAST_KEY)
+        memcpy(hl->key, host, n);
+    else
+        hl->klen = SIZE_MAX;
+    return hl->name;
+}
+
+/* ---- the next line's host, guessed ---- */
+
+/* The host of an authority a[0..n) (16 <= n) that ends within its first
+   32 bytes: after the last '@' before its first '/', '?' or '#', before a
+   ':' after that; NULL when it ends later (or past n). */
+static const char *guess_host_scalar(const char *a, size_t n, size_t *hn)
+{
+    size_t lim = n >= 32 ? 32 : 16, start = 0, stop = lim;
+    for (size_t i = 0; i < lim && stop == lim; i++) {
+        if (a[i] == '/' || a[i] == '?' || a[i] == '#')
+            stop = i;
+        else if (a[i] == '@')
+            start = i + 1;
+    }
+    if (stop == lim)
+        return NULL;
+    size_t end = stop;
+    for (size_t i = start; i < stop; i++)
+        if (a[i] == ':') {
+            end = i;
+            break;
+        }
+    *hn = end - start;
+    return a + start;
+}
+
+#ifdef HOST_SSE2
+/* Bit i set where s[i] == c, for 16 bytes. */
+static inline uint64_t bytes_eq(__m128i v, char c)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+/* guess_host_scalar in two 16-byte steps. */
+static const char *guess_host(const char *a, size_t n, size_t *hn)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)a);
+    uint64_t stop = bytes_eq(v, '/') | bytes_eq(v, '?') | bytes_eq(v, '#');
+    uint64_t at = bytes_eq(v, '@'), colon = bytes_eq(v, ':');
+    if (stop == 0 && n >= 32) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(a + 16));
+        stop = (bytes_eq(w, '/') | bytes_eq(w, '?') | bytes_eq(w, '#')) << 16;
+        at |= bytes_eq(w, '@') << 16;
+        colon |= bytes_eq(w, ':') << 16;
+    }
+    if (stop == 0)
+        return NULL;
+    uint64_t before = (stop & -stop) - 1;
+    at &= before;
+    unsigned start = at != 0 ? 64 - (unsigned)__builtin_clzll(at) : 0;
+    colon &= before & ~((UINT64_C(1) << start) - 1);
+    *hn = (size_t)__builtin_ctzll(colon != 0 ? colon : stop) - start;
+    return a + start;
+}
+#else
+#define guess_host guess_host_scalar
+#endif
+
+/* The first ':' of uri[0..16), or 16. */
+static size_t first_colon16(const char *uri)
+{
+#ifdef HOST_SSE2
+    uint64_t m = bytes_eq(_mm_loadu_si128((const __m128i *)(const void *)uri), ':');
+    return m != 0 ? (size_t)__builtin_ctzll(m) : 16;
+#else
+    const char *c = memchr(uri, ':', 16);
+    return c != NULL ? (size_t)(c - uri) : 16;
+#endif
+}
+
+static const char *guess_uri_host(const char *uri, size_t len, size_t *n, bool simd)
+{
+    if (len < 16)
+        return NULL;
+    size_t c;
+    if (simd) {
+        c = first_colon16(uri);
+    } else {
+        const char *p = memchr(uri, ':', 16);
+        c = p != NULL ? (size_t)(p - uri) : 16;
+    }
+    if (c == 16)
+        c = len;
+    if (c + 19 > len || uri[c + 1] != '/' || uri[c + 2] != '/')
+        return NULL;
+    const char *h = simd ? guess_host(uri + c + 3, len - c - 3, n)
+                         : guess_host_scalar(uri + c + 3, len - c - 3, n);
+    if (h == NULL || *n == 0 || *n > HOSTMEMO_KEY_MAX || *h == '[')
+        return NULL;
+    return h;
+}
+
+const char *host_guess(const char *uri, size_t len, size_t *n)
+{
+    return guess_uri_host(uri, len, n, true);
+}
+
+const char *host_guess_scalar(const char *uri, size_t len, size_t *n)
+{
+    return guess_uri_host(uri, len, n, false);
+}
+
+URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t n)
+{
+    size_t hn;
+    const char *h = ctx != NULL ? host_guess(p, n < 64 ? n : 64, &hn) : NULL;
+    if (h != NULL)
+        hostmemo_prefetch(ctx->memo, hostmemo_hash(h, hn));
+}

@@ -1,0 +1,70 @@
+/*
+ * data.c - what every context of liburisan-host reads: ICU's spoof
+ * checker (Unicode TR39) and the Public Suffix List (libpsl), loaded once
+ * a process and only read after that. The Public Suffix List here is the
+ * one every part of urisan reads (liburisan-mail too: urisan_host_psl).
+ */
+#include "host_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static USpoofChecker *spoof;
+static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
+static const psl_ctx_t *psl_list;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    USpoofChecker *sc = uspoof_open(&st);
+    if (U_SUCCESS(st)) {
+        uspoof_setRestrictionLevel(sc, USPOOF_MODERATELY_RESTRICTIVE);
+        uspoof_setChecks(sc, USPOOF_RESTRICTION_LEVEL | USPOOF_MIXED_NUMBERS, &st);
+    }
+    if (U_SUCCESS(st))
+        spoof = sc;
+    else if (sc != NULL)
+        uspoof_close(sc);
+    /* The newer of the system's list and the one built into libpsl. */
+    psl_loaded = psl_latest(NULL);
+    psl_list = psl_loaded ? psl_loaded : psl_builtin();
+    if (spoof != NULL)
+        host_skeleton_init(spoof);
+}
+
+URISAN_API bool urisan_host_init(void)
+{
+    pthread_once(&once, load);
+    return spoof != NULL;
+}
+
+URISAN_API void urisan_host_shutdown(void)
+{
+    /* Only at exit, after every context is freed. */
+    pthread_once(&once, load);
+    if (spoof != NULL)
+        uspoof_close(spoof);
+    if (psl_loaded != NULL)
+        psl_free(psl_loaded);
+    spoof = NULL;
+    psl_loaded = NULL;
+    psl_list = NULL;
+}
+
+const USpoofChecker *host_spoof(void)
+{
+    pthread_once(&once, load);
+    return spoof;
+}
+
+const psl_ctx_t *host_psl(void)
+{
+    pthread_once(&once, load);
+    return psl_list;
+}
+
+URISAN_API const struct psl_ctx_st *urisan_host_psl(void)
+{
+    return host_psl();
+}

@@ -1,0 +1,88 @@
+/*
+ * host_internal.h - what the files of liburisan-host (src/host) share;
+ * nothing here is exported (urisan_host.h is the interface).
+ *
+ *   data.c      ICU's spoof checker and the Public Suffix List, loaded once
+ *   skeleton.c  the TR39 skeleton of an ASCII host from a table of bytes
+ *   pslcache.c  registrable domains by host, a cache a context
+ *   view.c      a host as a reader sees it (UTS #46, TR39, invisible)
+ *   memo.c      the views of hosts already seen, a memo a context
+ *   ctx.c       the context, the views through its memo, the last host
+ *   judge.c     the decision (urisan_judge, urisan_judge_link)
+ *
+ * The calls go one way: judge -> ctx -> view, memo -> pslcache, skeleton
+ * -> data (tools/src_graph.py src/host: no cycle).
+ */
+#ifndef URISAN_HOST_INTERNAL_H
+#define URISAN_HOST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "urisan_host.h"
+#include <libpsl.h>
+#include <unicode/uspoof.h>
+
+/* data.c: loaded once a process (pthread_once); NULL when absent. */
+const USpoofChecker *host_spoof(void);
+const psl_ctx_t *host_psl(void);
+
+/* skeleton.c */
+void host_skeleton_init(const USpoofChecker *spoof);
+/* The TR39 skeleton of an ASCII host h[0..n) from a table of each byte's
+   (as ICU writes it; "" when it does not fit in cap): false when a byte
+   has none there. *jplain: the skeleton is its own JSON text. */
+bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain);
+
+/* pslcache.c: registrable domains by host (one cache a context). */
+typedef struct psl_table psl_table;
+psl_table *host_pslcache_new(void);
+void host_pslcache_free(psl_table *t);
+/* psl_registrable_domain of ascii[0..n) (NUL-terminated) through t (t may
+   be NULL: no cache). */
+const char *host_registrable(psl_table *t, const char *ascii, size_t n);
+
+/* view.c: the view of host[0..len) computed (no memo). shortcut: a plain
+   ASCII host without ICU and libidn2, registrable domains through cache;
+   false: everything through ICU, libidn2 and libpsl (tests compare). */
+bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut,
+                       psl_table *cache);
+
+/* ctx.c: the view of the last host a context asked about (issue 17: in a
+   log, half the lines name the host of the line before). A host whose
+   bytes are the last one's is not looked at again. */
+#define HOST_LAST_KEY 64   /* longer hosts are viewed each time */
+typedef struct {
+    urisan_hostview hv;
+    bool name;                 /* what the view of key returned */
+    size_t klen;               /* key[0..klen): the host; SIZE_MAX: none */
+    char key[HOST_LAST_KEY];
+    uint64_t serial;
+} host_last;
+
+struct hm_table;
+struct urisan_host_ctx {
+    struct hm_table *memo;     /* memo.c */
+    void *memo_mem;
+    psl_table *psl;            /* pslcache.c */
+    host_last last;
+    uint64_t serials;          /* the last serial given: a context's are
+                                  (its number << 40) + 1, 2, ...: never
+                                  the same in two contexts of a process */
+};
+
+/* The host of uri that a view is of: false (and "") when it has none to
+   show; an IP literal is "" (its view is no name). u: the parse of uri
+   with the default limits. */
+bool host_of_uri(const char *uri, size_t len, const urisan_uri *u, const char **host,
+                 size_t *hlen);
+/* The view of uri's host into ctx->last (unless it is the last one's). */
+bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const urisan_uri *u);
+/* The host guessed from the first bytes of uri[0..len) ("scheme://host",
+   at most 48 bytes read), or NULL. host_guess_scalar: the same without
+   SIMD (tests compare the two at every length). */
+const char *host_guess(const char *uri, size_t len, size_t *n);
+const char *host_guess_scalar(const char *uri, size_t len, size_t *n);
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * judge.c - the one decision (urisan_host.h): parse and analysis by the
+ * core library, the host judgement of this one, and urisan_decide once.
+ * Every front end (check, extract, milter, serve, squid-acl, the Python
+ * module) calls urisan_judge or urisan_judge_link: a URI gets the same
+ * verdict and flags whichever door it comes through.
+ */
+#include "host_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The rules a host or address decides (decide_mapped). */
+#define HOST_RULES                                                              \
+    ((1u << URISAN_REASON_HOST_DENIED) | (1u << URISAN_REASON_HOST_NOT_ALLOWED) | \
+     (1u << URISAN_REASON_IP_DENIED) | (1u << URISAN_REASON_IP_NOT_ALLOWED))
+
+/* Is in[0..n) a mailto: URI (its scheme is the bytes before the first
+   ':')? The cheap look before urisan_mailto_domain, which needs a parse. */
+static inline bool mailto_scheme(const char *in, size_t n)
+{
+    return n >= 7 && (in[0] | 0x20) == 'm' && strncasecmp(in, "mailto:", 7) == 0;
+}
+
+/*
+ * The policy's host and address rules on the host a browser resolves:
+ * uri with its host replaced by the UTS #46 form ascii (A-labels: ignored
+ * code points gone, compatibility mappings applied). A host or address
+ * rule that denies that form denies the URI too (the raw form's decision
+ * stands otherwise: both must pass). u: the parse of uri with the default
+ * limits. Only the URI up to its host is parsed again: these rules read
+ * nothing after it.
+ */
+static void decide_mapped(const char *uri, const urisan_uri *u, const char *ascii,
+                          const urisan_policy *pol, urisan_decision *dec)
+{
+    if (!urisan_span_present(u->host) || u->host.len == 0 || uri[u->host.off] == '[')
+        return;
+    size_t alen = strlen(ascii);
+    if (alen == 0 || u->host.off > SIZE_MAX - alen)
+        return;
+    size_t ml = u->host.off + alen;
+    char *m = malloc(ml);
+    if (m == NULL) {
+        dec->verdict = URISAN_DENY;   /* fail closed */
+        dec->rules |= 1u << URISAN_REASON_HOST_DENIED;
+        return;
+    }
+    memcpy(m, uri, u->host.off);
+    memcpy(m + u->host.off, ascii, alen);
+    urisan_uri mu;
+    urisan_report mrep;
+    urisan_decision md;
+    urisan_parse_analyze(m, ml, pol, &mu, NULL, &mrep);
+    urisan_decide(m, ml, &mu, &mrep, pol, &md);
+    if (md.rules & HOST_RULES) {
+        dec->rules |= md.rules & HOST_RULES;
+        dec->verdict = URISAN_DENY;
+    }
+    free(m);
+}
+
+/* The flags of every address of a mailto: URI after the first one's
+   (whose view is ctx->last): a later address's domain counts too. */
+static urisan_flags other_addresses(urisan_host_ctx *ctx, const char *in, size_t len,
+                                    const urisan_uri *u)
+{
+    size_t pos = 0;
+    urisan_span d;
+    urisan_flags f = 0;
+    if (!urisan_mailto_domain(in, len, u, &pos, &d))
+        return 0;
+    urisan_hostview *hv = NULL;
+    while (urisan_mailto_domain(in, len, u, &pos, &d)) {
+        if (hv == NULL && (hv = malloc(sizeof *hv)) == NULL)
+            return URISAN_HOST_FLAGS;   /* fail closed */
+        if (urisan_host_view(ctx, in + d.off, d.len, hv))
+            f |= hv->flags;
+    }
+    free(hv);
+    return f;
+}
+
+/* No context and none to be had (no memory), or no input: deny with
+   invalid, fail closed. */
+static void no_context(urisan_judgement *j)
+{
+    j->rep.flags |= URISAN_F(INVALID);
+    memset(&j->dec, 0, sizeof j->dec);
+    j->dec.verdict = URISAN_DENY;
+    j->dec.deny_flags = URISAN_F(INVALID);
+}
+
+static bool default_limits(const urisan_policy *pol)
+{
+    urisan_limits d;
+    urisan_limits_default(&d);
+    return memcmp(urisan_policy_limits(pol), &d, sizeof d) == 0;
+}
+
+/* The view of in's host (ctx->last) and the flags it gives: an IDN host,
+   the domains of a mailto: URI's addresses (only those can have this
+   library's flags); with URISAN_JUDGE_VIEW every other host is viewed
+   too, for what it shows. up: the parse of in with the default limits. */
+static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
+                              const urisan_uri *up, bool idn, unsigned opts,
+                              urisan_judgement *j)
+{
+    size_t pos = 0;
+    urisan_span d;
+    bool mail = urisan_mailto_domain(in, len, up, &pos, &d);
+    bool judged = idn || mail;
+    if (!judged && !(opts & URISAN_JUDGE_VIEW))
+        return 0;
+    j->host_name = host_view_last(ctx, in, len, up);
+    j->hv = &ctx->last.hv;
+    j->hv_serial = ctx->last.serial;
+    urisan_flags f = j->host_name && judged ? j->hv->flags : 0;
+    if (mail)
+        f |= other_addresses(ctx, in, len, up);
+    return f;
+}
+
+URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
+                                    const urisan_policy *pol, unsigned opts,
+                                    urisan_judgement *j)
+{
+    j->hv = NULL;
+    j->host_name = false;
+    j->hv_serial = 0;
+    if (ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL) {
+        no_context(j);
+        return;
+    }
+    bool idn = (j->rep.flags & URISAN_F(IDN)) != 0;
+    urisan_flags f = 0;
+    urisan_uri own;
+    const urisan_uri *up = &j->uri;
+    if (idn || mailto_scheme(in, len) || (opts & URISAN_JUDGE_VIEW)) {
+        /* a view reads the parse with the default limits */
+        if (!default_limits(pol)) {
+            urisan_parse(in, len, NULL, &own, NULL);
+            up = &own;
+        }
+        f = view_host(ctx, in, len, up, idn, opts, j);
+    }
+    urisan_flags added = f & ~j->rep.flags;
+    j->rep.flags |= f;
+    urisan_decide(in, len, &j->uri, &j->rep, pol, &j->dec);
+    if (added != 0 && (f & URISAN_F(HOST_UTS46)))
+        decide_mapped(in, up, j->hv->ascii, pol, &j->dec);
+}
+
+URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
+                                      const urisan_policy *pol, unsigned opts,
+                                      urisan_judgement *j)
+{
+    urisan_status st = urisan_parse_analyze(in, len, pol, &j->uri, NULL, &j->rep);
+    j->hv = NULL;
+    j->host_name = false;
+    j->hv_serial = 0;
+    if (st == URISAN_E_BAD_ARGUMENT) { /* as urisan_check */
+        memset(&j->rep, 0, sizeof j->rep);
+        no_context(j);
+        return st;
+    }
+    if (ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL) {
+        no_context(j);
+        return URISAN_E_NOSPACE;
+    }
+    urisan_judge_report(ctx, in, len, pol, opts, j);
+    return st;
+}
+
+URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *base, size_t blen,
+                                           const char *ref, size_t rlen,
+                                           const urisan_policy *pol, unsigned opts,
+                                           char *buf, size_t cap, size_t *needed,
+                                           urisan_judgement *j, urisan_error *err)
+{
+    size_t n = 0;
+    urisan_status st = urisan_check_base(base, blen, ref, rlen, pol, buf, cap, &n, &j->uri,
+                                         &j->rep, &j->dec, err);
+    if (needed != NULL)
+        *needed = n;
+    if (st != URISAN_OK) { /* judged as written */
+        urisan_judge_report(ctx, ref, rlen, pol, opts, j);
+        return st;
+    }
+    /* the components are the reference's; the host judged and the
+       decision are those of where it leads */
+    urisan_uri as_written = j->uri;
+    urisan_parse(buf, n, urisan_policy_limits(pol), &j->uri, NULL);
+    urisan_judge_report(ctx, buf, n, pol, opts, j);
+    j->uri = as_written;
+    return st;
+}
+
+URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                  const char *uri, size_t len,
+                                  const char *display, size_t dlen,
+                                  urisan_flags *flags, urisan_decision *dec,
+                                  urisan_hostview *hv)
+{
+    urisan_hostview *own = NULL;
+    if ((ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL) ||
+        (hv == NULL && (hv = own = malloc(sizeof *own)) == NULL)) {
+        *flags |= URISAN_F(INVALID);   /* fail closed */
+        dec->verdict = URISAN_DENY;
+        dec->deny_flags |= URISAN_F(INVALID);
+        return;
+    }
+    urisan_uri du;   /* the parse a view reads: the default limits */
+    urisan_parse(uri, len, NULL, &du, NULL);
+    const char *host;
+    size_t hl;
+    bool some = host_of_uri(uri, len, &du, &host, &hl);
+    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? hv->flags : 0;
+    f |= other_addresses(ctx, uri, len, &du);
+    if (display != NULL && urisan_host_has_invisible(display, dlen))
+        f |= URISAN_F(INVISIBLE_CHAR);
+    if ((*flags | f) != *flags) {
+        /* the library's analysis and the link's own flags, and these:
+           decided once under pol */
+        urisan_uri u;
+        urisan_report rep;
+        urisan_parse_analyze(uri, len, pol, &u, NULL, &rep);
+        rep.flags |= *flags;
+        if ((rep.flags | f) != rep.flags) {
+            rep.flags |= f;
+            urisan_decide(uri, len, &u, &rep, pol, dec);
+            if (f & URISAN_F(HOST_UTS46))
+                decide_mapped(uri, &du, hv->ascii, pol, dec);
+        }
+        *flags = rep.flags;
+    }
+    free(own);
+}
