@@ -46,8 +46,13 @@ import sys
 # judges a mailto: address's domain (homograph, invisible_char,
 # host_uts46) in text mode and --fields as check --json did: on the shared
 # data no line of any output changes; on corpus/ the text-mode check lines
-# of corpus/cli/crash-mailto-domain-by-mode gain host_uts46.
-REF_COMMIT = "c9b674229bf40d8c5543efa984902c0203088e56"
+# of corpus/cli/crash-mailto-domain-by-mode gain host_uts46; moved to
+# 6e19abc, which decides every door through the host layer: squid-acl's log=
+# lists homograph, invisible_char and host_uts46 (OK/ERR unchanged under
+# the default policy; userbait 1 line, corpus/cli 60, curl 1, extract 1)
+# and the new corpus/cli/mailto-every-address lines judge every address
+# (check, extract: +homograph on 2 lines); nothing else changes.
+REF_COMMIT = "6e19abcebe70eac76facbbad7e41e75c04de78e5"
 
 BASE = "http://a/b/c/d;p?q"
 def skip(msg):
