@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""One URI, one verdict through every door.
+
+The same inputs, under each profile and under the mail profile plus a
+policy denying homograph, invisible_char and host_uts46, through every
+door urisan has; `urisan check --json` is the reference:
+
+  - python   the Python module's check(): the same verdict and flags;
+  - c        the C API (tests/doors/door_c.c: urisan_judge): the same;
+  - extract  `urisan extract --json` on the inputs written "<URL>": each
+             link found whole has the same verdict and flags;
+  - squid    `urisan squid-acl`: OK where check does not deny, ERR where
+             it does;
+  - serve    `urisan serve` (X-Original-URL): the same verdict and the
+             same deny and flag reasons in X-Urisan-Verdict,
+             X-Urisan-Deny-Reasons, X-Urisan-Flag-Reasons (for inputs a
+             gateway can forward: absolute, with a host, no space or
+             control byte);
+  - milter   the milter's per-message path (tests/doors/door_milter.c:
+             milter_judge) on one message per input, against `urisan
+             extract --mail` on the same messages (an mbox): the same
+             verdict per message.
+
+Inputs: a sample of the shared URL lists (skipped when ../shared/data is
+absent), the lines of corpus/, the homograph test set (tests/homograph),
+generated nested URLs. A new door is a class with NAME and a method
+`answers(inputs, cfg)` giving, for each input it can judge, what it says
+(see Door below) - add it to DOORS (or from another file with
+--door MODULE:CLASS).
+
+usage: door_equality.py URISAN [--door-c EXE] [--door-milter EXE]
+                        [--python-path DIR] [--door MODULE:CLASS ...]
+Exit 0 pass, 1 a door differs, 77 nothing to run.
+"""
+import argparse
+import importlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.path.join(ROOT, "..", "shared", "data", "urls")
+PER_LIST = 400        # lines a shared list gives
+MAX_LEN = 2000        # longer inputs are left out (a line reader's bound)
+HOST_FLAGS = ("homograph", "invisible_char", "host_uts46")
+
+# ---------------------------------------------------------------- inputs
+
+
+def usable(u):
+    return (0 < len(u) <= MAX_LEN and b"\n" not in u and b"\r" not in u and b"\0" not in u)
+
+
+def shared_sample():
+    out = []
+    if not os.path.isdir(DATA):
+        print("note: %s absent: no shared URL lists in the sample" % DATA)
+        return out
+    for name in sorted(os.listdir(DATA)):
+        with open(os.path.join(DATA, name), "rb") as f:
+            lines = f.read().split(b"\n")
+        step = max(1, len(lines) // PER_LIST)
+        out += lines[::step][:PER_LIST]
+    return out
+
+
+def corpus_lines():
+    out = []
+    base = os.path.join(ROOT, "corpus")
+    for sub in sorted(os.listdir(base)):
+        if sub in ("mail", "milter", "html5", "policy", "serve"):
+            continue   # messages, HTML, policies, HTTP requests: no URI lines
+        d = os.path.join(base, sub)
+        for name in sorted(os.listdir(d)):
+            with open(os.path.join(d, name), "rb") as f:
+                out += f.read().split(b"\n")[:50]
+    return out
+
+
+def homograph_set():
+    out = []
+    path = os.path.join(HERE, "homograph", "eval.tsv")
+    with open(path, "rb") as f:
+        for line in f:
+            if line.startswith(b"#") or not line.strip():
+                continue
+            host = line.split(b"\t")[1] if b"\t" in line else line.strip()
+            out += [b"https://" + host.strip() + b"/login", b"mailto:a@" + host.strip()]
+    return out
+
+
+def nested_urls():
+    inner = [b"https://xn--80ak6aa92e.com/", b"http://127.0.0.1/admin", b"javascript:alert(1)",
+             b"http://ex\xe2\x80\x8bample.com/", b"http://\xef\xbd\x85vil.com/", b"http://a.b/"]
+    out = []
+    for u in inner:
+        once = urllib.parse.quote(u, safe=b"").encode()
+        twice = urllib.parse.quote(once, safe=b"").encode()
+        out += [b"https://r.example/?url=" + once, b"https://r.example/?a=1&u=" + twice,
+                b"https://r.example/#next=" + once,
+                b"https://r.example/?u=" + urllib.parse.quote(b"https://s.example/?to=" + once,
+                                                              safe=b"").encode()]
+    return out
+
+
+def inputs():
+    seen, out = set(), []
+    groups = [("shared", shared_sample()), ("corpus", corpus_lines()),
+              ("homograph", homograph_set()), ("nested", nested_urls())]
+    counts = {}
+    for name, lines in groups:
+        k = 0
+        for u in lines:
+            if usable(u) and u not in seen:
+                seen.add(u)
+                out.append(u)
+                k += 1
+        counts[name] = k
+    return out, counts
+
+# ------------------------------------------------------------ configurations
+
+
+def configs(tmp):
+    pol = os.path.join(tmp, "deny-host-flags.policy")
+    with open(pol, "w") as f:
+        f.write("# the host layer's flags, denied\ndeny homograph invisible_char host_uts46\n")
+    out = []
+    for prof in ("default", "proxy", "ssrf", "mail"):
+        out.append({"name": prof, "args": ["--profile", prof], "profile": prof, "policy": None})
+    out.append({"name": "mail+deny-host-flags", "args": ["--profile", "mail", "--policy", pol],
+                "profile": "mail", "policy": pol})
+    return out
+
+# ------------------------------------------------------------------ doors
+
+
+def run(cmd, stdin):
+    r = subprocess.run(cmd, input=stdin, capture_output=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError("%s: exit %d: %s" % (cmd, r.returncode, r.stderr[-400:]))
+    return r.stdout
+
+
+class Door:
+    """A door: answers(inputs, cfg) -> {index: answer} for the inputs it can
+    judge; an answer is compared with want(check_row) of the same input."""
+    NAME = "?"
+
+    def want(self, row):
+        return (row["verdict"], tuple(row["flags"]))
+
+    def reference(self, cfg, tmp):
+        """The check arguments this door answers as: cfg's own."""
+        return cfg["args"]
+
+
+class CheckDoor(Door):
+    NAME = "check"
+
+    def __init__(self, exe):
+        self.exe = exe
+
+    def rows(self, urls, args):
+        out = run([self.exe, "check", "--json"] + args, b"\n".join(urls) + b"\n")
+        rows = [json.loads(l) for l in out.decode("utf-8").splitlines()]
+        assert len(rows) == len(urls), (len(rows), len(urls))
+        return rows
+
+
+class PythonDoor(Door):
+    NAME = "python"
+
+    def __init__(self, path):
+        sys.path.insert(0, path)
+        import urisan   # noqa: E402 (the module built here)
+        self.m = urisan
+
+    def answers(self, urls, cfg):
+        text = ""
+        if cfg["policy"]:
+            with open(cfg["policy"]) as f:
+                text = f.read()
+        pol = self.m.Policy(text, profile=cfg["profile"])
+        out = {}
+        for i, u in enumerate(urls):
+            r = self.m.check(u, policy=pol)
+            out[i] = (r["verdict"], tuple(r["flags"]))
+        return out
+
+
+class CDoor(Door):
+    NAME = "c"
+
+    def __init__(self, exe):
+        self.exe = exe
+
+    def answers(self, urls, cfg):
+        out = run([self.exe] + cfg["args"], b"\n".join(urls) + b"\n").decode().splitlines()
+        assert len(out) == len(urls), (len(out), len(urls))
+        res = {}
+        for i, line in enumerate(out):
+            v, _, f = line.partition("\t")
+            res[i] = (v, tuple(x for x in f.split(",") if x))
+        return res
+
+
+class ExtractDoor(Door):
+    NAME = "extract"
+
+    def __init__(self, exe):
+        self.exe = exe
+
+    def answers(self, urls, cfg):
+        ok = [i for i, u in enumerate(urls)
+              if not re.search(rb"[\s<>\"]", u) and b"://" in u[:40]]
+        text = b"".join(b"<" + urls[i] + b">\n" for i in ok)
+        rows = [json.loads(l) for l in
+                run([self.exe, "extract", "--json"] + cfg["args"], text).decode().splitlines()]
+        want = {urls[i].decode("utf-8", "surrogateescape"): i for i in ok}
+        res = {}
+        for r in rows:
+            i = want.get(r["uri"])
+            if i is not None and i not in res:
+                res[i] = (r["verdict"], tuple(r["flags"]))
+        return res
+
+
+class SquidDoor(Door):
+    NAME = "squid"
+
+    def __init__(self, exe):
+        self.exe = exe
+
+    def want(self, row):
+        return "ERR" if row["verdict"] == "deny" else "OK"
+
+    def answers(self, urls, cfg):
+        # "-" is Squid's "no value" (ERR by design), not a URI
+        ok = [i for i, u in enumerate(urls) if b" " not in u and u != b"-"]
+        text = b"".join(b"%d %s\n" % (k, urls[i]) for k, i in enumerate(ok))
+        out = run([self.exe, "squid-acl"] + cfg["args"], text).decode("latin-1").splitlines()
+        assert len(out) == len(ok), (len(out), len(ok))
+        return {ok[int(l.split(" ", 2)[0])]: l.split(" ", 2)[1] for l in out}
+
+
+# serve words its require-authority itself (src/cli/serve_uri.c: one of
+# not_absolute, no_authority; the library's rule can give both): until it
+# takes the library's, those two words are compared as a set of one.
+SERVE_OWN_RULES = ("not_absolute", "no_authority")
+
+
+class ServeDoor(Door):
+    NAME = "serve"
+
+    def __init__(self, exe):
+        self.exe = exe
+
+    @staticmethod
+    def fold(deny):
+        words = deny.split(",")
+        own = [w for w in words if w in SERVE_OWN_RULES]
+        rest = [w for w in words if w not in SERVE_OWN_RULES]
+        return ",".join(rest + (["require-authority"] if own else [])) or "-"
+
+    def want(self, row):
+        deny = ",".join(row["deny_reasons"]) or "-"
+        flag = ",".join(row["flag_reasons"]) or "-"
+        return (row["verdict"], self.fold(deny), flag)
+
+    def reference(self, cfg, tmp):
+        """A gateway forwards only to a host: serve judges as the policy
+        plus require-authority (doc/gateways.md)."""
+        text = ""
+        if cfg["policy"]:
+            with open(cfg["policy"]) as f:
+                text = f.read()
+        path = os.path.join(tmp, cfg["name"] + ".serve.policy")
+        with open(path, "w") as f:
+            f.write(text + "require-authority\n")
+        return ["--profile", cfg["profile"], "--policy", path]
+
+    def answers(self, urls, cfg):
+        ok = [i for i, u in enumerate(urls)
+              if re.match(rb"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]", u) and
+              all(0x20 < c < 0x7f for c in u)]
+        err = tempfile.TemporaryFile()
+        proc = subprocess.Popen([self.exe, "serve", "--listen", "127.0.0.1:0", "--trust",
+                                 "original-url"] + cfg["args"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            port = None
+            deadline = time.monotonic() + 10
+            while port is None and time.monotonic() < deadline and proc.poll() is None:
+                err.seek(0)
+                m = re.search(rb"listening on 127\.0\.0\.1:(\d+)", err.read())
+                port = int(m.group(1)) if m else None
+                time.sleep(0.02)
+            if port is None:
+                raise RuntimeError("serve did not start")
+            return {i: self.ask(port, urls[i]) for i in ok}
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    @staticmethod
+    def ask(port, url):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        try:
+            s.sendall(b"GET /auth HTTP/1.1\r\nHost: x\r\nX-Original-URL: " + url +
+                      b"\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                data += b
+        finally:
+            s.close()
+        head = data.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
+        h = {k.lower(): v.strip() for k, _, v in (l.partition(":") for l in head[1:])}
+        return (h.get("x-urisan-verdict"), ServeDoor.fold(h.get("x-urisan-deny-reasons", "")),
+                h.get("x-urisan-flag-reasons"))
+
+
+class MilterDoor(Door):
+    """Per message (one link each): the milter's verdict against the worst
+    verdict `extract --mail` gives the links of the same message."""
+    NAME = "milter"
+
+    def __init__(self, exe, urisan):
+        self.exe, self.urisan = exe, urisan
+
+    def answers(self, urls, cfg):
+        with tempfile.TemporaryDirectory() as d:
+            mbox = os.path.join(d, "doors.mbox")
+            out = run([self.exe, "--mbox", mbox] + cfg["args"],
+                      b"\n".join(urls) + b"\n").decode().splitlines()
+            rows = [json.loads(l) for l in
+                    run([self.urisan, "extract", "--mail", "--json"] + cfg["args"] + [mbox],
+                        b"").decode().splitlines()]
+        assert len(out) == len(urls), (len(out), len(urls))
+        order = {"allow": 0, "flag": 1, "deny": 2}
+        worst, links = {}, {}
+        for r in rows:
+            if "message" not in r or r.get("context") == "limit":
+                continue
+            k = r["message"] - 1
+            links[k] = links.get(k, 0) + 1
+            v = r["verdict"]
+            if order.get(v, 2) >= order.get(worst.get(k, "allow"), 0):
+                worst[k] = v
+        self.extract_says = {k: (worst[k], links[k]) for k in worst}
+        res = {}
+        for i, line in enumerate(out):
+            v, _, n = line.partition("\t")
+            res[i] = (v, int(n))
+        return res
+
+    def compare(self, urls, cfg, rows, got):
+        """The reference of this door is extract --mail, not check."""
+        bad, n = [], 0
+        for i, (v, links) in got.items():
+            if links == 0 and i not in self.extract_says:
+                continue
+            n += 1
+            if self.extract_says.get(i) != (v, links):
+                bad.append((urls[i], (v, links), self.extract_says.get(i)))
+        return n, bad
+
+
+def load_door(spec, ns):
+    mod, _, cls = spec.partition(":")
+    sys.path.insert(0, os.getcwd())
+    return getattr(importlib.import_module(mod), cls)(ns)
+
+# ------------------------------------------------------------------ main
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("urisan")
+    ap.add_argument("--door-c")
+    ap.add_argument("--door-milter")
+    ap.add_argument("--python-path")
+    ap.add_argument("--door", action="append", default=[])
+    ns = ap.parse_args()
+    exe = os.path.abspath(ns.urisan)
+    probe = json.loads(run([exe, "check", "--json"], b"http://a/\n").splitlines()[0])
+    if "host_unicode" not in probe:
+        print("SKIP: urisan built without the host layer")
+        return 77
+    check = CheckDoor(exe)
+    doors = [ExtractDoor(exe), SquidDoor(exe)]
+    if b"serve" in subprocess.run([exe], capture_output=True).stderr:
+        doors.append(ServeDoor(exe))
+    if ns.door_c:
+        doors.append(CDoor(ns.door_c))
+    if ns.python_path:
+        doors.append(PythonDoor(ns.python_path))
+    if ns.door_milter:
+        doors.append(MilterDoor(ns.door_milter, exe))
+    doors += [load_door(s, ns) for s in ns.door]
+
+    urls, counts = inputs()
+    print("inputs: %d (%s)" % (len(urls), ", ".join("%s %d" % kv for kv in counts.items())))
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for cfg in configs(tmp):
+            rows = check.rows(urls, cfg["args"])
+            denied = sum(r["verdict"] == "deny" for r in rows)
+            host = sum(any(f in r["flags"] for f in HOST_FLAGS) for r in rows)
+            line = ["%-22s check: %d deny, %d with a host flag" % (cfg["name"], denied, host)]
+            for door in doors:
+                got = door.answers(urls, cfg)
+                ref_args = door.reference(cfg, tmp)
+                ref = rows if ref_args == cfg["args"] else check.rows(urls, ref_args)
+                if hasattr(door, "compare"):
+                    n, bad = door.compare(urls, cfg, ref, got)
+                else:
+                    bad = [(urls[i], a, door.want(ref[i])) for i, a in sorted(got.items())
+                           if a != door.want(ref[i])]
+                    n = len(got)
+                line.append("%s %d/%d" % (door.NAME, n - len(bad), n))
+                for u, a, w in bad[:5]:
+                    print("DIFFER %s %s: %r says %r, check says %r" % (door.NAME, cfg["name"],
+                                                                      u[:120], a, w))
+                failures += len(bad)
+            print("; ".join(line))
+    print("%s: %d difference(s)" % ("FAIL" if failures else "ok", failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
