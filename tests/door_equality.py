@@ -85,7 +85,7 @@ def corpus_lines():
 
 
 def homograph_set():
-    out = []
+    out = [b"https://xn--80ak6aa92e.com/"]   # the one every door must deny under deny homograph
     path = os.path.join(HERE, "homograph", "eval.tsv")
     with open(path, "rb") as f:
         for line in f:

@@ -114,11 +114,11 @@ typedef struct {
 int cli_getopts(const char *cmd, int argc, char **argv,
                 cli_opt *opts, size_t nopts, int *nargs);
 
-/* cli_getopts as a subcommand starts: true to go on (*status 0); false
-   when the subcommand is done, *status its exit status (0 after --help
-   was printed, or CLI_EXIT_USAGE after the usage error). */
-bool cli_opts_begin(const char *cmd, int argc, char **argv,
-                    cli_opt *opts, size_t nopts, int *nargs, int *status);
+/* cli_getopts as a subcommand starts: the number of operands (>= 0) to
+   go on (*status 0); -1 when the subcommand is done, *status its exit
+   status (0 after --help was printed, or CLI_EXIT_USAGE after the usage
+   error). */
+int cli_opts(const char *cmd, int argc, char **argv, cli_opt *opts, size_t nopts, int *status);
 
 /* The option called name ("--policy") in opts[0..nopts), NULL when the
    subcommand has none. */
@@ -226,6 +226,13 @@ void cli_jv_error(cli_buf *b, const urisan_error *e);
 void cli_jv_flags(cli_buf *b, urisan_flags f);
 /* The report's de-obfuscated address ("127.0.0.1", "::1"), or null. */
 void cli_jv_host_ip(cli_buf *b, const urisan_report *r);
+#ifdef URISAN_HAVE_HOST
+/* The host layer's keys of check and extract: the form k of hv
+   (CLI_HV_UNICODE ...); null where hv is NULL or no name, and but for
+   host_unicode where the form is "". */
+enum { CLI_HV_UNICODE, CLI_HV_SKELETON, CLI_HV_IMITATES, CLI_HV_REGISTRABLE };
+void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k);
+#endif
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */

@@ -191,20 +191,6 @@ static bool has_name(const check_result *r)
 {
     return r->j.hv != NULL && r->j.hv->is_name;
 }
-static void put_hv_str(cli_buf *b, const check_result *r, const char *s, size_t n)
-{
-    if (r->j.hv->json_plain)
-        json_quote_plain(b, s, n);
-    else
-        json_quote(b, s, n);
-}
-static void put_hv(cli_buf *b, const check_result *r, const char *s, size_t n)
-{
-    if (n != 0)
-        put_hv_str(b, r, s, n);
-    else
-        cli_buf_lit(b, "null");
-}
 /* What the four are written from: the view (its serial names it; 0 when
    there is none). */
 static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
@@ -216,34 +202,22 @@ static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (has_name(r))
-        put_hv_str(b, r, r->j.hv->unicode, r->j.hv->unicode_len);
-    else
-        cli_buf_lit(b, "null");
+    cli_jv_host_form(b, r->j.hv, CLI_HV_UNICODE);
 }
 static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (has_name(r))
-        put_hv(b, r, r->j.hv->skeleton, r->j.hv->skeleton_len);
-    else
-        cli_buf_lit(b, "null");
+    cli_jv_host_form(b, r->j.hv, CLI_HV_SKELETON);
 }
 static void put_host_imitates(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (has_name(r))
-        put_hv(b, r, r->j.hv->imitates, r->j.hv->imitates_len);
-    else
-        cli_buf_lit(b, "null");
+    cli_jv_host_form(b, r->j.hv, CLI_HV_IMITATES);
 }
 static void put_registrable(cli_buf *b, const void *v)
 {
     ROW(v);
-    if (has_name(r))
-        put_hv(b, r, r->j.hv->registrable, r->j.hv->registrable_len);
-    else
-        cli_buf_lit(b, "null");
+    cli_jv_host_form(b, r->j.hv, CLI_HV_REGISTRABLE);
 }
 /* The four above as their run (fs->f[i..i+3]) in one call: a name whose
    forms are their own JSON text is copied with one reservation; the
@@ -655,9 +629,8 @@ int cmd_check(int argc, char **argv)
         [OPT_HOST] = { "--host", true, NULL, false },
         [OPT_SCHEME] = { "--scheme", true, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
 
     check_ctx c;

@@ -130,35 +130,26 @@ static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &
 static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
 static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
 #ifdef URISAN_HAVE_HOST
-/* The host layer's keys (see cmd_check.c): null when not a reg-name. */
-static void put_hv(cli_buf *b, const urisan_hostview *hv, const char *s, size_t n, bool always)
-{
-    if (!hv->is_name || (!always && n == 0))
-        cli_buf_lit(b, "null");
-    else if (hv->json_plain)
-        json_quote_plain(b, s, n);
-    else
-        json_quote(b, s, n);
-}
+/* The host layer's keys (cli_jv_host_form): null when not a reg-name. */
 static void put_host_unicode(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, &r->c->hv, r->c->hv.unicode, r->c->hv.unicode_len, true);
+    cli_jv_host_form(b, &r->c->hv, CLI_HV_UNICODE);
 }
 static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, &r->c->hv, r->c->hv.skeleton, r->c->hv.skeleton_len, false);
+    cli_jv_host_form(b, &r->c->hv, CLI_HV_SKELETON);
 }
 static void put_host_imitates(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, &r->c->hv, r->c->hv.imitates, r->c->hv.imitates_len, false);
+    cli_jv_host_form(b, &r->c->hv, CLI_HV_IMITATES);
 }
 static void put_registrable(cli_buf *b, const void *v)
 {
     ROW(v);
-    put_hv(b, &r->c->hv, r->c->hv.registrable, r->c->hv.registrable_len, false);
+    cli_jv_host_form(b, &r->c->hv, CLI_HV_REGISTRABLE);
 }
 #endif
 #ifdef URISAN_HAVE_MAIL
@@ -805,9 +796,8 @@ int cmd_extract(int argc, char **argv)
         [OPT_PROGRESS] = { "--progress", false, NULL, false },
         [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs > 1)
         return cli_usage_error(CMD, "at most one FILE, got '%.200s' too", argv[2]);

@@ -336,9 +336,8 @@ int cmd_milter(int argc, char **argv)
         [O_QUIET] = { "--quiet", false, NULL, false },
         [O_DRAIN] = { "--drain-timeout", true, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, sizeof opts / sizeof opts[0], &rc);
+    if (nargs < 0)
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "unexpected operand '%s'", argv[1]);

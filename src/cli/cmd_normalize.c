@@ -95,9 +95,8 @@ int cmd_normalize(int argc, char **argv)
         [OPT_JSON] = { "--json", false, NULL, false },
         [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(cmd, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(cmd, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
 
     normalize_ctx c;
@@ -119,9 +118,8 @@ int cmd_normalize(int argc, char **argv)
 int cmd_equivalent(int argc, char **argv)
 {
     static const char *const cmd = "equivalent";
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(cmd, argc, argv, NULL, 0, &nargs, &rc))
+    int rc, nargs = cli_opts(cmd, argc, argv, NULL, 0, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs != 2)
         return cli_usage_error(cmd, "need exactly two URIs, got %d", nargs);

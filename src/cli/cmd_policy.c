@@ -122,9 +122,8 @@ int cmd_policy(int argc, char **argv)
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_STRICT] = { "--strict", false, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs < 1)
         return cli_usage_error(CMD, "missing action: check FILE, or show");

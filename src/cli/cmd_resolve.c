@@ -132,9 +132,8 @@ int cmd_resolve(int argc, char **argv)
         [OPT_ABOVE_ROOT] = { "--above-root", true, NULL, false },
         [OPT_FIELDS] = { "--fields", true, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs < 1)
         return cli_usage_error(CMD, "missing BASE");

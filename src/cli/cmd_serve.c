@@ -641,9 +641,8 @@ int cmd_serve(int argc, char **argv)
         [O_DRAIN] = { "--drain-timeout", true, NULL, false },
         [O_PROFILE] = { "--profile", true, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "takes no operands, got '%.200s'", argv[1]);

@@ -232,9 +232,8 @@ int cmd_squid_acl(int argc, char **argv)
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_QUIET] = { "--quiet", false, NULL, false },
     };
-    int nargs = 0;
-    int rc;
-    if (!cli_opts_begin(CMD, argc, argv, opts, NOPT, &nargs, &rc))
+    int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
+    if (nargs < 0)
         return rc;
     if (nargs != 0)
         return cli_usage_error(CMD, "takes no operands (requests come on standard input), "

@@ -57,12 +57,12 @@ int cli_getopts(const char *cmd, int argc, char **argv,
     return 0;
 }
 
-bool cli_opts_begin(const char *cmd, int argc, char **argv,
-                    cli_opt *opts, size_t nopts, int *nargs, int *status)
+int cli_opts(const char *cmd, int argc, char **argv, cli_opt *opts, size_t nopts, int *status)
 {
-    int rc = cli_getopts(cmd, argc, argv, opts, nopts, nargs);
+    int nargs = 0;
+    int rc = cli_getopts(cmd, argc, argv, opts, nopts, &nargs);
     *status = rc == CLI_OPTS_HELP ? cli_finish(cmd, CLI_EXIT_OK) : rc;
-    return rc == 0;
+    return rc == 0 ? nargs : -1;
 }
 
 const cli_opt *cli_opt_find(const cli_opt *opts, size_t nopts, const char *name)

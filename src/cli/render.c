@@ -209,6 +209,24 @@ static __attribute__((noinline)) void host_ip_text(cli_buf *b, const urisan_repo
         cli_buf_lit(b, "null");
 }
 
+#ifdef URISAN_HAVE_HOST
+void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
+{
+    if (hv == NULL || !hv->is_name) {
+        cli_buf_lit(b, "null");
+        return;
+    }
+    const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
+    size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
+    if (k > 0 && n[k] == 0)
+        cli_buf_lit(b, "null");
+    else if (hv->json_plain)
+        json_quote_plain(b, s[k], n[k]);
+    else
+        json_quote(b, s[k], n[k]);
+}
+#endif
+
 void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
 {
     if (r->ip_family != 0)

@@ -44,36 +44,24 @@ void host_skeleton_init(const USpoofChecker *spoof)
    when it does not fit); false when a byte has no entry there. */
 bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
 {
+    /* short hosts (at most 7 bytes a byte fit): no bound to check, one
+       fixed-size copy a byte (its pad overwritten by what follows or the
+       NUL); longer ones are checked byte by byte */
+    _Static_assert(SKEL_W == sizeof ascii_skel[0], "one copy is a table row");
+    bool bounded = n >= cap / SKEL_W;
     size_t o = 0;
     bool jbad = false;
-    if (n < cap / SKEL_W) {
-        /* at most 7 bytes a byte: no bound to check, one fixed-size copy
-           a byte (its pad overwritten by what follows or the NUL) */
-        _Static_assert(SKEL_W == sizeof ascii_skel[0], "one copy is a table row");
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)h[i] & 0x7f;
-            size_t kl = ascii_skel_len[c];
-            if (kl == 0)
-                return false;
-            jbad |= ascii_skel_jbad[c];
-            memcpy(out + o, ascii_skel[c], SKEL_W);
-            o += kl;
-        }
-        out[o] = '\0';
-        *jplain = !jbad;
-        return true;
-    }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)h[i] & 0x7f;
         size_t kl = ascii_skel_len[c];
         if (kl == 0)
             return false;
-        if (o + kl >= cap) {
+        if (bounded && o + kl >= cap) {
             out[0] = '\0';
             return true;
         }
         jbad |= ascii_skel_jbad[c];
-        memcpy(out + o, ascii_skel[c], kl);
+        memcpy(out + o, ascii_skel[c], bounded ? kl : SKEL_W);
         o += kl;
     }
     out[o] = '\0';
