@@ -222,6 +222,8 @@ URISAN_API void urisan_policy_init(urisan_policy *p);
 URISAN_API urisan_status urisan_policy_parse(urisan_policy *p,
                                              const char *text, size_t len,
                                              size_t *line, const char **msg);
+/* The limits of p (NULL: the defaults). When they are the defaults the
+   pointer is urisan_policy_limits(NULL)'s. */
 URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p);
 
 /* Where a policy text went wrong (urisan_policy_parse_ex). */

@@ -29,7 +29,9 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out)
    and the parser calls nothing of the policy). */
 URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
 {
-    if (p == NULL || p->magic != POL_MAGIC)
+    /* the defaults' own address when they are the defaults: a caller can
+       tell them apart by the pointer (urisan_policy_limits(NULL)) */
+    if (p == NULL || p->magic != POL_MAGIC || !p->limits_custom)
         return &urisan_default_limits;
     return &p->limits;
 }

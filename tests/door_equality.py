@@ -44,6 +44,11 @@ import tempfile
 import time
 import urllib.parse
 
+# A sanitizer build preloads its runtime for this interpreter (the Python
+# module); the command and the C drivers have it linked in and refuse a
+# second one: their children do not inherit it.
+os.environ.pop("LD_PRELOAD", None)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = os.path.join(ROOT, "..", "shared", "data", "urls")

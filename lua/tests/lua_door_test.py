@@ -24,6 +24,11 @@ import codecs
 import json
 import os
 import subprocess
+
+# A sanitizer build preloads its runtime for the Lua interpreter only
+# (lua/tests/meson.build: san_env); the command has it linked in and
+# refuses a second one.
+SANITIZER_PRELOAD = os.environ.pop("LD_PRELOAD", None)
 import sys
 import tempfile
 
@@ -107,6 +112,8 @@ def run_cli(urisan, args, data):
 
 def run_lua(lua, cpath, recs, profile, pfile):
     env = dict(os.environ, LUA_CPATH=os.path.join(cpath, "?.so"))
+    if SANITIZER_PRELOAD:
+        env["LD_PRELOAD"] = SANITIZER_PRELOAD
     argv = [lua, os.path.join(HERE, "door_dump.lua"), recs, profile] + ([pfile] if pfile else [])
     p = subprocess.run(argv, capture_output=True, env=env, timeout=900)
     if p.returncode != 0:

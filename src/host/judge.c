@@ -94,9 +94,7 @@ static void no_context(urisan_judgement *j)
 
 static bool default_limits(const urisan_policy *pol)
 {
-    urisan_limits d;
-    urisan_limits_default(&d);
-    return memcmp(urisan_policy_limits(pol), &d, sizeof d) == 0;
+    return urisan_policy_limits(pol) == urisan_policy_limits(NULL);
 }
 
 /* The view of in's host (ctx->last) and the flags it gives: an IDN host,
@@ -104,12 +102,12 @@ static bool default_limits(const urisan_policy *pol)
    library's flags); with URISAN_JUDGE_VIEW every other host is viewed
    too, for what it shows. up: the parse of in with the default limits. */
 static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
-                              const urisan_uri *up, bool idn, unsigned opts,
+                              const urisan_uri *up, bool idn, bool mailto, unsigned opts,
                               urisan_judgement *j)
 {
     size_t pos = 0;
     urisan_span d;
-    bool mail = urisan_mailto_domain(in, len, up, &pos, &d);
+    bool mail = mailto && urisan_mailto_domain(in, len, up, &pos, &d);
     bool judged = idn || mail;
     if (!judged && !(opts & URISAN_JUDGE_VIEW))
         return 0;
@@ -134,16 +132,17 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
         return;
     }
     bool idn = (j->rep.flags & URISAN_F(IDN)) != 0;
+    bool mailto = mailto_scheme(in, len);
     urisan_flags f = 0;
     urisan_uri own;
     const urisan_uri *up = &j->uri;
-    if (idn || mailto_scheme(in, len) || (opts & URISAN_JUDGE_VIEW)) {
+    if (idn || mailto || (opts & URISAN_JUDGE_VIEW)) {
         /* a view reads the parse with the default limits */
         if (!default_limits(pol)) {
             urisan_parse(in, len, NULL, &own, NULL);
             up = &own;
         }
-        f = view_host(ctx, in, len, up, idn, opts, j);
+        f = view_host(ctx, in, len, up, idn, mailto, opts, j);
     }
     urisan_flags added = f & ~j->rep.flags;
     j->rep.flags |= f;
