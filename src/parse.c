@@ -502,7 +502,8 @@ URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
 {
     unsigned sum;
     /* NULL: the defaults, without the clamping pass (as urisan_check) */
-    urisan_status st = urisan_parse_sum(in, len, urisan_policy_parse_limits(pol), uri, err, &sum);
+    urisan_status st = urisan_parse_sum(in, len, pol != NULL ? urisan_policy_parse_limits(pol) : NULL,
+                                        uri, err, &sum);
     urisan_analyze_sum(in, len, uri, pol, out, sum);
     return st;
 }

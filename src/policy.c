@@ -336,7 +336,9 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
        policy's own are the defaults unless a `limit` line changed them).
        The parse hands its summary of in[0..len) to the analysis. */
     unsigned sum;
-    urisan_status st = urisan_parse_sum(in, len, urisan_policy_parse_limits(pol), uri, NULL, &sum);
+    urisan_status st = urisan_parse_sum(in, len, pol != NULL && pol->limits_custom ? &pol->limits
+                                                                                 : NULL,
+                                        uri, NULL, &sum);
     if (st == URISAN_E_BAD_ARGUMENT) {
         memset(rep, 0, sizeof *rep);
         rep->flags = URISAN_F(INVALID);
