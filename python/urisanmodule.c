@@ -1032,6 +1032,7 @@ fail:
 typedef struct {
     PyObject *list;
     bool failed;         /* a Python error is set */
+    const urisan_policy *pol;
 } mail_rows;
 
 static PyObject *opt_text(const char *p, size_t n)
@@ -1068,9 +1069,15 @@ static bool mail_row_add(mail_rows *r, PyObject *o)
     return true;
 }
 
-static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
+static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
 {
     mail_rows *r = ctx;
+    urisan_mail_hit judged = *hit;   /* the host layer's judgement added */
+    const urisan_mail_hit *h = &judged;
+#ifdef URISAN_HAVE_HOST
+    urisan_judge_link(NULL, r->pol, judged.uri, judged.uri_len, judged.display,
+                      judged.display_len, &judged.flags, &judged.decision, NULL);
+#endif
     PyObject *o = PyDict_New();
     if (o == NULL ||
         put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
@@ -1122,7 +1129,7 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
 /* The rows of the message data[0..len), or NULL with an exception. */
 static PyObject *mail_scan_rows(const char *data, size_t len, const urisan_policy *pol)
 {
-    mail_rows r = { PyList_New(0), false };
+    mail_rows r = { PyList_New(0), false, pol };
     if (r.list == NULL)
         return NULL;
     urisan_mail_limits lim;

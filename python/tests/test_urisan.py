@@ -344,7 +344,7 @@ def test_extract_mail_equals_cli(exe, srcdir):
             data = f.read()
         r = subprocess.run([exe, "extract", "--mail", "--json", path], capture_output=True,
                            check=False)
-        want = [without_hostview(json.loads(line))
+        want = [without_hostview_keys(json.loads(line))
                 for line in r.stdout.decode("utf-8").splitlines()]
         got = urisan.extract_mail(data)
         assert [as_cli(h) for h in got] == want, path
