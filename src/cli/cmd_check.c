@@ -612,6 +612,22 @@ static int check_base_opt(check_ctx *c, const cli_opt *opts, const urisan_limits
                            urisan_status_message(bu.error.code));
 }
 
+/* Is a host view key among the --json keys? Then every line's host is
+   viewed (URISAN_JUDGE_VIEW), and the next line's asked for ahead. */
+static void host_keys(check_ctx *c)
+{
+#ifdef URISAN_HAVE_HOST
+    for (size_t i = 0; c->json && i < c->fields.n; i++) {
+        if (c->fields.f[i]->put == put_host_unicode || c->fields.f[i]->put == put_host_skeleton ||
+            c->fields.f[i]->put == put_host_imitates || c->fields.f[i]->put == put_registrable)
+            c->hostview_keys = true;
+    }
+    c->judge_opts = c->hostview_keys ? URISAN_JUDGE_VIEW : 0;
+#else
+    (void)c;
+#endif
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_opt opts[NOPT] = {
@@ -644,14 +660,7 @@ int cmd_check(int argc, char **argv)
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;
-#ifdef URISAN_HAVE_HOST
-    for (size_t i = 0; c.json && i < c.fields.n; i++) {
-        if (c.fields.f[i]->put == put_host_unicode || c.fields.f[i]->put == put_host_skeleton ||
-            c.fields.f[i]->put == put_host_imitates || c.fields.f[i]->put == put_registrable)
-            c.hostview_keys = true;
-    }
-    c.judge_opts = c.hostview_keys ? URISAN_JUDGE_VIEW : 0;
-#endif
+    host_keys(&c);
     urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
