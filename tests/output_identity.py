@@ -47,12 +47,12 @@ import sys
 # host_uts46) in text mode and --fields as check --json did: on the shared
 # data no line of any output changes; on corpus/ the text-mode check lines
 # of corpus/cli/crash-mailto-domain-by-mode gain host_uts46; moved to
-# a46c683, which decides every door through the host layer: squid-acl's log=
+# c159941, which decides every door through the host layer: squid-acl's log=
 # lists homograph, invisible_char and host_uts46 (OK/ERR unchanged under
 # the default policy; userbait 1 line, corpus/cli 60, curl 1, extract 1)
 # and the new corpus/cli/mailto-every-address lines judge every address
 # (check, extract: +homograph on 2 lines); nothing else changes.
-REF_COMMIT = "a46c68356572442569ffd9fab7bb35a7aa1b3c30"
+REF_COMMIT = "c159941b6855e3cd89e15c84c2a5b8f857cea9e8"
 
 BASE = "http://a/b/c/d;p?q"
 def skip(msg):
