@@ -408,7 +408,10 @@ def main():
         return 77
     check = CheckDoor(exe)
     doors = [ExtractDoor(exe), SquidDoor(exe)]
-    if b"serve" in subprocess.run([exe], capture_output=True).stderr:
+    # serve is built with libmicrohttpd: --help lists it then (a usage
+    # error names no command, so ask --help, never the bare command)
+    usage = subprocess.run([exe, "--help"], capture_output=True)
+    if b"\n  serve " in usage.stdout + usage.stderr:
         doors.append(ServeDoor(exe))
     if ns.door_c:
         doors.append(CDoor(ns.door_c))
