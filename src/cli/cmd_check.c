@@ -686,6 +686,9 @@ int cmd_check(int argc, char **argv)
         status = check_logs_opts(&c, opts, &fmt);
     if (status != CLI_EXIT_OK) {
         free(pol);
+#ifdef URISAN_HAVE_HOST
+        urisan_host_ctx_free(c.host);
+#endif
         return status;
     }
     cli_buf_init(&c.tmp, CLI_JSON_MAX);
