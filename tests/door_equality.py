@@ -46,8 +46,12 @@ import urllib.parse
 
 # A sanitizer build preloads its runtime for this interpreter (the Python
 # module); the command and the C drivers have it linked in and refuse a
-# second one: their children do not inherit it.
-os.environ.pop("LD_PRELOAD", None)
+# second one: their children do not inherit it. A door that runs an
+# interpreter loading the instrumented library (Lua) gives it back from
+# URISAN_SANITIZER_PRELOAD.
+_preload = os.environ.pop("LD_PRELOAD", None)
+if _preload:
+    os.environ["URISAN_SANITIZER_PRELOAD"] = _preload
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -47,6 +47,8 @@ class LuaDoor:
             if cfg["policy"]:
                 argv.append(cfg["policy"])
             env = dict(os.environ, LUA_CPATH=os.path.join(self.cpath, "?.so"))
+            if os.environ.get("URISAN_SANITIZER_PRELOAD"):  # a sanitizer build
+                env["LD_PRELOAD"] = os.environ["URISAN_SANITIZER_PRELOAD"]
             r = subprocess.run(argv, capture_output=True, env=env)
         if r.returncode != 0:
             raise RuntimeError("%s door_verdicts.lua: exit %d: %s" % (self.lua, r.returncode,
