@@ -541,6 +541,32 @@ class Milter:
             time.sleep(0.02)
         return False
 
+    def judging(self, timeout=10):
+        """True once a thread of the milter is running (state R in
+        /proc): after the end of a large message, that is its judgement.
+        A fixed sleep raced a fast machine, which had judged 11 MB before
+        the signal came."""
+        import glob
+        import time
+        end = time.time() + timeout
+        running = 0
+        while time.time() < end:
+            for st in glob.glob("/proc/%d/task/*/stat" % self.p.pid):
+                try:
+                    with open(st) as f:
+                        state = f.read().rsplit(")", 1)[1].split()[0]
+                except OSError:
+                    continue
+                if state == "R":
+                    running += 1
+                    break
+            else:
+                running = 0
+            if running >= 2:  # seen on a CPU twice, 20 ms apart
+                return True
+            time.sleep(0.02 if running else 0.001)
+        return False
+
     def message(self, body_bytes):
         """A session that sends one message and its end: the milter judges
         it (end of message) while the caller does what it wants; read the
@@ -648,11 +674,12 @@ def test_milter_sigterm_stops_within_1s_and_drains_messages_being_judged():
             m.stop()
         # a message being judged: SIGTERM waits for it and its answer
         body = b"".join(b"see https://h%d.example/p?u=http://10.0.0.%d/ now\r\n" % (i, i % 250)
-                        for i in range(200000))
+                        for i in range(500000))
         m = Milter(d, "--profile", "mail", "--max-message", "32M", "--drain-timeout", "120")
         try:
             c, reply = m.message(body)
-            time.sleep(0.5)  # its judgement (11 MB, 200,000 links) takes longer
+            # SIGTERM once the judgement runs: a thread of the milter on a CPU
+            assert m.judging(), m.log()
             m.p.send_signal(signal.SIGTERM)
             assert m.wait("draining (1 message being judged)"), m.log()
             answers = []
