@@ -442,6 +442,32 @@ URISAN_API void urisan_decide(const char *in, size_t len,
                               const urisan_policy *pol,
                               urisan_decision *out);
 
+/*
+ * More flags of a nested URL than the core's analysis gives it: the host
+ * layer's judgement of its host (urisan_host.h: homograph, invisible_char,
+ * host_uts46 - URISAN_HOST_FLAGS; other bits are ignored). Called by
+ * urisan_decide_more for each reading of each nested URL it analyses,
+ * uri[0..len) the text a client follows (decoded, valid during the call
+ * only), when the policy has a `deny nested:FLAG` or `flag nested:FLAG`
+ * rule on one of those flags; a value too long to decode counts as having
+ * all of them (fail closed).
+ */
+typedef urisan_flags (*urisan_nested_more_fn)(void *ctx, const char *uri, size_t len);
+
+/* urisan_decide, the union that `deny nested:FLAG` judges taking what
+   more (NULL: nothing) gives each nested URL. The host layer's decision
+   (urisan_judge) calls it; urisan_decide is this with more NULL. */
+URISAN_API void urisan_decide_more(const char *in, size_t len,
+                                   const urisan_uri *uri,
+                                   const urisan_report *rep,
+                                   const urisan_policy *pol,
+                                   urisan_nested_more_fn more, void *mctx,
+                                   urisan_decision *out);
+
+/* 1 when a `deny nested:FLAG` or `flag nested:FLAG` rule of p names a
+   flag of f, else 0 (p NULL: the default policy, which has none). */
+URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags f);
+
 /* parse + analyze + decide with the policy's limits (pol NULL: default). */
 URISAN_API urisan_status urisan_check(const char *in, size_t len,
                                       const urisan_policy *pol,

@@ -131,6 +131,12 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
    a mailto: URI's host is its first address's domain (urisan_mailto_domain). */
 URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size_t len,
                           urisan_hostview *hv);
+/* The flags this library gives the host of uri[0..len) as a link's
+   (urisan_judge_link): its view's, and those of a mailto: URI's every
+   address. What a nested URL's host adds to the union `deny nested:FLAG`
+   judges (urisan_judge), and what `check --json` lists for it. ctx NULL:
+   this thread's; no memory: every flag (fail closed). */
+URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *uri, size_t len);
 /* Does text[0..len) (UTF-8) hold a zero-width, bidi control or other
    invisible character (U+200B-200F, U+202A-202E, U+2060-2064,
    U+2066-2069, U+FEFF, U+061C, U+180E, U+00AD, U+034F)? Invalid UTF-8 is

@@ -58,6 +58,11 @@ URISAN_API const char *urisan_rule_reason_name(urisan_rule_reason r)
     }
 }
 
+URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags f)
+{
+    return p != NULL && p->magic == POL_MAGIC && ((p->nested_deny | p->nested_flag) & f) != 0;
+}
+
 URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kind kind,
                                        unsigned bit, const char **profile)
 {
@@ -227,6 +232,9 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
 typedef struct {
     const urisan_policy *p;
     unsigned rules;
+    urisan_nested_more_fn more;   /* NULL: no nested rule on its flags */
+    void *mctx;
+    urisan_flags more_flags;      /* what more gave, every reading */
 } nested_judge;
 
 static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nested_view *v,
@@ -237,16 +245,21 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nes
     (void)n;
     if (nv == 0) {
         /* not decoded (it did not fit the scratch): nothing shows it is
-           not a denied host or address, so it counts as one (fail closed) */
+           not a denied host or address, or a host the caller's flags
+           judge, so it counts as one (fail closed) */
         if (p->n_deny_host > 0)
             j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
         if (p->n_deny_ip > 0)
             j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
+        if (j->more != NULL)
+            j->more_flags |= URISAN_HOST_FLAGS;
         return;
     }
     /* every reading: the host a client reaches may be either */
     for (size_t i = 0; i < nv; i++) {
         const urisan_uri *u = v[i].u;
+        if (j->more != NULL)
+            j->more_flags |= j->more(j->mctx, v[i].t, v[i].tn) & URISAN_HOST_FLAGS;
         if (p->n_deny_host > 0 && span_in(u->host, v[i].tn) &&
             host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r))
             j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
@@ -263,16 +276,20 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nes
    (reasons nested_host_denied, nested_ip_denied). check --json lists
    which nested URL carries what. */
 static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_uri *uri,
-                                      const urisan_policy *p, urisan_decision *out)
+                                      const urisan_policy *p, urisan_nested_more_fn more,
+                                      void *mctx, urisan_decision *out)
 {
     char scratch[URISAN_NESTED_SCRATCH];
     urisan_nested_report nr;
-    nested_judge j = {p, 0};
-    bool lists = p->n_deny_host > 0 || p->n_deny_ip > 0;
-    if (urisan_nested_walk(in, len, uri, p, scratch, sizeof scratch, lists ? judge_nested : NULL,
+    nested_judge j = {p, 0, NULL, mctx, 0};
+    if (more != NULL && ((p->nested_deny | p->nested_flag) & URISAN_HOST_FLAGS) != 0)
+        j.more = more;
+    bool visit = p->n_deny_host > 0 || p->n_deny_ip > 0 || j.more != NULL;
+    if (urisan_nested_walk(in, len, uri, p, scratch, sizeof scratch, visit ? judge_nested : NULL,
                            &j, &nr) != URISAN_OK)
         return;
     out->rules |= j.rules;
+    nr.flags |= j.more_flags;
     /* nested_deep: a chain goes on past the depth followed; a flag of the
        URI itself, judged by `deny nested_deep` / `flag nested_deep` */
     if (nr.flags & URISAN_F(NESTED_DEEP)) {
@@ -291,6 +308,14 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
                               const urisan_report *rep, const urisan_policy *pol,
                               urisan_decision *out)
 {
+    urisan_decide_more(in, len, uri, rep, pol, NULL, NULL, out);
+}
+
+URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri *uri,
+                                   const urisan_report *rep, const urisan_policy *pol,
+                                   urisan_nested_more_fn more, void *mctx,
+                                   urisan_decision *out)
+{
     if (out == NULL)
         return;
     memset(out, 0, sizeof *out);
@@ -308,7 +333,7 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
         ((pol->nested_deny | pol->nested_flag) != 0 || pol->n_deny_host > 0 ||
          pol->n_deny_ip > 0))
-        nested_rules(in, len, uri, pol, out);
+        nested_rules(in, len, uri, pol, more, mctx, out);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;
     else if (out->flag_flags != 0)

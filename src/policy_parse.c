@@ -159,12 +159,11 @@ static bool number(token t, size_t max, size_t *v)
     return true;
 }
 
-/* Flags only the layers above the core set (host judgement, mail): the
-   URLs nested in parameters are analysed by the core alone, so a
-   nested: rule on one of them never fires. */
-#define POL_FLAGS_ABOVE_CORE                                                   \
-    (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46) |  \
-     URISAN_F(LINK_TEXT_MISMATCH) | URISAN_F(MAIL_LIMIT))
+/* Flags no URL nested in a parameter carries: a link's text and a
+   message's limits are the mail layer's, of a link found in a message
+   (the host layer's flags it does carry: urisan_decide_more). A nested:
+   rule on one of them never fires. */
+#define POL_FLAGS_NEVER_NESTED (URISAN_F(LINK_TEXT_MISMATCH) | URISAN_F(MAIL_LIMIT))
 
 static const pol_str no_other = {0, 0};
 
@@ -176,9 +175,8 @@ static void flag_warnings(pctx *c, token w, urisan_flags m, bool nest, int how)
     urisan_flags *named = nest ? &c->nested_named : &c->named;
     if (c->fn == NULL)
         return;
-    if (nest && (m & POL_FLAGS_ABOVE_CORE) != 0)
-        warn(c, w, "no nested URL carries this flag (the core analyses them alone):", NULL,
-             no_other, 0);
+    if (nest && (m & POL_FLAGS_NEVER_NESTED) != 0)
+        warn(c, w, "no nested URL carries this flag (it is a mail link's):", NULL, no_other, 0);
     if ((*named & m) != 0) {
         urisan_flags deny = nest ? p->nested_deny : p->deny;
         urisan_flags flag = nest ? p->nested_flag : p->flag;

@@ -2,7 +2,8 @@
 """One URI, one verdict through every door.
 
 The same inputs, under each profile and under the mail profile plus a
-policy denying homograph, invisible_char and host_uts46, through every
+policy denying homograph, invisible_char and host_uts46 (of the URI and
+of its nested URLs: `deny nested:homograph` ...), through every
 door urisan has; `urisan check --json` is the reference:
 
   - python   the Python module's check(): the same verdict and flags;
@@ -107,7 +108,8 @@ def homograph_set():
 
 def nested_urls():
     inner = [b"https://xn--80ak6aa92e.com/", b"http://127.0.0.1/admin", b"javascript:alert(1)",
-             b"http://ex\xe2\x80\x8bample.com/", b"http://\xef\xbd\x85vil.com/", b"http://a.b/"]
+             b"http://ex\xe2\x80\x8bample.com/", b"http://\xef\xbd\x85vil.com/", b"http://a.b/",
+             b"mailto:a@xn--80ak6aa92e.com", b"+https:\\\\xn--80ak6aa92e.com/"]
     out = []
     for u in inner:
         once = urllib.parse.quote(u, safe=b"").encode()
@@ -140,12 +142,20 @@ def inputs():
 def configs(tmp):
     pol = os.path.join(tmp, "deny-host-flags.policy")
     with open(pol, "w") as f:
-        f.write("# the host layer's flags, denied\ndeny homograph invisible_char host_uts46\n")
+        f.write("# the host layer's flags, denied, of the URI and of its nested URLs\n"
+                "deny homograph invisible_char host_uts46\n"
+                "deny nested:homograph nested:invisible_char nested:host_uts46\n")
     out = []
     for prof in ("default", "proxy", "ssrf", "mail"):
         out.append({"name": prof, "args": ["--profile", prof], "profile": prof, "policy": None})
+    # what the reference must deny under it (else doors agreeing to allow would pass)
+    must = [b"https://xn--80ak6aa92e.com/",
+            b"https://r.example/?url=" + urllib.parse.quote(b"https://xn--80ak6aa92e.com/",
+                                                            safe=b"").encode(),
+            b"https://r.example/?url=" + urllib.parse.quote(b"mailto:a@xn--80ak6aa92e.com",
+                                                            safe=b"").encode()]
     out.append({"name": "mail+deny-host-flags", "args": ["--profile", "mail", "--policy", pol],
-                "profile": "mail", "policy": pol})
+                "profile": "mail", "policy": pol, "must_deny": must})
     return out
 
 # ------------------------------------------------------------------ doors
@@ -431,6 +441,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for cfg in configs(tmp):
             rows = check.rows(urls, cfg["args"])
+            for u in cfg.get("must_deny", []):
+                v = rows[urls.index(u)]["verdict"]
+                if v != "deny":
+                    print("NOT DENIED %s: %r: check says %s" % (cfg["name"], u, v))
+                    failures += 1
             denied = sum(r["verdict"] == "deny" for r in rows)
             host = sum(any(f in r["flags"] for f in HOST_FLAGS) for r in rows)
             line = ["%-22s check: %d deny, %d with a host flag" % (cfg["name"], denied, host)]

@@ -163,6 +163,33 @@ def test_issue18_reproducer_2_host_rules_match_the_uts46_form():
     assert "host_denied" in r["deny_reasons"] and "host_uts46" not in r["flags"], r
 
 
+def test_nested_rules_judge_the_host_of_a_nested_url():
+    # `deny nested:homograph` judges the nested URL's host as the URI's own
+    # (it had been a rule that never fired: nested hosts got no host view)
+    nested = "https://r.example/?next=https%3A%2F%2Fxn--80ak6aa92e.com%2Flogin"
+    mailto = "https://r.example/?to=mailto:b@xn--80ak6aa92e.com"
+    plain = "https://r.example/?next=https%3A%2F%2Fexample.com%2F"
+
+    def run(path):
+        rows = check(nested, mailto, plain, extra=("--profile", "mail", "--policy", path))
+        assert [r["verdict"] for r in rows] == ["deny", "deny", "flag"], rows
+        assert rows[0]["deny_reasons"] == ["nested_url"], rows[0]
+        # the list of nested URLs names the flag of the one that carries it
+        assert rows[0]["nested"][0]["flags"] == ["idn", "homograph"], rows[0]["nested"]
+        assert rows[1]["nested"][0]["flags"] == ["homograph"], rows[1]["nested"]
+        assert rows[2]["nested"][0]["flags"] == [], rows[2]["nested"]
+        text = ("see %s or %s\n" % (nested, plain)).encode()
+        r = subprocess.run([URISAN, "extract", "--json", "--profile", "mail", "--policy", path],
+                           input=text, capture_output=True)
+        got = [json.loads(l)["verdict"] for l in r.stdout.decode().splitlines()]
+        assert got == ["deny", "flag"], (got, r.stderr)
+        return rows
+    with_policy("deny nested:homograph\n", run)
+    # without the rule the nested homograph is only what the profile says
+    rows = check(nested, extra=("--profile", "mail"))
+    assert rows[0]["verdict"] == "flag", rows[0]
+
+
 def test_uts46_flag_only_for_ignored_or_mapped_code_points():
     cases = {
         "https://ev%E2%80%8Bil.com/": True,        # zero-width space, escaped

@@ -132,9 +132,12 @@ def test_star_dot_leaves_the_apex_out():
 
 
 def test_rule_no_part_of_the_build_can_apply():
-    r, diags, _ = lint(b"deny nested:homograph nested:ip_private\n")
-    assert diags == ["1:6: warning: no nested URL carries this flag (the core analyses them"
-                     " alone): 'nested:homograph'"], diags
+    r, diags, _ = lint(b"deny nested:link_text_mismatch nested:ip_private\n")
+    assert diags == ["1:6: warning: no nested URL carries this flag (it is a mail link's):"
+                     " 'nested:link_text_mismatch'"], diags
+    # the host layer judges a nested URL's host: nested:homograph can fire
+    r, diags, _ = lint(b"deny nested:homograph nested:invisible_char nested:host_uts46\n")
+    assert diags == [], diags
 
 
 def test_strict_turns_warnings_into_exit_1():

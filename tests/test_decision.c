@@ -236,6 +236,92 @@ START_TEST(require_absolute_and_require_authority)
 }
 END_TEST
 
+/* urisan_nested_more_fn for the test: homograph for a host "evil", and
+   every reading it was asked about counted. */
+typedef struct {
+    unsigned asked;
+    char last[64];
+} more_seen;
+
+static urisan_flags fake_host_layer(void *ctx, const char *uri, size_t len)
+{
+    more_seen *m = ctx;
+    m->asked++;
+    size_t n = len < sizeof m->last - 1 ? len : sizeof m->last - 1;
+    memcpy(m->last, uri, n);
+    m->last[n] = '\0';
+    /* a bit outside the host layer's flags is ignored */
+    return (strstr(m->last, "//evil") != NULL ? F(HOMOGRAPH) : 0) | F(IP_LOOPBACK);
+}
+
+static urisan_decision decide_more(const urisan_policy *p, const char *in, more_seen *m)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_parse_analyze(in, strlen(in), p, &u, NULL, &r);
+    urisan_decide_more(in, strlen(in), &u, &r, p, fake_host_layer, m, &d);
+    return d;
+}
+
+START_TEST(nested_rules_judge_what_the_caller_adds_to_each_nested_url)
+{
+    urisan_policy *deny = policy_of("deny nested:homograph\n");
+    urisan_policy *flag = policy_of("flag nested:homograph\n");
+    urisan_policy *other = policy_of("deny nested:ip_private\n");
+    ck_assert_int_eq(urisan_policy_judges_nested(deny, URISAN_HOST_FLAGS), 1);
+    ck_assert_int_eq(urisan_policy_judges_nested(flag, F(HOMOGRAPH)), 1);
+    ck_assert_int_eq(urisan_policy_judges_nested(other, URISAN_HOST_FLAGS), 0);
+    ck_assert_int_eq(urisan_policy_judges_nested(NULL, URISAN_HOST_FLAGS), 0);
+    more_seen m = {0, ""};
+    urisan_decision d = decide_more(deny, "https://a.example/?u=https://evil/x", &m);
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_str_eq(format(&d), "denied:nested_url");
+    ck_assert_uint_eq(m.asked, 1);
+    ck_assert_str_eq(m.last, "https://evil/x");
+    /* the reading a client follows is asked about too: "+http:\\evil" */
+    m.asked = 0;
+    d = decide_more(deny, "https://a.example/?u=%2Bhttps:%5C%5Cevil/x", &m);
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert_uint_eq(m.asked, 2);
+    m.asked = 0;
+    d = decide_more(deny, "https://a.example/?u=https://good/x", &m);
+    ck_assert_str_eq(format(&d), "flagged:nested_url");   /* the default flags nested_url */
+    d = decide_more(flag, "https://a.example/?u=https://evil/x", &m);
+    ck_assert_int_eq(d.verdict, URISAN_FLAGGED);
+    /* nested:ip_private names none of the caller's flags: it is not asked,
+       and a bit outside them (ip_loopback here) never counts */
+    m.asked = 0;
+    d = decide_more(other, "https://a.example/?u=https://evil/x", &m);
+    ck_assert_uint_eq(m.asked, 0);
+    ck_assert_str_eq(format(&d), "flagged:nested_url");
+    /* urisan_decide is urisan_decide_more without a caller: not denied */
+    ck_assert_int_eq(check(deny, "https://a.example/?u=https://evil/x").verdict, URISAN_FLAGGED);
+    free(deny);
+    free(flag);
+    free(other);
+}
+END_TEST
+
+START_TEST(a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags)
+{
+    /* a value that needs decoding and does not fit the 8 KiB scratch */
+    urisan_policy *deny = policy_of("limit uri 65536\ndeny nested:homograph\n");
+    size_t n = 9000 * 3 + 64;
+    char *in = malloc(n + 1);
+    int k = snprintf(in, n + 1, "https://a.example/?u=https://good/");
+    while ((size_t)k + 3 <= n - 1)
+        k += snprintf(in + k, n + 1 - (size_t)k, "%%41");
+    more_seen m = {0, ""};
+    urisan_decision d = decide_more(deny, in, &m);
+    ck_assert_int_eq(d.verdict, URISAN_DENY);
+    ck_assert(d.deny_flags & F(NESTED_URL));
+    ck_assert_uint_eq(m.asked, 0);
+    free(in);
+    free(deny);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* Profiles                                                                */
 /* ---------------------------------------------------------------------- */
@@ -440,6 +526,8 @@ static Suite *suite(void)
     tcase_add_test(t, host_rules_exact_dot_suffix_and_star_suffix);
     tcase_add_test(t, require_absolute_and_require_authority);
     tcase_add_test(t, format_parses_back_to_the_same_policy);
+    tcase_add_test(t, nested_rules_judge_what_the_caller_adds_to_each_nested_url);
+    tcase_add_test(t, a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags);
     suite_add_tcase(s, t);
     t = tcase_create("profiles");
     tcase_add_test(t, every_profile_parses_and_has_a_name);

@@ -5,6 +5,7 @@
 typedef struct {
     cli_buf *b;      /* NULL: count only */
     size_t n;        /* nested URLs seen */
+    struct urisan_host_ctx *host;
 } nested_out;
 
 static void put_one(void *ctx, const urisan_nested_url *nu)
@@ -22,7 +23,11 @@ static void put_one(void *ctx, const urisan_nested_url *nu)
     cli_buf_lit(b, ",\"depth\":");
     cli_buf_addu(b, nu->depth);
     cli_buf_lit(b, ",\"flags\":");
-    cli_jv_flags(b, nu->report.flags);
+    urisan_flags f = nu->report.flags;
+#ifdef URISAN_HAVE_HOST
+    f |= urisan_host_flags_uri(o->host, nu->uri, nu->uri_len);
+#endif
+    cli_jv_flags(b, f);
     cli_buf_lit(b, ",\"host_ip\":");
     cli_jv_host_ip(b, &nu->report);
     cli_buf_addc(b, '}');
@@ -45,9 +50,9 @@ static size_t walk(nested_out *o, const char *in, size_t len, const urisan_uri *
 }
 
 void check_nested(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
-                  const urisan_policy *pol, bool capped)
+                  const urisan_policy *pol, struct urisan_host_ctx *host, bool capped)
 {
-    nested_out o = {capped ? NULL : b, 0};
+    nested_out o = {capped ? NULL : b, 0, host};
     if (capped) {
         cli_jv_bool(b, walk(&o, in, len, u, pol) > CHECK_NESTED_MAX);
         return;

@@ -176,9 +176,9 @@ static void put_nested_keys(cli_buf *b, const void *v, bool capped)
 {
     ROW(v);
     if (r->resolved) /* its parse is not kept: check_nested parses it */
-        check_nested(b, row->c->rbuf, r->rlen, NULL, row->c->pol, capped);
+        check_nested(b, row->c->rbuf, r->rlen, NULL, row->c->pol, row->c->host, capped);
     else
-        check_nested(b, r->in, r->len, &r->j.uri, row->c->pol, capped);
+        check_nested(b, r->in, r->len, &r->j.uri, row->c->pol, row->c->host, capped);
 }
 static void put_nested(cli_buf *b, const void *v) { put_nested_keys(b, v, false); }
 static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v, true); }

@@ -82,6 +82,41 @@ static urisan_flags other_addresses(urisan_host_ctx *ctx, const char *in, size_t
     return f;
 }
 
+/* The flags of the host of uri[0..len) (du: its parse with the default
+   limits; the view goes to hv) and of a mailto: URI's later addresses:
+   what a link's host adds (urisan_judge_link) and a nested URL's. */
+static urisan_flags uri_host_flags(urisan_host_ctx *ctx, const char *uri, size_t len,
+                                   const urisan_uri *du, urisan_hostview *hv)
+{
+    const char *host;
+    size_t hl;
+    bool some = host_of_uri(uri, len, du, &host, &hl);
+    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? hv->flags : 0;
+    return f | other_addresses(ctx, uri, len, du);
+}
+
+URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *uri, size_t len)
+{
+    urisan_hostview *hv = malloc(sizeof *hv);
+    if (hv == NULL || (ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL)) {
+        free(hv);
+        return URISAN_HOST_FLAGS;   /* fail closed */
+    }
+    urisan_uri du;
+    urisan_parse(uri, len, NULL, &du, NULL);
+    urisan_flags f = uri_host_flags(ctx, uri, len, &du, hv);
+    free(hv);
+    return f;
+}
+
+/* urisan_nested_more_fn: the host judgement of a nested URL, which the
+   core's decision asks for when a `deny nested:` / `flag nested:` rule
+   names one of this library's flags. */
+static urisan_flags nested_host(void *ctx, const char *uri, size_t len)
+{
+    return urisan_host_flags_uri(ctx, uri, len);
+}
+
 /* No context and none to be had (no memory), or no input: deny with
    invalid, fail closed. */
 static void no_context(urisan_judgement *j)
@@ -146,7 +181,7 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
     }
     urisan_flags added = f & ~j->rep.flags;
     j->rep.flags |= f;
-    urisan_decide(in, len, &j->uri, &j->rep, pol, &j->dec);
+    urisan_decide_more(in, len, &j->uri, &j->rep, pol, nested_host, ctx, &j->dec);
     if (added != 0 && (f & URISAN_F(HOST_UTS46)))
         decide_mapped(in, up, j->hv->ascii, pol, &j->dec);
 }
@@ -212,23 +247,22 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
     }
     urisan_uri du;   /* the parse a view reads: the default limits */
     urisan_parse(uri, len, NULL, &du, NULL);
-    const char *host;
-    size_t hl;
-    bool some = host_of_uri(uri, len, &du, &host, &hl);
-    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? hv->flags : 0;
-    f |= other_addresses(ctx, uri, len, &du);
+    urisan_flags f = uri_host_flags(ctx, uri, len, &du, hv);
     if (display != NULL && urisan_host_has_invisible(display, dlen))
         f |= URISAN_F(INVISIBLE_CHAR);
-    if ((*flags | f) != *flags) {
+    /* a nested URL's host is judged when a nested rule names its flags */
+    bool nested = (*flags & URISAN_F(NESTED_URL)) != 0 &&
+                  urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS);
+    if ((*flags | f) != *flags || nested) {
         /* the library's analysis and the link's own flags, and these:
            decided once under pol */
         urisan_uri u;
         urisan_report rep;
         urisan_parse_analyze(uri, len, pol, &u, NULL, &rep);
         rep.flags |= *flags;
-        if ((rep.flags | f) != rep.flags) {
+        if ((rep.flags | f) != rep.flags || nested) {
             rep.flags |= f;
-            urisan_decide(uri, len, &u, &rep, pol, dec);
+            urisan_decide_more(uri, len, &u, &rep, pol, nested_host, ctx, dec);
             if (f & URISAN_F(HOST_UTS46))
                 decide_mapped(uri, &du, hv->ascii, pol, dec);
         }
