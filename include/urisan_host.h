@@ -137,6 +137,10 @@ URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size
    judges (urisan_judge), and what `check --json` lists for it. ctx NULL:
    this thread's; no memory: every flag (fail closed). */
 URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *uri, size_t len);
+/* The flags a nested URL (urisan_nested's callback) is listed with, as
+   `check --json` lists it: its analysis' and its host's
+   (urisan_host_flags_uri). Every door's list of nested URLs uses this. */
+URISAN_API urisan_flags urisan_nested_flags(urisan_host_ctx *ctx, const urisan_nested_url *nu);
 /* Does text[0..len) (UTF-8) hold a zero-width, bidi control or other
    invisible character (U+200B-200F, U+202A-202E, U+2060-2064,
    U+2066-2069, U+FEFF, U+061C, U+180E, U+00AD, U+034F)? Invalid UTF-8 is

@@ -324,7 +324,11 @@ static void nested_one(void *ctx, const urisan_nested_url *nu)
     lua_setfield(L, -2, "uri");
     lua_pushinteger(L, (lua_Integer)nu->depth);
     lua_setfield(L, -2, "depth");
+#ifdef URISAN_HAVE_HOST_LAYER
+    push_flags(L, urisan_nested_flags(ctx_of(L)->host, nu));
+#else
     push_flags(L, nu->report.flags);
+#endif
     lua_setfield(L, -2, "flags");
     push_host_ip(L, &nu->report);
     lua_setfield(L, -2, "host_ip");

@@ -579,7 +579,11 @@ static PyObject *nested_one(const urisan_nested_url *nu)
     if (put(o, "name", text_out(nu->name, nu->name_len)) < 0 ||
         put(o, "uri", text_out(nu->uri, nu->uri_len)) < 0 ||
         put(o, "depth", PyLong_FromUnsignedLong(nu->depth)) < 0 ||
+#ifdef URISAN_HAVE_HOST
+        put(o, "flags", flags_out(urisan_nested_flags(NULL, nu))) < 0 ||
+#else
         put(o, "flags", flags_out(nu->report.flags)) < 0 ||
+#endif
         put(o, "host_ip", host_ip_out(&nu->report)) < 0) {
         Py_DECREF(o);
         return NULL;

@@ -6,7 +6,8 @@ policy denying homograph, invisible_char and host_uts46 (of the URI and
 of its nested URLs: `deny nested:homograph` ...), through every
 door urisan has; `urisan check --json` is the reference:
 
-  - python   the Python module's check(): the same verdict and flags;
+  - python   the Python module's check(): the same verdict and flags, and
+             the same flags on each nested URL it lists (as the Lua doors);
   - c        the C API (tests/doors/door_c.c: urisan_judge): the same;
   - extract  `urisan extract --json` on the inputs written "<URL>": each
              link found whole has the same verdict and flags;
@@ -211,8 +212,14 @@ class PythonDoor(Door):
         out = {}
         for i, u in enumerate(urls):
             r = self.m.check(u, policy=pol)
-            out[i] = (r["verdict"], tuple(r["flags"]))
+            out[i] = (r["verdict"], tuple(r["flags"]),
+                      tuple(tuple(n["flags"]) for n in r.get("nested", [])))
         return out
+
+    def want(self, row):
+        """and the flags of each nested URL it lists, as check --json"""
+        return (row["verdict"], tuple(row["flags"]),
+                tuple(tuple(n["flags"]) for n in row.get("nested", [])))
 
 
 class CDoor(Door):

@@ -3,7 +3,7 @@ Lua 5.3 (--door door_lua:LuaJITDoor --door door_lua:Lua53Door).
 
 URISAN_LUA_DOORS names, for each Lua ABI, the interpreter and the module
 directory: "5.1=/usr/bin/luajit=BUILD/lua/5.1;5.3=/usr/bin/lua5.3=BUILD/lua/5.3"
-(tests/meson.build sets it). Each answers (verdict, flags) for every input, through
+(tests/meson.build sets it). Each answers (verdict, flags, the flags of each nested URL listed) for every input, through
 door_verdicts.lua, under the door test's profile and policy file.
 """
 import os
@@ -33,7 +33,8 @@ class LuaDoor:
         self.lua, self.cpath = found
 
     def want(self, row):
-        return (row["verdict"], tuple(row["flags"]))
+        return (row["verdict"], tuple(row["flags"]),
+                tuple(tuple(n["flags"]) for n in row.get("nested", [])))
 
     def reference(self, cfg, tmp):
         return cfg["args"]
@@ -57,8 +58,11 @@ class LuaDoor:
         assert len(lines) == len(urls), (len(lines), len(urls))
         res = {}
         for i, line in enumerate(lines):
-            v, _, fl = line.partition("\t")
-            res[i] = (v, tuple(x for x in fl.split(",") if x))
+            v, fl, nested = line.split("\t")
+            count, _, nested = nested.partition(":")
+            res[i] = (v, tuple(x for x in fl.split(",") if x),
+                      tuple(tuple(x for x in n.split(",") if x) for n in nested.split("|"))
+                      if count != "0" else ())
         return res
 
 

@@ -1,6 +1,7 @@
 -- lua/tests/door_verdicts.lua INPUTS PROFILE [POLICYFILE]: the verdict and
 -- flags urisan.check gives each input (a file of "LENGTH\n" + bytes
--- records), one "VERDICT\tFLAG,FLAG" line each: the Lua door of
+-- records), one "VERDICT\tFLAG,FLAG\tNESTED" line each, NESTED the count of
+-- nested URLs listed, ":", and the flags of each ("FLAG,FLAG" joined by "|"): the Lua door of
 -- tests/door_equality.py (lua/tests/door_lua.py).
 local urisan = require "urisan"
 local path, profile, pfile = arg[1], arg[2], arg[3]
@@ -14,6 +15,11 @@ while pos <= #data do
     local n = tonumber(data:sub(pos, nl - 1))
     local r = urisan.check(data:sub(nl + 1, nl + n), pol)
     pos = nl + n + 1
-    out[#out + 1] = r.verdict .. "\t" .. table.concat(r.flags, ",")
+    local nested = {}
+    for i, nu in ipairs(r.nested or {}) do
+        nested[i] = table.concat(nu.flags, ",")
+    end
+    out[#out + 1] = r.verdict .. "\t" .. table.concat(r.flags, ",") .. "\t" ..
+                    #nested .. ":" .. table.concat(nested, "|")
 end
 io.write(table.concat(out, "\n"), #out > 0 and "\n" or "")

@@ -23,11 +23,11 @@ static void put_one(void *ctx, const urisan_nested_url *nu)
     cli_buf_lit(b, ",\"depth\":");
     cli_buf_addu(b, nu->depth);
     cli_buf_lit(b, ",\"flags\":");
-    urisan_flags f = nu->report.flags;
 #ifdef URISAN_HAVE_HOST
-    f |= urisan_host_flags_uri(o->host, nu->uri, nu->uri_len);
+    cli_jv_flags(b, urisan_nested_flags(o->host, nu));
+#else
+    cli_jv_flags(b, nu->report.flags);
 #endif
-    cli_jv_flags(b, f);
     cli_buf_lit(b, ",\"host_ip\":");
     cli_jv_host_ip(b, &nu->report);
     cli_buf_addc(b, '}');

@@ -109,6 +109,11 @@ URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *
     return f;
 }
 
+URISAN_API urisan_flags urisan_nested_flags(urisan_host_ctx *ctx, const urisan_nested_url *nu)
+{
+    return nu->report.flags | urisan_host_flags_uri(ctx, nu->uri, nu->uri_len);
+}
+
 /* urisan_nested_more_fn: the host judgement of a nested URL, which the
    core's decision asks for when a `deny nested:` / `flag nested:` rule
    names one of this library's flags. */
