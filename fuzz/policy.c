@@ -27,6 +27,10 @@
  *     same rules; else its first mistake is the parse's (line, column,
  *     message, word). Every diagnostic names a word of its own line, in
  *     order of lines (the whole-policy warnings after the mistakes).
+ *  9. --explain's entry (urisan_policy_origin_uri): for a probe denied
+ *     host_denied / ip_denied (and the nested_ twins) the line named is 0
+ *     (the profile's entry) or a line of the text whose directive is
+ *     deny-host / deny-ip, never past the text's end.
  */
 #include "fuzz_util.h"
 #include "policy_lint.h"
@@ -233,6 +237,41 @@ static void check_lint(const char *in, size_t size, const urisan_policy *parsed,
     free(p);
 }
 
+/* Invariant 9 */
+static void check_entry_origin(const urisan_policy *p, const char *in, size_t size, size_t lines)
+{
+    static const unsigned reasons[] = {URISAN_REASON_HOST_DENIED, URISAN_REASON_IP_DENIED,
+                                       URISAN_REASON_NESTED_HOST_DENIED,
+                                       URISAN_REASON_NESTED_IP_DENIED};
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        size_t n = strlen(probes[i]);
+        urisan_uri u;
+        urisan_report r;
+        urisan_decision d;
+        urisan_check(probes[i], n, p, &u, &r, &d);
+        for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++) {
+            if (!(d.rules >> reasons[k] & 1))
+                continue;
+            bool host = k % 2 == 0;
+            size_t line = urisan_policy_origin_uri(p, probes[i], n, URISAN_ORIGIN_RULE,
+                                                   reasons[k], NULL);
+            if (line == 0)
+                continue;
+            FUZZ_ASSERT(line <= lines, "probe %s: entry line %zu of a %zu-line text", probes[i],
+                        line, lines);
+            size_t ls = line_start(in, size, line);
+            while (ls < size && (in[ls] == ' ' || in[ls] == '\t'))
+                ls++;
+            const char *want = host ? "deny-host" : "deny-ip";
+            size_t wl = strlen(want);
+            FUZZ_ASSERT(size - ls > wl && memcmp(in + ls, want, wl) == 0 &&
+                            (in[ls + wl] == ' ' || in[ls + wl] == '\t'),
+                        "probe %s: %s names line %zu, no %s line", probes[i],
+                        urisan_rule_reason_name((urisan_rule_reason)reasons[k]), line, want);
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = fuzz_dup(data, size);
@@ -273,6 +312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(pp);
     } else {
         check_decisions(p, q);
+        check_entry_origin(p, in, size, lines);
         char why[1024];
         const char *dead = policy_witness(p, why, sizeof why);
         FUZZ_ASSERT(dead == NULL, "%s", dead);

@@ -414,6 +414,21 @@ typedef enum {
 
 URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kind kind,
                                        unsigned bit, const char **profile);
+/*
+ * urisan_policy_origin for one URI in[0..len) (as given to urisan_decide):
+ * for the rule reasons host_denied, ip_denied, nested_host_denied and
+ * nested_ip_denied the line of the deny-host or deny-ip entry that
+ * matched it (the first in the list's order that matches, as
+ * urisan_decide reads the list; 0 and *profile when that entry is the
+ * profile's), so `deny-host a.example` on line 2 and `deny-host
+ * b.example` on line 5 name line 5 for b.example. Every other reason, and
+ * a URI no entry matches as written (a host the host layer's UTS #46
+ * mapping denied), as urisan_policy_origin. Parses in again: for an
+ * explanation, not the hot path. No allocation.
+ */
+URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *in, size_t len,
+                                           urisan_origin_kind kind, unsigned bit,
+                                           const char **profile);
 /* "allow", "flag", "deny" */
 URISAN_API const char *urisan_verdict_name(urisan_verdict v);
 

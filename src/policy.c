@@ -117,16 +117,18 @@ static bool host_match(const urisan_policy *p, pol_str e, const char *h, size_t 
     return str_ieq(p, e, h, n);
 }
 
-static bool host_in(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *h,
-                    size_t n, const char *ip, size_t ipn)
+/* The first entry of arr[0..cnt) matching the host or its address:
+   index + 1; 0: none. */
+static size_t host_in(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *h,
+                      size_t n, const char *ip, size_t ipn)
 {
     for (size_t i = 0; i < cnt; i++) {
         if (n > 0 && host_match(p, arr[i], h, n))
-            return true;
+            return i + 1;
         if (ipn > 0 && host_match(p, arr[i], ip, ipn))
-            return true;
+            return i + 1;
     }
-    return false;
+    return 0;
 }
 
 static bool span_in(urisan_span s, size_t len)
@@ -135,8 +137,9 @@ static bool span_in(urisan_span s, size_t len)
 }
 
 /* Is the host of uri (over in[0..len)) or its de-obfuscated address in
-   the host list arr[0..cnt)? No host: only an entry matching "" could. */
-static bool host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *in,
+   the host list arr[0..cnt)? The first entry that matches: index + 1; 0:
+   none. No host: only an entry matching "" could. */
+static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *in,
                         size_t len, const urisan_uri *uri, const urisan_report *rep)
 {
     bool has_host = span_in(uri->host, len);
@@ -302,6 +305,68 @@ static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_u
     } else if (nr.flags & p->nested_flag) {
         out->flag_flags |= URISAN_F(NESTED_URL);
     }
+}
+
+/* The deny list entry behind a nested_host_denied or nested_ip_denied
+   reason (urisan_policy_origin_uri): the first that matches a reading of
+   a nested URL, in the order urisan_nested_walk visits them. */
+typedef struct {
+    const urisan_policy *p;
+    bool ip;
+    size_t at; /* index + 1; 0: none yet */
+} nested_entry;
+
+static void find_nested_entry(void *ctx, const urisan_nested_url *n,
+                              const urisan_nested_view *v, size_t nv)
+{
+    nested_entry *f = ctx;
+    const urisan_policy *p = f->p;
+    (void)n;
+    for (size_t i = 0; i < nv && f->at == 0; i++) {
+        const urisan_uri *u = v[i].u;
+        if (!f->ip && span_in(u->host, v[i].tn))
+            f->at = host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r);
+        else if (f->ip && (v[i].r->flags & URISAN_F(IP_LITERAL)) != 0)
+            f->at = urisan_pol_ip_denied_at(p, v[i].r);
+    }
+}
+
+/* The deny-host / deny-ip entry (index + 1; 0: none) that gives rule
+   reason r to in[0..len) under p. */
+static POL_NOINLINE size_t matched_entry(const urisan_policy *p, const char *in, size_t len,
+                                         unsigned r)
+{
+    urisan_uri u;
+    urisan_report rep;
+    urisan_parse_analyze(in, len, p, &u, NULL, &rep);
+    if (r == URISAN_REASON_HOST_DENIED)
+        return host_listed(p, p->deny_host, p->n_deny_host, in, len, &u, &rep);
+    if (r == URISAN_REASON_IP_DENIED)
+        return (rep.flags & URISAN_F(IP_LITERAL)) != 0 ? urisan_pol_ip_denied_at(p, &rep) : 0;
+    char scratch[URISAN_NESTED_SCRATCH];
+    urisan_nested_report nr;
+    nested_entry f = {p, r == URISAN_REASON_NESTED_IP_DENIED, 0};
+    if (urisan_nested_walk(in, len, &u, p, scratch, sizeof scratch, find_nested_entry, &f,
+                           &nr) != URISAN_OK)
+        return 0;
+    return f.at;
+}
+
+URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *in, size_t len,
+                                           urisan_origin_kind kind, unsigned bit,
+                                           const char **profile)
+{
+    size_t line = urisan_policy_origin(p, kind, bit, profile);
+    if (p == NULL || p->magic != POL_MAGIC || in == NULL || kind != URISAN_ORIGIN_RULE)
+        return line;
+    bool host = bit == URISAN_REASON_HOST_DENIED || bit == URISAN_REASON_NESTED_HOST_DENIED;
+    bool ip = bit == URISAN_REASON_IP_DENIED || bit == URISAN_REASON_NESTED_IP_DENIED;
+    if (!host && !ip)
+        return line;
+    size_t at = matched_entry(p, in, len, bit);
+    if (at == 0)
+        return line;
+    return host ? p->origin.deny_host[at - 1] : p->origin.deny_ip[at - 1];
 }
 
 URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,

@@ -96,25 +96,27 @@ const char *urisan_pol_cidr_parse(const char *s, size_t n, pol_cidr *r)
     return NULL;
 }
 
-static bool in_list(const pol_cidr *list, size_t cnt, unsigned family, const uint8_t *addr)
+/* The first entry of list[0..cnt) holding the address: index + 1; 0: none. */
+static size_t in_list_at(const pol_cidr *list, size_t cnt, unsigned family, const uint8_t *addr)
 {
     for (size_t i = 0; i < cnt; i++)
         if (list[i].family == family && prefix_eq(list[i].a, addr, list[i].plen))
-            return true;
-    return false;
+            return i + 1;
+    return 0;
 }
 
-unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
+static bool in_list(const pol_cidr *list, size_t cnt, unsigned family, const uint8_t *addr)
 {
-    if (rep == NULL || (p->n_deny_ip == 0 && p->n_allow_ip == 0))
-        return 0;
-    /* the addresses the host carries: its own, then for IPv6 the IPv4
-       addresses embedded in it (a range of one family never matches an
-       address of the other: ::ffff:0:0/96 is not 0.0.0.0/0) */
-    const uint8_t *addr[3];
-    unsigned fam[3];
+    return in_list_at(list, cnt, family, addr) != 0;
+}
+
+/* The addresses the host carries: its own, then for IPv6 the IPv4
+   addresses embedded in it (a range of one family never matches an
+   address of the other: ::ffff:0:0/96 is not 0.0.0.0/0). Their count. */
+static size_t host_addrs(const urisan_report *rep, const uint8_t *addr[3], unsigned fam[3],
+                         uint8_t v4[2][4])
+{
     size_t n = 0;
-    uint8_t v4[2][4];
     if (rep->ip_family == 4 || rep->ip_family == 6) {
         addr[n] = rep->ip;
         fam[n++] = (unsigned)rep->ip_family;
@@ -126,6 +128,17 @@ unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
             }
         }
     }
+    return n;
+}
+
+unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
+{
+    if (rep == NULL || (p->n_deny_ip == 0 && p->n_allow_ip == 0))
+        return 0;
+    const uint8_t *addr[3];
+    unsigned fam[3];
+    uint8_t v4[2][4];
+    size_t n = host_addrs(rep, addr, fam, v4);
     unsigned rules = 0;
     for (size_t i = 0; i < n; i++)
         if (in_list(p->deny_ip, p->n_deny_ip, fam[i], addr[i]))
@@ -141,6 +154,23 @@ unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
             rules |= 1u << URISAN_REASON_IP_NOT_ALLOWED;
     }
     return rules;
+}
+
+size_t urisan_pol_ip_denied_at(const urisan_policy *p, const urisan_report *rep)
+{
+    if (rep == NULL || p->n_deny_ip == 0)
+        return 0;
+    const uint8_t *addr[3];
+    unsigned fam[3];
+    uint8_t v4[2][4];
+    size_t n = host_addrs(rep, addr, fam, v4);
+    size_t first = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = in_list_at(p->deny_ip, p->n_deny_ip, fam[i], addr[i]);
+        if (at != 0 && (first == 0 || at < first))
+            first = at;
+    }
+    return first;
 }
 
 size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64])

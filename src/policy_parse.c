@@ -444,14 +444,17 @@ static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
                 return false; /* a full list ends the line */
             continue;
         }
+        if (deny)
+            p->origin.deny_host[*cnt] = c->line;
         host_warnings(c, t[i], deny, (*cnt)++);
     }
     return true;
 }
 
-/* deny-ip / allow-ip: address ranges (policy_ip.c parses each word) */
+/* deny-ip / allow-ip: address ranges (policy_ip.c parses each word);
+   lines: where each entry's line is kept (deny-ip), or NULL */
 static bool ip_list(pctx *c, const token *t, size_t nt, pol_cidr *arr, size_t *cnt,
-                    const char *full)
+                    uint32_t *lines, const char *full)
 {
     for (size_t i = 1; i < nt; i++) {
         if (*cnt == POL_MAX_IPS)
@@ -463,6 +466,8 @@ static bool ip_list(pctx *c, const token *t, size_t nt, pol_cidr *arr, size_t *c
                 return false;
             continue;
         }
+        if (lines != NULL)
+            lines[*cnt] = c->line;
         (*cnt)++;
     }
     return true;
@@ -580,11 +585,12 @@ static bool list_directive(pctx *c, const token *t, size_t nt)
     }
     if (tok_is(t[0], "deny-ip")) {
         rule_origin(c, URISAN_REASON_IP_DENIED, URISAN_REASON_NESTED_IP_DENIED);
-        return ip_list(c, t, nt, p->deny_ip, &p->n_deny_ip, "too many deny-ip entries");
+        return ip_list(c, t, nt, p->deny_ip, &p->n_deny_ip, p->origin.deny_ip,
+                       "too many deny-ip entries");
     }
     if (tok_is(t[0], "allow-ip")) {
         rule_origin(c, URISAN_REASON_IP_NOT_ALLOWED, -1);
-        return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, "too many allow-ip entries");
+        return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, NULL, "too many allow-ip entries");
     }
     bool deny = tok_is(t[0], "deny-host");
     if (deny)

@@ -43,6 +43,10 @@ typedef struct {
     uint32_t nested_flag;     /* the last `flag nested:F` line */
     uint32_t rule[16];        /* per urisan_rule_reason */
     unsigned profile;
+    /* the line of each deny-host and deny-ip entry (0: the profile's),
+       for the entry that matched a URI (urisan_policy_origin_uri) */
+    uint32_t deny_host[POL_MAX_HOSTS];
+    uint32_t deny_ip[POL_MAX_IPS];
 } pol_origin;
 
 struct urisan_policy {
@@ -144,6 +148,9 @@ const char *urisan_pol_cidr_parse(const char *s, size_t n, pol_cidr *r);
 /* The rules deny-ip / allow-ip break (URISAN_REASON_IP_* bits) for the
    report's host address and the IPv4 addresses it carries. */
 unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep);
+/* The first deny-ip entry holding an address the report's host carries:
+   its index + 1; 0: none (what ip_denied reads). */
+size_t urisan_pol_ip_denied_at(const urisan_policy *p, const urisan_report *rep);
 /* "A.B.C.D/N" or "V6/N" into buf[0..64); the length. */
 size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64]);
 

@@ -91,6 +91,47 @@ def test_check_text_and_fields():
     assert r.returncode == 2 and b"needs --explain" in r.stderr, r
 
 
+def test_a_list_reason_names_the_entry_that_matched():
+    """host_denied / ip_denied (and their nested_ twins) name the line of
+    the deny-host / deny-ip entry that matched, not the list's first line;
+    an entry of the profile is the profile's."""
+    with Policy(b"profile ssrf\n# hosts\ndeny-host a.example\n"
+                b"deny-host b.example\ndeny-host e.example\ndeny-host d.example .c.example\n"
+                b"deny-ip 192.0.2.0/24\ndeny-ip 198.51.100.7\n") as path:
+        r = run(["check", "--json", "--explain", "--policy", path,
+                 "http://a.example/", "http://b.example/", "http://x.c.example/",
+                 "http://d.example/", "http://metadata/", "http://198.51.100.7/",
+                 "http://192.0.2.1/", "http://168.63.129.16/",
+                 "https://ok.example/?u=http://d.example/",
+                 "https://ok.example/?u=http://198.51.100.7/"])
+        rows = [json.loads(x) for x in r.stdout.splitlines()]
+        ex = [row["explain"] for row in rows]
+        assert ex[0]["host_denied"] == f"{path}:3", rows[0]
+        assert ex[1]["host_denied"] == f"{path}:4", rows[1]
+        assert ex[2]["host_denied"] == f"{path}:6", rows[2]
+        assert ex[3]["host_denied"] == f"{path}:6", rows[3]
+        assert ex[4]["host_denied"] == "profile ssrf", rows[4]
+        assert ex[5]["ip_denied"] == f"{path}:8", rows[5]
+        assert ex[6]["ip_denied"] == f"{path}:7", rows[6]
+        assert ex[7]["ip_denied"] == "profile ssrf", rows[7]
+        assert ex[8]["nested_host_denied"] == f"{path}:6", rows[8]
+        assert ex[9]["nested_ip_denied"] == f"{path}:8", rows[9]
+        # the text form and an allow-list reason (no entry matched: the
+        # list's first line)
+        r = run(["check", "--explain", "--policy", path, "http://b.example/"])
+        assert r.stdout.decode().endswith(f"(explain: host_denied={path}:4)\n"), r.stdout
+    with Policy(b"allow-host x.example\nallow-host y.example\n") as path:
+        r = run(["check", "--json", "--explain", "--policy", path, "http://z.example/"])
+        assert json.loads(r.stdout)["explain"] == {"host_not_allowed": f"{path}:1"}, r.stdout
+    with Policy(b"deny-host a.example\ndeny-host b.example\n") as path:
+        r = run(["extract", "--json", "--explain", "--policy", path],
+                b"see http://b.example/ now\n")
+        assert json.loads(r.stdout)["explain"] == {"host_denied": f"{path}:2"}, r.stdout
+        r = run(["check", "--json", "--explain", "--policy", path, "--base",
+                 "http://a.example/x/", "//b.example/y"])
+        assert json.loads(r.stdout)["explain"] == {"host_denied": f"{path}:2"}, r.stdout
+
+
 def test_extract_explains_each_hit():
     r = run(["extract", "--json", "--explain", "--profile", "ssrf"],
             b"see http://user@example.com/ and https://ok.example/\n")
@@ -124,7 +165,7 @@ def test_serve_answers_x_urisan_explain_when_asked():
     if run(["serve", "--help"]).returncode != 0:
         print("skip: serve not built")
         return
-    with Policy(b"profile ssrf\ndeny-host evil.example\n") as path:
+    with Policy(b"profile ssrf\ndeny-host evil.example\ndeny-host worse.example\n") as path:
         errf = tempfile.TemporaryFile()
         proc = subprocess.Popen([URISAN, "serve", "--listen", "127.0.0.1:0", "--trust",
                                  "original-url", "--policy", path],
@@ -141,6 +182,9 @@ def test_serve_answers_x_urisan_explain_when_asked():
             h = serve_ask(port, [(b"X-Original-URL", b"http://evil.example/"),
                                  (b"X-Urisan-Explain", b"1")])
             assert h["x-urisan-explain"] == f"host_denied={path}:2", h
+            h = serve_ask(port, [(b"X-Original-URL", b"http://worse.example/"),
+                                 (b"X-Urisan-Explain", b"1")])
+            assert h["x-urisan-explain"] == f"host_denied={path}:3", h
             h = serve_ask(port, [(b"X-Original-URL", b"http://10.1.1.1/"),
                                  (b"X-Urisan-Explain", b"1")])
             assert h["x-urisan-explain"] == "ip_private=profile ssrf ip_literal=profile ssrf", h

@@ -364,6 +364,46 @@ START_TEST(origin_names_the_line_or_the_profile_of_each_rule)
 }
 END_TEST
 
+/* urisan_policy_origin_uri: a deny-host / deny-ip reason names the line
+   of the entry that matched the URI (the profile's entry: 0). */
+static size_t origin_of(const urisan_policy *p, const char *u, unsigned reason, const char **prof)
+{
+    return urisan_policy_origin_uri(p, u, strlen(u), URISAN_ORIGIN_RULE, reason, prof);
+}
+
+START_TEST(origin_uri_names_the_entry_that_matched)
+{
+    const char *prof = NULL;
+    urisan_policy *p = policy_of("profile ssrf\ndeny-host a.example\n"
+                                 "deny-host b.example .c.example\ndeny-ip 192.0.2.0/24\n"
+                                 "deny-ip 198.51.100.7\nallow-port 80\nallow-port 443\n");
+    ck_assert_uint_eq(origin_of(p, "http://a.example/", URISAN_REASON_HOST_DENIED, &prof), 2);
+    ck_assert_uint_eq(origin_of(p, "http://x.C.example./", URISAN_REASON_HOST_DENIED, NULL), 3);
+    ck_assert_uint_eq(origin_of(p, "http://metadata/", URISAN_REASON_HOST_DENIED, &prof), 0);
+    ck_assert_str_eq(prof, "ssrf");
+    ck_assert_uint_eq(origin_of(p, "http://198.51.100.7/", URISAN_REASON_IP_DENIED, NULL), 5);
+    ck_assert_uint_eq(origin_of(p, "http://[::ffff:192.0.2.9]/", URISAN_REASON_IP_DENIED, NULL), 4);
+    ck_assert_uint_eq(origin_of(p, "http://168.63.129.16/", URISAN_REASON_IP_DENIED, NULL), 0);
+    ck_assert_uint_eq(origin_of(p, "http://h/?u=http://b.example/", URISAN_REASON_NESTED_HOST_DENIED,
+                                NULL), 3);
+    ck_assert_uint_eq(origin_of(p, "http://h/?u=http%3A%2F%2F198.51.100.7%2F",
+                                URISAN_REASON_NESTED_IP_DENIED, NULL), 5);
+    /* no entry matches the URI as written: the list's first line */
+    ck_assert_uint_eq(origin_of(p, "http://ok.example/", URISAN_REASON_HOST_DENIED, NULL), 2);
+    /* a reason no entry gives: the list's first line, as urisan_policy_origin */
+    ck_assert_uint_eq(origin_of(p, "http://a.example:81/", URISAN_REASON_PORT_NOT_ALLOWED, NULL), 6);
+    /* other kinds, NULL input, NULL policy */
+    ck_assert_uint_eq(urisan_policy_origin_uri(p, "http://u:p@h/", 13, URISAN_ORIGIN_DENY_FLAG,
+                                               URISAN_FLAG_PASSWORD, NULL), 0);
+    ck_assert_uint_eq(urisan_policy_origin_uri(p, NULL, 0, URISAN_ORIGIN_RULE,
+                                               URISAN_REASON_HOST_DENIED, NULL), 2);
+    ck_assert_uint_eq(urisan_policy_origin_uri(NULL, "http://a.example/", 17, URISAN_ORIGIN_RULE,
+                                               URISAN_REASON_HOST_DENIED, &prof), 0);
+    ck_assert_str_eq(prof, "default");
+    free(p);
+}
+END_TEST
+
 START_TEST(every_profile_parses_and_has_a_name)
 {
     size_t n = 0;
@@ -532,6 +572,7 @@ static Suite *suite(void)
     t = tcase_create("profiles");
     tcase_add_test(t, every_profile_parses_and_has_a_name);
     tcase_add_test(t, origin_names_the_line_or_the_profile_of_each_rule);
+    tcase_add_test(t, origin_uri_names_the_entry_that_matched);
     tcase_add_test(t, profile_line_first_then_later_lines_override);
     tcase_add_test(t, proxy_profile_refuses_what_is_no_absolute_url);
     tcase_add_loop_test(t, mail_profile_denies_windows_protocol_handlers, 0,

@@ -246,9 +246,13 @@ void cli_text_reasons(cli_buf *b, const urisan_decision *d);
 /* --explain (explain.c): each reason of d (in the order of
    cli_jv_reasons) with the rule of p that made it, "FILE:LINE" or
    "profile NAME": {"reason":"origin",...}; {} when allowed. The text
-   form: reason=origin separated by spaces; nothing when allowed. */
-void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p);
-void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p);
+   form: reason=origin separated by spaces; nothing when allowed.
+   in[0..len): the URI d judged (a deny-host or deny-ip reason names
+   the line of the entry that matched it). */
+void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
+                    const char *in, size_t len);
+void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
+                      const char *in, size_t len);
 /* The span's text, or null when absent. */
 void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
 /* A string (NULL: null) and a boolean. */

@@ -155,7 +155,11 @@ static void put_resolve_error(cli_buf *b, const void *v)
 static void put_explain(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_explain(b, &r->j.dec, row->c->pol);
+    const check_ctx *c = row->c;
+    if (r->resolved) /* --base: the URI judged is where the reference leads */
+        cli_jv_explain(b, &r->j.dec, c->pol, c->rbuf, r->rlen);
+    else
+        cli_jv_explain(b, &r->j.dec, c->pol, r->in, r->len);
 }
 static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
 static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
@@ -354,7 +358,10 @@ static bool write_text(const check_ctx *c, const check_result *r)
     }
     if (c->explain && r->j.dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
-        cli_text_explain(b, &r->j.dec, c->pol);
+        if (r->resolved)
+            cli_text_explain(b, &r->j.dec, c->pol, c->rbuf, r->rlen);
+        else
+            cli_text_explain(b, &r->j.dec, c->pol, r->in, r->len);
         cli_buf_addc(b, ')');
     }
     if (b->failed) {

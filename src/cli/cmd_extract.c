@@ -169,7 +169,11 @@ static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->he
 /* a link written in Unicode: the text as written */
 static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
 static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
-static void put_explain(cli_buf *b, const void *v) { ROW(v); cli_jv_explain(b, &r->dec, r->c->pol); }
+static void put_explain(cli_buf *b, const void *v)
+{
+    ROW(v);
+    cli_jv_explain(b, &r->dec, r->c->pol, r->uri, r->uri_len);
+}
 #undef ROW
 
 #define MODE_EXPLAIN 1u /* --explain was given */
@@ -257,7 +261,7 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     }
     if (c->explain && r->dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
-        cli_text_explain(b, &r->dec, c->pol);
+        cli_text_explain(b, &r->dec, c->pol, r->uri, r->uri_len);
         cli_buf_addc(b, ')');
     }
     if (b->failed) {

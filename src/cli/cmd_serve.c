@@ -246,9 +246,10 @@ static bool has_body(struct MHD_Connection *c)
 /* The X-Urisan-Explain answer in b: each reason with the rule that made
    it (explain.c), the one serve adds itself as REASON=serve; "-" when
    there are none. NULL when it does not fit. */
-static const char *serve_explain(cli_buf *b, const serve_answer *a, const urisan_policy *pol)
+static const char *serve_explain(cli_buf *b, const serve_answer *a, const urisan_policy *pol,
+                                 const char *uri)
 {
-    cli_text_explain(b, &a->dec, pol);
+    cli_text_explain(b, &a->dec, pol, uri, a->uri_len);
     if (a->own != NULL) {
         if (b->len > 0)
             cli_buf_addc(b, ' ');
@@ -321,7 +322,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     pthread_rwlock_rdlock(&s->lock);
     serve_decide(&r, &s->trust, s->pol, buf, s->uri_cap, a);
     if (explain)
-        a->explain = serve_explain(&ex, a, s->pol);
+        a->explain = serve_explain(&ex, a, s->pol, buf);
     pthread_rwlock_unlock(&s->lock);
     enum MHD_Result res = reply(s, c, a->status, NULL, a);
     cli_buf_free(&ex);

@@ -2,21 +2,29 @@
  * explain.c - where the reasons of a decision come from (--explain): for
  * each deny and flag reason, the rule of the policy that made it one -
  * "FILE:LINE" of the policy file, or "profile NAME" for a rule of a
- * built-in profile (the default policy is the profile "default"). The
- * library remembers each rule's line (urisan_policy_origin); the command
- * remembers which file it read (cli_policy_load).
+ * built-in profile (the default policy is the profile "default"); for a
+ * deny-host or deny-ip reason the line of the entry that matched. The
+ * library remembers each rule's line (urisan_policy_origin_uri); the
+ * command remembers which file it read (cli_policy_load).
  */
 #include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The origin of one reason as text: "FILE:LINE" or "profile NAME". */
-static void origin_text(cli_buf *b, const urisan_policy *p, urisan_origin_kind kind,
-                        unsigned bit, bool json)
+/* The URI a decision judged. */
+typedef struct {
+    const char *in;
+    size_t len;
+} cli_judged;
+
+/* The origin of one reason of the URI u as text: "FILE:LINE" or
+   "profile NAME". */
+static void origin_text(cli_buf *b, const urisan_policy *p, const cli_judged *u,
+                        urisan_origin_kind kind, unsigned bit, bool json)
 {
     const char *prof;
-    size_t line = urisan_policy_origin(p, kind, bit, &prof);
+    size_t line = urisan_policy_origin_uri(p, u->in, u->len, kind, bit, &prof);
     const char *path = cli_policy_path();
     char num[24];
     if (json)
@@ -38,7 +46,8 @@ static void origin_text(cli_buf *b, const urisan_policy *p, urisan_origin_kind k
 
 /* Each reason of d (in the order of cli_jv_reasons) with its origin:
    JSON {"reason":"origin",...}, or text reason=origin,... */
-static void explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p, bool json)
+static void explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
+                    const cli_judged *u, bool json)
 {
     size_t n = 0;
     if (json)
@@ -66,19 +75,23 @@ static void explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p
                 cli_buf_adds(b, name);
                 cli_buf_addc(b, '=');
             }
-            origin_text(b, p, kind, bit, json);
+            origin_text(b, p, u, kind, bit, json);
         }
     }
     if (json)
         cli_buf_addc(b, '}');
 }
 
-void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p)
+void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
+                    const char *in, size_t len)
 {
-    explain(b, d, p, true);
+    cli_judged u = {in, len};
+    explain(b, d, p, &u, true);
 }
 
-void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p)
+void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
+                      const char *in, size_t len)
 {
-    explain(b, d, p, false);
+    cli_judged u = {in, len};
+    explain(b, d, p, &u, false);
 }
