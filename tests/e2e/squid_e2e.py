@@ -17,7 +17,9 @@ and for %'>ru. Then:
     unchanged; ~ and \ escaped; spaces stripped; scheme lower-cased;
     numeric host rewritten; userinfo removed; and which control bytes
     get through.
- 1. snippet: Squid with the snippet as documented. The same requests:
+ 1. snippet: Squid with the snippet as documented, its helper on the
+    default policy (without the snippet's --profile proxy, which denies
+    the origin's 127.0.0.1 as loopback). The same requests:
     escaped CR/LF, %2e%2e and raw /../ above the root, %00 are denied
     (403), plain URIs reach the origin (200); %'>ru hands the URL over
     byte for byte. In both phases Squid must enforce exactly what the
@@ -29,6 +31,11 @@ and for %'>ru. Then:
     get its verdict (allowed: 200 with the origin's echo of its own path;
     denied: 403), none may be lost, the helper never restarted (same
     PIDs, nothing in cache.log).
+ 3. the snippet verbatim (its helper line with --profile proxy), every
+    request routed to a recording origin: nested URLs to denied hosts
+    and the cloud metadata service (169.254.169.254 by address, by name)
+    get 403 and never reach the origin; the helper's
+    start line in cache.log is the one doc/squid.md shows.
 
 Everything started here is stopped by PID, also on failure. Exit 0 on
 success, 1 on failure, 77 (skip) only when Squid is missing and cannot be
@@ -194,16 +201,31 @@ def read_snippet():
     return m.group(1)
 
 
-def helper_conf(snippet, urisan, plain, profile=None):
-    """The snippet with our binary; plain: back to Debian's defaults;
-    profile: `--profile NAME` appended to the helper's command line, as
-    doc/squid.md recommends (proxy)."""
-    tail = " squid-acl" + (" --profile " + profile if profile else "")
-    conf, n = re.subn(r"(external_acl_type urisan .*?) \S*/urisan squid-acl(?=\n)",
-                      lambda m: m.group(1) + " " + urisan + tail, snippet)
-    if n != 1:
+HELPER_LINE = re.compile(r"(external_acl_type urisan .*?) \S*/urisan (squid-acl[^\n]*)(?=\n)")
+
+
+def snippet_helper_args(snippet):
+    """The helper's arguments in the snippet (after its path): the policy
+    doc/squid.md recommends, `squid-acl --profile proxy`."""
+    m = HELPER_LINE.search(snippet)
+    if not m:
         raise Failure("the snippet has no 'external_acl_type urisan ... "
-                      "/PATH/urisan squid-acl' line")
+                      "/PATH/urisan squid-acl ...' line")
+    return m.group(2).split()
+
+
+def helper_conf(snippet, urisan, plain, default_policy=False):
+    """The snippet with our binary in place of the helper's path, the
+    rest of its line verbatim; plain: back to Debian's defaults;
+    default_policy: the helper without the snippet's --profile (the
+    facts phases, whose origin is on 127.0.0.1, which the proxy profile
+    denies as loopback)."""
+    snippet_helper_args(snippet)
+    conf, n = HELPER_LINE.subn(
+        lambda m: m.group(1) + " " + urisan + " " + ("squid-acl" if default_policy else m.group(2)),
+        snippet)
+    if n != 1:
+        raise Failure("the snippet has %d helper lines" % n)
     if plain:
         conf = conf.replace("%'>ru", "%>ru")
         conf = re.sub(r"(?m)^uri_whitespace .*$", "", conf)
@@ -211,13 +233,13 @@ def helper_conf(snippet, urisan, plain, profile=None):
 
 
 class Squid:
-    def __init__(self, squid, urisan, procs, snippet, plain, profile=None, extra=""):
+    def __init__(self, squid, urisan, procs, snippet, plain, default_policy=True, extra=""):
         self.squid = squid
         self.urisan = urisan
         self.procs = procs
         self.snippet = snippet
         self.plain = plain
-        self.profile = profile   # --profile of the helper under test
+        self.default_policy = default_policy   # the helper without the snippet's --profile
         self.extra = extra       # more squid.conf lines (routing)
         # The recorder that sees what the helper under test sees.
         self.seen_log = "seen_url.log" if plain else "seen_raw.log"
@@ -277,7 +299,7 @@ class Squid:
                 break
         if python is None:
             raise Failure("no python3 the helper user can run")
-        helper = helper_conf(self.snippet, urisan, self.plain, self.profile) + self.extra
+        helper = helper_conf(self.snippet, urisan, self.plain, self.default_policy) + self.extra
         if "%'>ru" not in helper and not self.plain:
             self.seen_log = "seen_url.log"
         conf = SQUID_CONF.format(port=self.port, tmp=self.tmp, user=user,
@@ -658,7 +680,7 @@ def load(sq, origin_port, n, conns):
 
 
 # --------------------------------------------------------------------------
-# Phase 3: --profile proxy and nested URLs
+# Phase 3: the snippet's --profile proxy: nested URLs, the metadata service
 # --------------------------------------------------------------------------
 
 # Every request goes to the recording origin whatever its host, so that
@@ -697,25 +719,36 @@ def proxy_cases():
         # Deeper than every profile follows (3 levels): proxy reports it
         # (flag nested_deep), it does not deny it; ssrf and mail do.
         ("6 nested levels (reported)", b"/q10/r?next=" + deep, 200, "nested_deep"),
+        # The cloud metadata service, by address and by name (absolute
+        # URLs: the request names that host itself).
+        ("metadata address", b"http://169.254.169.254/latest/meta-data/", DENY, "ip_link_local"),
+        ("metadata name", b"http://metadata.google.internal/computeMetadata/v1/", DENY,
+         "internal_name"),
     ]
 
 
 def proxy_phase(sq, origin_log):
-    """Each case through the snippet's Squid with --profile proxy: denied
-    ones get 403 and the origin receives nothing; the others reach it
-    unchanged. The helper's log= names the reason where one is given."""
+    """Each case through the snippet's Squid, its helper line verbatim
+    (--profile proxy): denied ones get 403 and the origin receives
+    nothing; the others reach it unchanged. The helper's log= names the
+    reason where one is given."""
     import ast
     failures = []
+    args = snippet_helper_args(sq.snippet)[1:]
+    if args != ["--profile", "proxy"]:
+        failures.append("the snippet's helper runs with %r, not --profile proxy" % args)
     for name, path, outcome, reason in proxy_cases():
         with open(origin_log, "rb") as f:
             before = len(f.read().splitlines())
-        url = b"http://app.example" + path
-        status, _, body = raw_request(sq.port, b"GET " + url + b" HTTP/1.1\r\nHost: app.example"
+        url = path if path.startswith(b"http://") else b"http://app.example" + path
+        host = url.split(b"/")[2]
+        path = b"/" + url.split(b"/", 3)[3]
+        status, _, body = raw_request(sq.port, b"GET " + url + b" HTTP/1.1\r\nHost: " + host +
                                       b"\r\nConnection: close\r\n\r\n")
         with open(origin_log, "rb") as f:
             seen = [ast.literal_eval(l.decode("ascii")) for l in f.read().splitlines()[before:]]
         reached = path in seen
-        verdict = helper_verdict(sq.urisan, url, ["--profile", "proxy"])
+        verdict = helper_verdict(sq.urisan, url, args)
         ok = judge_outcome(status, outcome) and reached == (outcome == 200)
         if ok and outcome == 200:
             ok = body == b"origin saw: " + path + b"\n"
@@ -856,13 +889,13 @@ def main(argv):
         sq.cleanup(keep)
         squids.remove(sq)
 
-        log("phase 3: the snippet with --profile proxy: nested URLs")
+        log("phase 3: the snippet verbatim (--profile proxy): nested URLs, metadata")
         origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
         open(origin_log, "wb").close()
         rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         rec_port = int(rec.stdout.readline())
-        sq = Squid(squid, urisan, procs, snippet, plain=False, profile="proxy",
+        sq = Squid(squid, urisan, procs, snippet, plain=False, default_policy=False,
                    extra=PROXY_ROUTE.format(port=rec_port))
         squids.append(sq)
         sq.start()
