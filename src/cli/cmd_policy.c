@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "policy_lint.h"
+#include "policy_unbuilt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,41 +42,32 @@ static void tell(void *ctx, const pol_diag *d)
     cli_policy_diag(o->path, o->text, o->len, d);
 }
 
-/* Flags only a layer this build lacks sets: a rule on one never fires. */
-static urisan_flags flags_not_built(const char **layer)
+/* The layers this build of the command lacks (policy_unbuilt.h). */
+static unsigned layers_missing(void)
 {
-    urisan_flags m = 0;
-    *layer = NULL;
+    unsigned m = 0;
 #ifndef URISAN_HAVE_HOST
-    m |= (urisan_flags)1 << URISAN_FLAG_HOMOGRAPH | (urisan_flags)1 << URISAN_FLAG_INVISIBLE_CHAR |
-         (urisan_flags)1 << URISAN_FLAG_HOST_UTS46;
-    *layer = "host judgement (ICU, libidn2, libpsl)";
+    m |= CLI_LAYER_HOST;
 #endif
 #ifndef URISAN_HAVE_MAIL
-    m |= (urisan_flags)1 << URISAN_FLAG_LINK_TEXT_MISMATCH | (urisan_flags)1 << URISAN_FLAG_MAIL_LIMIT;
-    *layer = *layer ? "host judgement and mail" : "mail (liburisan-mail)";
+    m |= CLI_LAYER_MAIL;
 #endif
     return m;
 }
 
+static void tell_unbuilt(void *ctx, size_t line, const char *flag, const char *layer)
+{
+    lint_out *o = ctx;
+    cli_out_flush();
+    fprintf(stderr, "%s:%zu: warning: no door of this build sets '%s' (built without %s)\n",
+            o->path, line, flag, layer);
+}
+
 /* A warning for each rule of the text on a flag no door of this build
-   sets (the line that set it: urisan_policy_origin). */
+   sets: such a rule never fires. */
 static void unbuilt_warnings(lint_out *o, const urisan_policy *p)
 {
-    const char *layer;
-    urisan_flags m = flags_not_built(&layer);
-    for (unsigned b = 0; b < 64; b++) {
-        if (!(m >> b & 1))
-            continue;
-        const char *prof;
-        size_t line = urisan_policy_origin(p, URISAN_ORIGIN_DENY_FLAG, b, &prof);
-        if (line == 0)
-            continue;
-        cli_out_flush();
-        fprintf(stderr, "%s:%zu: warning: no door of this build sets '%s' (built without %s)\n",
-                o->path, line, urisan_flag_name((urisan_flag)b), layer);
-        o->warnings++;
-    }
+    o->warnings += cli_unbuilt_rules(p, layers_missing(), tell_unbuilt, o);
 }
 
 static int check(const char *path, const char *profile, bool strict)
