@@ -29,6 +29,7 @@ pkgs=(
   zlib1g-dev                                        # check --format: .gz logs
   python3-dev python3-pytest python3-cffi           # Python binding, FFI header test
   python3-distributed                               # doc/logs.md Dask example
+  parallel jq                                       # doc/logs.md recipes (tests/logs_doc_test.py)
   python3-jsonschema                                # doc/urisan-output.schema.json test
   debhelper dh-python dpkg-dev lintian fakeroot     # tools/deb-check.sh (debian/control Build-Depends)
   zip                                               # fuzz/oss-fuzz/build.sh seed corpora
