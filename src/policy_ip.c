@@ -131,31 +131,6 @@ static size_t host_addrs(const urisan_report *rep, const uint8_t *addr[3], unsig
     return n;
 }
 
-unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
-{
-    if (rep == NULL || (p->n_deny_ip == 0 && p->n_allow_ip == 0))
-        return 0;
-    const uint8_t *addr[3];
-    unsigned fam[3];
-    uint8_t v4[2][4];
-    size_t n = host_addrs(rep, addr, fam, v4);
-    unsigned rules = 0;
-    for (size_t i = 0; i < n; i++)
-        if (in_list(p->deny_ip, p->n_deny_ip, fam[i], addr[i]))
-            rules |= 1u << URISAN_REASON_IP_DENIED;
-    /* allow-ip judges hosts that are addresses (names are the host rules'
-       business); every address the host carries must be allowed, and an
-       IP literal whose address cannot be read (IPvFuture) is not */
-    if (p->n_allow_ip > 0 && (rep->flags & URISAN_F(IP_LITERAL)) != 0) {
-        bool ok = n > 0;
-        for (size_t i = 0; i < n && ok; i++)
-            ok = in_list(p->allow_ip, p->n_allow_ip, fam[i], addr[i]);
-        if (!ok)
-            rules |= 1u << URISAN_REASON_IP_NOT_ALLOWED;
-    }
-    return rules;
-}
-
 size_t urisan_pol_ip_denied_at(const urisan_policy *p, const urisan_report *rep)
 {
     if (rep == NULL || p->n_deny_ip == 0)
@@ -171,6 +146,30 @@ size_t urisan_pol_ip_denied_at(const urisan_policy *p, const urisan_report *rep)
             first = at;
     }
     return first;
+}
+
+unsigned urisan_pol_ip_reasons(const urisan_policy *p, const urisan_report *rep)
+{
+    if (rep == NULL || (p->n_deny_ip == 0 && p->n_allow_ip == 0))
+        return 0;
+    unsigned rules = 0;
+    if (urisan_pol_ip_denied_at(p, rep) != 0)
+        rules |= 1u << URISAN_REASON_IP_DENIED;
+    /* allow-ip judges hosts that are addresses (names are the host rules'
+       business); every address the host carries must be allowed, and an
+       IP literal whose address cannot be read (IPvFuture) is not */
+    if (p->n_allow_ip > 0 && (rep->flags & URISAN_F(IP_LITERAL)) != 0) {
+        const uint8_t *addr[3];
+        unsigned fam[3];
+        uint8_t v4[2][4];
+        size_t n = host_addrs(rep, addr, fam, v4);
+        bool ok = n > 0;
+        for (size_t i = 0; i < n && ok; i++)
+            ok = in_list(p->allow_ip, p->n_allow_ip, fam[i], addr[i]);
+        if (!ok)
+            rules |= 1u << URISAN_REASON_IP_NOT_ALLOWED;
+    }
+    return rules;
 }
 
 size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64])
