@@ -11,20 +11,14 @@
 
 #include "analyze.h"
 
-/* One of the policy's own dangerous-scheme entries (lower-case name). */
-static bool scheme_dangerous_overlay(const urisan_policy *pol, const char *name, size_t n)
+/* dangerous_scheme of the lower-case scheme name[0..n) whose table row is
+   row, under pol (valid or NULL): the scheme table's one rule
+   (urisan_scheme_row_dangerous), the policy's entries as its overlay. */
+static ANALYZE_INLINE bool row_dangerous(const scheme_row *row, const urisan_policy *pol,
+                                         const char *name, size_t n)
 {
     scheme_overlay ov = policy_overlay(pol);
-    return urisan_scheme_overlay_dangerous(&ov, name, n);
-}
-
-/* A lower-case scheme name: marked dangerous in the scheme table, or one of
-   the policy's own entries (pol valid or NULL). */
-static bool name_dangerous(const urisan_policy *pol, const char *name, size_t n)
-{
-    const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
-    return (row != NULL && (row->bits & SCHEME_DANGEROUS)) ||
-           (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n));
+    return urisan_scheme_row_dangerous(row, &ov, name, n);
 }
 
 /*
@@ -43,8 +37,12 @@ static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *po
         unsigned char c = (unsigned char)in[i];
         if (cc_is(c, CC_TABNL))
             continue;
-        if (c == ':')
-            return n > 0 && name_dangerous(pol, name, n);
+        if (c == ':') {
+            if (n == 0)
+                return false;
+            scheme_row row = urisan_scheme_row_of(name, n, 0);
+            return row_dangerous(&row, pol, name, n);
+        }
         if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
             return false;
         if (n == sizeof name)
@@ -109,16 +107,9 @@ static ANALYZE_INLINE urisan_flags scheme_flags(const char *in, size_t len, cons
     si->after = n + 1; /* the ":" is in[n] */
     if (n == 0 || n > sizeof name || !scheme_fold(in, len, n, (pre & PRE_PLAIN) || u->valid, name))
         return 0;
-    urisan_flags f = 0;
-    const scheme_row *row = urisan_scheme_find_folded(name, n, 0);
-    if (row != NULL) {
-        si->kind = row->kind;
-        if (row->bits & SCHEME_DANGEROUS)
-            f = F(DANGEROUS_SCHEME);
-    }
-    if (pol != NULL && pol->n_dangerous > 0 && scheme_dangerous_overlay(pol, name, n))
-        f = F(DANGEROUS_SCHEME);
-    return f;
+    scheme_row row = urisan_scheme_row_of(name, n, 0);
+    si->kind = row.kind;
+    return row_dangerous(&row, pol, name, n) ? F(DANGEROUS_SCHEME) : 0;
 }
 
 static ANALYZE_INLINE urisan_flags port_flags(const char *in, const urisan_uri *uri,

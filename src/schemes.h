@@ -35,67 +35,23 @@ typedef struct {
     int32_t port;     /* registered default port, -1: none */
 } scheme_row;
 
-#define ROW(name, kind, bits, port) {name, sizeof name - 1, kind, bits, port}
-#define SP SCH_SPECIAL
-#define FI SCH_FILE
-#define OT SCH_OTHER
-#define DG SCHEME_DANGEROUS
-#define TX SCHEME_IN_TEXT
-#define SL SCHEME_SLASH_PATH
+/* The rows the inline lookups below answer without a search, in the
+   table's first three places (tests/test_policy.c checks): the
+   analysis' fast path reads their kind and bits as constants. */
+#define SCHEME_ROW_HTTP  {"http", 4, SCH_SPECIAL, SCHEME_SLASH_PATH, 80}
+#define SCHEME_ROW_HTTPS {"https", 5, SCH_SPECIAL, SCHEME_SLASH_PATH, 443}
+#define SCHEME_ROW_FILE  {"file", 4, SCH_FILE, SCHEME_DANGEROUS | SCHEME_IN_TEXT, -1}
 
-/* http, https, file first (urisan_scheme_find returns them without a
-   search; tests/test_policy.c checks); then the most frequent first: the lookup stops at the first match. */
 /*
- * The one scheme table: SPEC 3 "Default ports" (IANA service names) and
- * dangerous_scheme, the WHATWG special schemes, RFC 3986 6.2.3 (empty path
- * "/"), the opaque schemes extract finds in running text. Defined here,
- * static, so the inline lookup below folds the rows it returns for http,
- * https and file into constants (the analysis' fast path pays nothing for
- * them); schemes.c searches the rest.
+ * The one scheme table (schemes.c): SPEC 3 "Default ports" (IANA service
+ * names) and dangerous_scheme, the WHATWG special schemes, RFC 3986
+ * 6.2.3 (empty path "/"), the opaque schemes extract finds in running
+ * text. http, https, file first (SCHEME_ROW_*); then the most frequent
+ * first: the search stops at the first match.
  */
-static const scheme_row urisan_scheme_table[] = {
-    /* WHATWG special schemes; RFC 3986 6.2.3 "/" for the http-like ones */
-    ROW("http", SP, SL, 80),        ROW("https", SP, SL, 443),
-    ROW("file", FI, DG | TX, -1),
-    ROW("ws", SP, SL, 80),          ROW("wss", SP, SL, 443),
-    ROW("ftp", SP, 0, 21),
-    /* SPEC 3 default ports */
-    ROW("gopher", OT, DG, 70),      ROW("telnet", OT, 0, 23),
-    ROW("nntp", OT, 0, 119),        ROW("news", OT, TX, 119),
-    ROW("wais", OT, 0, 210),        ROW("prospero", OT, 0, 1525),
-    ROW("ldap", OT, DG, 389),       ROW("ldaps", OT, 0, 636),
-    ROW("imap", OT, 0, 143),        ROW("pop", OT, 0, 110),
-    ROW("smtp", OT, 0, 25),         ROW("ssh", OT, 0, 22),
-    ROW("sftp", OT, 0, 22),         ROW("rtsp", OT, 0, 554),
-    ROW("sip", OT, TX, 5060),       ROW("sips", OT, TX, 5061),
-    ROW("git", OT, 0, 9418),        ROW("dict", OT, DG, 2628),
-    ROW("tftp", OT, DG, 69),
-    /* beyond the SPEC minimum: defaults fixed by the scheme's own RFC */
-    ROW("snews", OT, 0, 563),       /* RFC 5538 2.2 */
-    ROW("rsync", OT, 0, 873),       /* RFC 5781 2 */
-    ROW("rtsps", OT, 0, 322),       /* RFC 7826 19.2 */
-    ROW("coap", OT, 0, 5683),       ROW("coaps", OT, 0, 5684), /* RFC 7252 6.1, 6.2 */
-    /* SPEC 3 dangerous_scheme, no port */
-    ROW("javascript", OT, DG | TX, -1), ROW("vbscript", OT, DG | TX, -1),
-    ROW("data", OT, DG | TX, -1),   ROW("jar", OT, DG, -1),
-    ROW("netdoc", OT, DG, -1),
-    /* opaque schemes mail carries: found in running text without "//" */
-    ROW("mailto", OT, TX, -1),      ROW("urn", OT, TX, -1),
-    ROW("tel", OT, TX, -1),         ROW("xmpp", OT, TX, -1),
-    ROW("magnet", OT, TX, -1),      ROW("sms", OT, TX, -1),
-    ROW("callto", OT, TX, -1),      ROW("cid", OT, TX, -1),
-    ROW("mid", OT, TX, -1),
-};
-
-#undef ROW
-#undef SP
-#undef FI
-#undef OT
-#undef DG
-#undef TX
-#undef SL
-
-#define URISAN_SCHEME_ROWS (sizeof urisan_scheme_table / sizeof urisan_scheme_table[0])
+extern const scheme_row urisan_scheme_table[];
+extern const size_t urisan_scheme_rows;
+#define URISAN_SCHEME_ROWS urisan_scheme_rows
 
 /* The longest name in the table ("javascript"). */
 #define SCHEME_MAX_LEN 10
@@ -103,13 +59,13 @@ static const scheme_row urisan_scheme_table[] = {
 /* urisan_scheme_find for names other than "http", "https" and "file". */
 const scheme_row *urisan_scheme_find_rest(const char *s, size_t n);
 
-/* The row of s[0..n), or NULL. fold: 0x20 when s may hold upper-case
-   letters (ASCII case-insensitive lookup), 0 when the caller folded it
-   already (scheme characters "| 0x20" are their lower case). */
-static inline const scheme_row *urisan_scheme_find_folded(const char *s, size_t n, unsigned fold)
+/* 0, 1, 2 when s[0..n) is "http", "https", "file" (the table's first
+   rows), else -1. fold: 0x20 when s may hold upper-case letters (ASCII
+   case-insensitive), 0 when the caller folded it already (scheme
+   characters "| 0x20" are their lower case): "| 0x20" maps only "H"
+   and "h" to "h" (and so on). */
+static inline int urisan_scheme_first_rows(const char *s, size_t n, unsigned fold)
 {
-    /* "http", "https" and "file": "| 0x20" maps only "H" and "h" to "h"
-       (and so on) */
     uint32_t w, http, file;
     memcpy(&http, "http", 4);
     memcpy(&file, "file", 4);
@@ -117,15 +73,38 @@ static inline const scheme_row *urisan_scheme_find_folded(const char *s, size_t 
         memcpy(&w, s, 4);
         w |= fold * 0x01010101u;
         if (w == http)
-            return &urisan_scheme_table[0];
+            return 0;
         if (w == file)
-            return &urisan_scheme_table[2];
+            return 2;
     } else if (n == 5) {
         memcpy(&w, s, 4);
         if ((w | fold * 0x01010101u) == http && (s[4] | (char)fold) == 's')
-            return &urisan_scheme_table[1];
+            return 1;
     }
-    return urisan_scheme_find_rest(s, n);
+    return -1;
+}
+
+/* The row of s[0..n), or NULL (fold as above). */
+static inline const scheme_row *urisan_scheme_find_folded(const char *s, size_t n, unsigned fold)
+{
+    int i = urisan_scheme_first_rows(s, n, fold);
+    return i >= 0 ? &urisan_scheme_table[i] : urisan_scheme_find_rest(s, n);
+}
+
+/* A copy of the row of s[0..n) (fold as above); a name the table does
+   not list: kind SCH_OTHER, no bits, no port, len 0. The analysis' form:
+   the first rows are constants here, so its fast path reads no table. */
+static inline scheme_row urisan_scheme_row_of(const char *s, size_t n, unsigned fold)
+{
+    const scheme_row *r;
+    switch (urisan_scheme_first_rows(s, n, fold)) {
+    case 0: return (scheme_row)SCHEME_ROW_HTTP;
+    case 1: return (scheme_row)SCHEME_ROW_HTTPS;
+    case 2: return (scheme_row)SCHEME_ROW_FILE;
+    default:
+        r = urisan_scheme_find_rest(s, n);
+        return r != NULL ? *r : (scheme_row){"", 0, SCH_OTHER, 0, -1};
+    }
 }
 
 /* The row of s[0..n) (ASCII case-insensitive), or NULL. */
@@ -137,8 +116,7 @@ static inline const scheme_row *urisan_scheme_find(const char *s, size_t n)
 /* Kind of s[0..n) (case-insensitive): SCH_OTHER when not listed. */
 static inline int urisan_scheme_kind(const char *s, size_t n)
 {
-    const scheme_row *r = urisan_scheme_find(s, n);
-    return r != NULL ? r->kind : SCH_OTHER;
+    return urisan_scheme_row_of(s, n, 0x20).kind;
 }
 
 /* ---- a policy's own entries on top of the table ---- */
@@ -164,8 +142,20 @@ typedef struct {
 /* Is s[0..n) (case-insensitive) one of the overlay's dangerous entries? */
 bool urisan_scheme_overlay_dangerous(const scheme_overlay *ov, const char *s, size_t n);
 
-/* Is s[0..n) (case-insensitive) a dangerous scheme: a row marked
-   SCHEME_DANGEROUS or an overlay entry (ov may be NULL)? */
+/*
+ * dangerous_scheme: the scheme s[0..n) (any case), whose table row is
+ * row (NULL: not listed), is marked SCHEME_DANGEROUS there or is one of
+ * the overlay's entries (ov may be NULL). The one rule: the analysis and
+ * urisan_scheme_dangerous decide by it.
+ */
+static inline bool urisan_scheme_row_dangerous(const scheme_row *row, const scheme_overlay *ov,
+                                               const char *s, size_t n)
+{
+    return (row != NULL && (row->bits & SCHEME_DANGEROUS)) ||
+           (ov != NULL && ov->n_dangerous > 0 && urisan_scheme_overlay_dangerous(ov, s, n));
+}
+
+/* Is s[0..n) (case-insensitive) a dangerous scheme (ov may be NULL)? */
 bool urisan_scheme_dangerous(const scheme_overlay *ov, const char *s, size_t n);
 
 /* Default port of s[0..n) (case-insensitive): the overlay's entry first,

@@ -350,14 +350,18 @@ START_TEST(scheme_table_rows_match_the_spec_lists)
         const scheme_row *r = &urisan_scheme_table[i];
         ck_assert_uint_eq(r->len, strlen(r->name));
         ck_assert_uint_le(r->len, SCHEME_MAX_LEN);
-        /* the header's table is static: rows compare by content */
-        const scheme_row *f = urisan_scheme_find(r->name, r->len);
-        ck_assert(f != NULL && strcmp(f->name, r->name) == 0 && f->port == r->port);
+        /* one table: every lookup answers with its row, whatever the case;
+           the analysis' copy (urisan_scheme_row_of) holds the same values */
+        ck_assert_ptr_eq(urisan_scheme_find(r->name, r->len), r);
         char up[16];
         for (size_t k = 0; k < r->len; k++)
             up[k] = (char)(r->name[k] & ~0x20);
-        f = urisan_scheme_find(up, r->len);
-        ck_assert(f != NULL && strcmp(f->name, r->name) == 0 && f->bits == r->bits);
+        ck_assert_ptr_eq(urisan_scheme_find(up, r->len), r);
+        scheme_row v = urisan_scheme_row_of(up, r->len, 0x20);
+        ck_assert(strcmp(v.name, r->name) == 0 && v.len == r->len && v.kind == r->kind &&
+                  v.bits == r->bits && v.port == r->port);
+        v = urisan_scheme_row_of(r->name, r->len, 0);
+        ck_assert(v.kind == r->kind && v.bits == r->bits && v.port == r->port);
         nd += (r->bits & SCHEME_DANGEROUS) != 0;
         ns += r->kind == SCH_SPECIAL;
         nt += (r->bits & SCHEME_IN_TEXT) != 0;
@@ -378,6 +382,8 @@ START_TEST(scheme_table_rows_match_the_spec_lists)
     ck_assert_int_eq(urisan_scheme_kind("FiLe", 4), SCH_FILE);
     ck_assert_int_eq(urisan_scheme_kind("httpx", 5), SCH_OTHER);
     ck_assert_ptr_null(urisan_scheme_find("htt", 3));
+    scheme_row none = urisan_scheme_row_of("httpx", 5, 0x20);
+    ck_assert(none.len == 0 && none.kind == SCH_OTHER && none.bits == 0 && none.port == -1);
     ck_assert_int_eq(urisan_default_port("HTTPS", 5), 443);
     ck_assert_int_eq(urisan_default_port("coaps", 5), 5684);
     ck_assert_int_eq(urisan_default_port("file", 4), -1);
