@@ -54,7 +54,7 @@ int cmd_serve(int argc, char **argv);   /* cmd_serve.c, with libmicrohttpd */
 int cmd_milter(int argc, char **argv);  /* cmd_milter.c, with libmilter */
 int cmd_policy(int argc, char **argv);
 
-/* ---- usage and errors (main.c) ---- */
+/* ---- usage (main.c) and messages (messages.c) ---- */
 
 /* Usage of cmd (NULL: the whole command) on fp. */
 void cli_usage(FILE *fp, const char *cmd);
@@ -215,7 +215,8 @@ bool cli_out_line(const char *p, size_t n);
 /* The buffer's bytes as one line; a failed buffer writes nothing and
    returns false (the caller writes a fallback line instead). */
 bool cli_out_buf(const cli_buf *b);
-/* Flush the output; on error print it and return CLI_EXIT_USAGE, else status. */
+/* Flush the output; on error print it and return CLI_EXIT_USAGE, else
+   status (messages.c). */
 int cli_finish(const char *cmd, int status);
 
 /* ---- library types as JSON values and text (render.c) ---- */

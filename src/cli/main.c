@@ -1,7 +1,6 @@
 /* main.c - the `urisan` command: dispatch table and usage (SPEC section 7). */
 #include "cli.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 /* Subcommands whose source file is absent are built without a handler:
@@ -243,87 +242,6 @@ void cli_usage(FILE *fp, const char *cmd)
           "URIs come from the arguments, or one per line on standard input\n"
           "(a trailing CR of CRLF is stripped); exactly one answer per input.\n"
           "See urisan(1).\n", fp);
-}
-
-static void vfail(const char *cmd, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-/* "urisan: CMD: MESSAGE" into a --jobs worker's capture (out.h). */
-static void vcapture(cli_buf *e, const char *cmd, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-
-static void vcapture(cli_buf *e, const char *cmd, const char *fmt, va_list ap)
-{
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    cli_buf_lit(e, "urisan: ");
-    if (cmd != NULL) {
-        cli_buf_adds(e, cmd);
-        cli_buf_lit(e, ": ");
-    }
-    if (n > 0 && cli_buf_reserve(e, (size_t)n + 1)) {
-        vsnprintf(e->p + e->len, (size_t)n + 1, fmt, ap);
-        e->len += (size_t)n;
-        cli_buf_set_lim(e);
-    }
-    cli_buf_addc(e, '\n');
-}
-
-static void vfail(const char *cmd, const char *fmt, va_list ap)
-{
-    cli_buf *e = cli_err_capture();
-    if (e != NULL) {
-        vcapture(e, cmd, fmt, ap);
-        return;
-    }
-    cli_out_flush();   /* keep our lines in order when both go to a tty */
-    if (cmd != NULL)
-        fprintf(stderr, "urisan: %s: ", cmd);
-    else
-        fputs("urisan: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(cmd, fmt, ap);
-    va_end(ap);
-    /* one line naming the bad word (above), then where the usage is */
-    const cli_command *c = cmd != NULL ? find_command(cmd) : NULL;
-    if (c != NULL)
-        fprintf(stderr, "see 'urisan %s --help'\n", c->name);
-    else
-        fputs("see 'urisan --help'\n", stderr);
-    return CLI_EXIT_USAGE;
-}
-
-int cli_fail(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(cmd, fmt, ap);
-    va_end(ap);
-    return CLI_EXIT_USAGE;
-}
-
-void cli_note(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cli_buf *e = cli_err_capture();
-    if (e != NULL) {
-        vcapture(e, cmd, fmt, ap);
-    } else {
-        fprintf(stderr, "urisan: %s: ", cmd);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-    }
-    va_end(ap);
 }
 
 int main(int argc, char **argv)

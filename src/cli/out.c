@@ -205,14 +205,3 @@ bool cli_out_buf(const cli_buf *b)
         return false;
     return cli_out_line(b->p, b->len);
 }
-
-int cli_finish(const char *cmd, int status)
-{
-    bool ok = cli_out_flush();
-    int err = cli_out_error();
-    cli_out_reset();
-    if (!ok || fflush(stdout) != 0 || ferror(stdout))
-        return cli_fail(cmd, "write error on standard output: %s",
-                        strerror(err ? err : errno));
-    return status;
-}
