@@ -49,9 +49,9 @@ typedef struct {
 
 /* The one decision (the host layer's urisan_judge when built: parse,
    analysis, host judgement, one verdict; the core's urisan_check without
-   it). --base: the core judges where the reference leads
-   (urisan_check_base), then the host layer judges that URI's host and
-   decides under the policy. */
+   it). --base: the core's facts of where the reference leads
+   (urisan_check_base), the host layer's judgement of that URI's host,
+   one decision under the policy (urisan_judge_base). */
 static void judge(check_ctx *c, check_result *r)
 {
     r->rlen = 0;
@@ -635,6 +635,18 @@ static void host_keys(check_ctx *c)
 #endif
 }
 
+/* What cmd_check holds: the policy, the host context, the base buffer;
+   returns status. */
+static int check_free(check_ctx *c, urisan_policy *pol, int status)
+{
+    free(c->rbuf);
+    free(pol);
+#ifdef URISAN_HAVE_HOST
+    urisan_host_ctx_free(c->host);
+#endif
+    return status;
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_opt opts[NOPT] = {
@@ -691,13 +703,8 @@ int cmd_check(int argc, char **argv)
                                  opts[OPT_JOBS].value);
     if (status == CLI_EXIT_OK && logs)
         status = check_logs_opts(&c, opts, &fmt);
-    if (status != CLI_EXIT_OK) {
-        free(pol);
-#ifdef URISAN_HAVE_HOST
-        urisan_host_ctx_free(c.host);
-#endif
-        return status;
-    }
+    if (status != CLI_EXIT_OK)
+        return check_free(&c, pol, status);
     cli_buf_init(&c.tmp, CLI_JSON_MAX);
     cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
                                               opts[OPT_NO_PROGRESS].seen));
@@ -709,10 +716,5 @@ int cmd_check(int argc, char **argv)
     cli_buf_free(&c.tmp);
     if (status == CLI_EXIT_OK && c.denied)
         status = CLI_EXIT_FAIL;
-    free(c.rbuf);
-    free(pol);
-#ifdef URISAN_HAVE_HOST
-    urisan_host_ctx_free(c.host);
-#endif
-    return cli_finish(CMD, status);
+    return cli_finish(CMD, check_free(&c, pol, status));
 }
