@@ -501,7 +501,10 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len,
  * is judged as written with flag invalid, and the status and *err say why
  * (err->input: 0 base, 1 ref; URISAN_E_NOSPACE: call again with cap >=
  * *needed). rep and dec are always filled. uri, rep, dec, needed and err
- * may be NULL. `urisan check --base` prints this.
+ * may be NULL; with dec NULL no decision is taken, only the facts (what
+ * a caller that decides itself needs: liburisan-host's urisan_judge_base
+ * adds its host judgement and decides once). `urisan check --base`
+ * prints this.
  */
 URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
                                            const char *ref, size_t rlen,

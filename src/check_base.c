@@ -7,7 +7,10 @@
  * dot_above_root, encoded_dot: SPEC section 3, judged before the dots are
  * removed); the scheme, host, port and address rules and host_ip judge the
  * resolved URI. A reference that cannot be resolved is judged as written,
- * with flag invalid: it fails closed.
+ * with flag invalid: it fails closed. The facts of both are taken
+ * without a decision (urisan_check_facts) and decided once, here; with dec
+ * NULL not at all: the host layer's urisan_judge_base adds its host
+ * judgement to these facts and decides once itself.
  */
 #include "internal.h"
 
@@ -20,14 +23,11 @@ URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
 {
     urisan_uri u_local;
     urisan_report r_local;
-    urisan_decision d_local;
     size_t n_local;
     if (uri == NULL)
         uri = &u_local;
     if (rep == NULL)
         rep = &r_local;
-    if (dec == NULL)
-        dec = &d_local;
     if (needed == NULL)
         needed = &n_local;
     /* RFC 3986 5.2.2 strict, ".." above the root dropped (5.2.4), both
@@ -35,21 +35,23 @@ URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
     urisan_resolve_opts opt = { 0, URISAN_ABOVE_ROOT_CLAMP, urisan_policy_limits(pol) };
     urisan_flags merged = 0;
 
-    urisan_check(ref, rlen, pol, uri, rep, dec);
+    urisan_check_facts(ref, rlen, pol, uri, rep);
     urisan_status st = urisan_resolve(base, blen, ref, rlen, &opt, buf, cap, needed,
                                       &merged, err);
     if (st != URISAN_OK) {
         rep->flags |= merged | URISAN_F(INVALID);
-        urisan_decide(ref, rlen, uri, rep, pol, dec);
+        if (dec != NULL)
+            urisan_decide(ref, rlen, uri, rep, pol, dec);
         if (st == URISAN_E_NOSPACE)
             (void)urisan_fail(err, st, 0);
         return st;
     }
     urisan_uri ru;
     urisan_report rr;
-    urisan_check(buf, *needed, pol, &ru, &rr, dec);
+    urisan_check_facts(buf, *needed, pol, &ru, &rr);
     rr.flags |= rep->flags | merged;
-    urisan_decide(buf, *needed, &ru, &rr, pol, dec);
     *rep = rr;
+    if (dec != NULL)
+        urisan_decide(buf, *needed, &ru, rep, pol, dec);
     return URISAN_OK;
 }

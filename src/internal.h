@@ -190,6 +190,13 @@ urisan_status urisan_parse_sum(const char *in, size_t len, const urisan_limits *
 urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, urisan_report *out, unsigned sum);
 
+/* urisan_check without its decision (policy.c): uri and rep as it fills
+   them (pol NULL or not initialised: the defaults); urisan_check_base
+   takes the facts of the reference and of where it leads this way and
+   decides once. */
+urisan_status urisan_check_facts(const char *in, size_t len, const urisan_policy *pol,
+                                 urisan_uri *uri, urisan_report *rep);
+
 /* ---- hosts (host.c) ---- */
 /* Strict RFC 3986 IPv6address in s[0..n); fills out[16]. On failure
    returns false and sets *errpos to the offending offset within s. */

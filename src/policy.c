@@ -407,6 +407,35 @@ URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri 
         out->verdict = URISAN_ALLOW;
 }
 
+/* urisan_check's facts: the parse and analysis of in[0..len) (pol
+   valid or NULL); the bad argument's report is flag invalid alone. */
+static inline urisan_status check_facts(const char *in, size_t len, const urisan_policy *pol,
+                                        urisan_uri *uri, urisan_report *rep)
+{
+    /* NULL: the default limits, taken without the clamping pass (a
+       policy's own are the defaults unless a `limit` line changed them).
+       The parse hands its summary of in[0..len) to the analysis. */
+    unsigned sum;
+    urisan_status st = urisan_parse_sum(in, len, pol != NULL && pol->limits_custom ? &pol->limits
+                                                                                 : NULL,
+                                        uri, NULL, &sum);
+    if (st == URISAN_E_BAD_ARGUMENT) {
+        memset(rep, 0, sizeof *rep);
+        rep->flags = URISAN_F(INVALID);
+        return st;
+    }
+    urisan_analyze_sum(in, len, uri, pol, rep, sum);
+    return st;
+}
+
+urisan_status urisan_check_facts(const char *in, size_t len, const urisan_policy *pol,
+                                 urisan_uri *uri, urisan_report *rep)
+{
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
+    return check_facts(in, len, pol, uri, rep);
+}
+
 URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_policy *pol,
                                       urisan_uri *uri, urisan_report *rep,
                                       urisan_decision *dec)
@@ -422,22 +451,13 @@ URISAN_API urisan_status urisan_check(const char *in, size_t len, const urisan_p
         dec = &d_local;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
-    /* NULL: the default limits, taken without the clamping pass (a
-       policy's own are the defaults unless a `limit` line changed them).
-       The parse hands its summary of in[0..len) to the analysis. */
-    unsigned sum;
-    urisan_status st = urisan_parse_sum(in, len, pol != NULL && pol->limits_custom ? &pol->limits
-                                                                                 : NULL,
-                                        uri, NULL, &sum);
+    urisan_status st = check_facts(in, len, pol, uri, rep);
     if (st == URISAN_E_BAD_ARGUMENT) {
-        memset(rep, 0, sizeof *rep);
-        rep->flags = URISAN_F(INVALID);
         memset(dec, 0, sizeof *dec);
         dec->verdict = URISAN_DENY;
         dec->deny_flags = URISAN_F(INVALID);
         return st;
     }
-    urisan_analyze_sum(in, len, uri, pol, rep, sum);
     urisan_decide(in, len, uri, rep, pol, dec);
     return st;
 }

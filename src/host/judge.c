@@ -219,8 +219,11 @@ URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *bas
                                            urisan_judgement *j, urisan_error *err)
 {
     size_t n = 0;
+    /* the core's facts of the reference and of where it leads, not its
+       decision (dec NULL): the one decision is judge_report's, after the
+       host judgement */
     urisan_status st = urisan_check_base(base, blen, ref, rlen, pol, buf, cap, &n, &j->uri,
-                                         &j->rep, &j->dec, err);
+                                         &j->rep, NULL, err);
     if (needed != NULL)
         *needed = n;
     if (st != URISAN_OK) { /* judged as written */
