@@ -15,9 +15,9 @@ door urisan has; `urisan check --json` is the reference:
              it does;
   - serve    `urisan serve` (X-Original-URL): the same verdict and the
              same deny and flag reasons in X-Urisan-Verdict,
-             X-Urisan-Deny-Reasons, X-Urisan-Flag-Reasons (for inputs a
-             gateway can forward: absolute, with a host, no space or
-             control byte);
+             X-Urisan-Deny-Reasons, X-Urisan-Flag-Reasons as check under
+             the policy plus require-authority (for every input a header
+             carries as is: printable ASCII without a space);
   - milter   the milter's per-message path (tests/doors/door_milter.c:
              milter_judge) on one message per input, against `urisan
              extract --mail` on the same messages (an mbox): the same
@@ -277,29 +277,16 @@ class SquidDoor(Door):
         return {ok[int(l.split(" ", 2)[0])]: l.split(" ", 2)[1] for l in out}
 
 
-# serve words its require-authority itself (src/cli/serve_uri.c: one of
-# not_absolute, no_authority; the library's rule can give both): until it
-# takes the library's, those two words are compared as a set of one.
-SERVE_OWN_RULES = ("not_absolute", "no_authority")
-
-
 class ServeDoor(Door):
     NAME = "serve"
 
     def __init__(self, exe):
         self.exe = exe
 
-    @staticmethod
-    def fold(deny):
-        words = deny.split(",")
-        own = [w for w in words if w in SERVE_OWN_RULES]
-        rest = [w for w in words if w not in SERVE_OWN_RULES]
-        return ",".join(rest + (["require-authority"] if own else [])) or "-"
-
     def want(self, row):
         deny = ",".join(row["deny_reasons"]) or "-"
         flag = ",".join(row["flag_reasons"]) or "-"
-        return (row["verdict"], self.fold(deny), flag)
+        return (row["verdict"], deny, flag)
 
     def reference(self, cfg, tmp):
         """A gateway forwards only to a host: serve judges as the policy
@@ -314,9 +301,10 @@ class ServeDoor(Door):
         return ["--profile", cfg["profile"], "--policy", path]
 
     def answers(self, urls, cfg):
-        ok = [i for i, u in enumerate(urls)
-              if re.match(rb"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]", u) and
-              all(0x20 < c < 0x7f for c in u)]
+        # every input a header value carries as is: printable ASCII, no
+        # space (relative references and URIs without a host too: their
+        # not_absolute, no_authority are the library's require-authority)
+        ok = [i for i, u in enumerate(urls) if u and all(0x20 < c < 0x7f for c in u)]
         err = tempfile.TemporaryFile()
         proc = subprocess.Popen([self.exe, "serve", "--listen", "127.0.0.1:0", "--trust",
                                  "original-url"] + cfg["args"], stdin=subprocess.DEVNULL,
@@ -356,7 +344,7 @@ class ServeDoor(Door):
             s.close()
         head = data.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")
         h = {k.lower(): v.strip() for k, _, v in (l.partition(":") for l in head[1:])}
-        return (h.get("x-urisan-verdict"), ServeDoor.fold(h.get("x-urisan-deny-reasons", "")),
+        return (h.get("x-urisan-verdict"), h.get("x-urisan-deny-reasons"),
                 h.get("x-urisan-flag-reasons"))
 
 

@@ -188,6 +188,11 @@ def test_serve_answers_x_urisan_explain_when_asked():
             h = serve_ask(port, [(b"X-Original-URL", b"http://10.1.1.1/"),
                                  (b"X-Urisan-Explain", b"1")])
             assert h["x-urisan-explain"] == "ip_private=profile ssrf ip_literal=profile ssrf", h
+            # ssrf says require-authority: its reason is the profile's
+            h = serve_ask(port, [(b"X-Original-URL", b"mailto:a@b.example"),
+                                 (b"X-Urisan-Explain", b"1")])
+            assert h["x-urisan-explain"] == \
+                "scheme_not_allowed=profile ssrf no_authority=profile ssrf", h
             h = serve_ask(port, [(b"X-Urisan-Explain", b"1")])
             assert h["x-urisan-deny-reasons"] == "no_uri" and \
                 h["x-urisan-explain"] == "no_uri=serve", h

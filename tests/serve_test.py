@@ -297,8 +297,9 @@ def test_answers():
         ("duplicate X-Original-URL",
          [(b"X-Original-URL", b"http://a.example/"), (b"X-Original-URL", b"http://b.example/")],
          403, "deny", "duplicate_header", "-"),
-        ("relative X-Original-URL is not absolute",
-         [(b"X-Original-URL", b"/just/a/path")], 403, "deny", "not_absolute", "-"),
+        ("relative X-Original-URL: the reasons of require-authority",
+         [(b"X-Original-URL", b"/just/a/path")], 403, "deny", "not_absolute,no_authority",
+         "-"),
         ("X-Original-URL without a host: no_authority",
          [(b"X-Original-URL", b"mailto:a@b.example")], 403, "deny", "no_authority", "-"),
         ("raw CR inside a header value",
@@ -314,6 +315,11 @@ def test_answers():
         check(ok, "%s -> %s %s deny=%s flag=%s" % (what, status, h.get("x-urisan-verdict"),
                                                    h.get("x-urisan-deny-reasons"),
                                                    h.get("x-urisan-flag-reasons")))
+
+    # The default policy says no require-authority: its reasons are serve's.
+    status, h, body = ask(p, [(b"X-Original-URL", b"/just/a/path"), (b"X-Urisan-Explain", b"1")])
+    check(h.get("x-urisan-explain") == "not_absolute=serve no_authority=serve",
+          "serve's own require-authority explained as serve's (%r)" % h.get("x-urisan-explain"))
 
     status, h, body = parse(raw(p, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
     check(status == 200 and h.get("content-type") == "application/json" and

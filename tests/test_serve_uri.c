@@ -191,8 +191,14 @@ END_TEST
 START_TEST(answers_carry_verdict_and_reasons_apart)
 {
     urisan_policy *pol = malloc(urisan_policy_size());
-    ck_assert_ptr_nonnull(pol);
+    urisan_policy *judge = malloc(urisan_policy_size());
+    ck_assert(pol != NULL && judge != NULL);
     urisan_policy_init(pol);
+    serve_policy sp;
+    ck_assert(serve_policy_make(&sp, pol, judge));
+    /* the default policy says neither: both reasons are serve's own */
+    ck_assert_uint_eq(sp.own_rules, 1u << URISAN_REASON_NOT_ABSOLUTE |
+                                    1u << URISAN_REASON_NO_AUTHORITY);
     static const struct {
         const char *headers;
         unsigned status;
@@ -204,7 +210,8 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
           "ip_literal,ip_loopback" },
         { "X-Original-URL: http://a/%0d%0a\n", 403, URISAN_DENY, "escaped_crlf",
           "escaped_ctl" },
-        { "X-Original-URL: /relative\n", 403, URISAN_DENY, "not_absolute", "-" },
+        /* require-authority, the library's: both of its reasons */
+        { "X-Original-URL: /relative\n", 403, URISAN_DENY, "not_absolute,no_authority", "-" },
         { "X-Original-URL: mailto:a@b.example\n", 403, URISAN_DENY, "no_authority", "-" },
         { "X-Original-URL: file:///etc/passwd\n", 403, URISAN_DENY, "dangerous_scheme,no_authority",
           NULL },
@@ -220,7 +227,7 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
         fill(&r, "/authz", cases[i].headers);
         char buf[256];
         serve_answer a;
-        serve_decide(&r, &t, pol, buf, sizeof buf, &a);
+        serve_decide(&r, &t, &sp, buf, sizeof buf, &a);
         ck_assert_msg(a.status == cases[i].status && a.verdict == cases[i].verdict,
                       "%s: %u %d", cases[i].headers, a.status, (int)a.verdict);
         if (cases[i].deny != NULL)
@@ -228,22 +235,31 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
         if (cases[i].flag != NULL)
             ck_assert_str_eq(a.flag, cases[i].flag);
     }
-    /* A policy that requires an authority says so once, not twice. */
-    size_t line;
-    const char *msg;
-    ck_assert_int_eq(urisan_policy_parse(pol, "require-authority\n", 18, &line, &msg),
-                     URISAN_OK);
-    for (size_t i = 0; i < 2; i++) {
-        serve_request r;
-        fill(&r, "/authz", i == 0 ? "X-Original-URL: /relative\n"
-                                  : "X-Original-URL: mailto:a@b.example\n");
-        char buf[256];
-        serve_answer a;
-        serve_decide(&r, &t, pol, buf, sizeof buf, &a);
-        ck_assert_uint_eq(a.status, 403);
-        /* the library gives both for a relative reference */
-        ck_assert_str_eq(a.deny, i == 0 ? "not_absolute,no_authority" : "no_authority");
+    /* A policy that requires an authority says so once, not twice, and
+       its reasons are its own, not serve's; one that requires a scheme
+       keeps not_absolute. */
+    static const char *const said[] = {"require-authority\n", "require-absolute\n"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t line;
+        const char *msg;
+        urisan_policy_init(pol);
+        ck_assert_int_eq(urisan_policy_parse(pol, said[k], strlen(said[k]), &line, &msg),
+                         URISAN_OK);
+        ck_assert(serve_policy_make(&sp, pol, judge));
+        ck_assert_uint_eq(sp.own_rules, k == 0 ? 0 : 1u << URISAN_REASON_NO_AUTHORITY);
+        for (size_t i = 0; i < 2; i++) {
+            serve_request r;
+            fill(&r, "/authz", i == 0 ? "X-Original-URL: /relative\n"
+                                      : "X-Original-URL: mailto:a@b.example\n");
+            char buf[256];
+            serve_answer a;
+            serve_decide(&r, &t, &sp, buf, sizeof buf, &a);
+            ck_assert_uint_eq(a.status, 403);
+            /* the library gives both for a relative reference */
+            ck_assert_str_eq(a.deny, i == 0 ? "not_absolute,no_authority" : "no_authority");
+        }
     }
+    free(judge);
     free(pol);
 }
 END_TEST

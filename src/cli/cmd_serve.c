@@ -56,7 +56,7 @@ typedef struct {
     /* the policy in force and what it is (/healthz, the log); readers
        hold the lock while judging */
     pthread_rwlock_t lock;
-    urisan_policy *pol;
+    serve_policy pol;            /* loaded, and the copy that judges */
     cli_policy_info info;
 
     atomic_int draining;         /* SIGTERM seen: close after answering */
@@ -71,6 +71,27 @@ typedef struct {
     bool seen_headers;   /* the handler's first call is over */
     bool answered;
 } serve_req;
+
+/* The policy of --profile and --policy (cli_policy_load), and the copy
+   of it serve judges by (serve_policy_make); false after a message. */
+static bool policy_load(const serve_state *s, serve_policy *sp)
+{
+    urisan_policy *loaded = cli_policy_load(CMD, s->policy_path, s->profile);
+    urisan_policy *judge = loaded != NULL ? malloc(urisan_policy_size()) : NULL;
+    if (judge != NULL && serve_policy_make(sp, loaded, judge))
+        return true;
+    if (loaded != NULL)
+        cli_fail(CMD, "out of memory");
+    free(loaded);
+    free(judge);
+    return false;
+}
+
+static void policy_free(serve_policy *sp)
+{
+    free(sp->loaded);
+    free(sp->judge);
+}
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -243,13 +264,24 @@ static bool has_body(struct MHD_Connection *c)
     return te != NULL || (cl != NULL && strspn(cl, "0") != strlen(cl));
 }
 
-/* The X-Urisan-Explain answer in b: each reason with the rule that made
-   it (explain.c), the one serve adds itself as REASON=serve; "-" when
-   there are none. NULL when it does not fit. */
-static const char *serve_explain(cli_buf *b, const serve_answer *a, const urisan_policy *pol,
+/* The X-Urisan-Explain answer in b: each reason with the rule of the
+   loaded policy that made it (explain.c); the ones serve adds itself
+   (its require-authority, no URI ...) as REASON=serve; "-" when there
+   are none. NULL when it does not fit. */
+static const char *serve_explain(cli_buf *b, const serve_answer *a, const serve_policy *sp,
                                  const char *uri)
 {
-    cli_text_explain(b, &a->dec, pol, uri, a->uri_len);
+    urisan_decision policy_own = a->dec;
+    policy_own.rules &= ~sp->own_rules;
+    cli_text_explain(b, &policy_own, sp->loaded, uri, a->uri_len);
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (!(a->dec.rules & sp->own_rules & 1u << r))
+            continue;
+        if (b->len > 0)
+            cli_buf_addc(b, ' ');
+        cli_buf_adds(b, urisan_rule_reason_name((urisan_rule_reason)r));
+        cli_buf_lit(b, "=serve");
+    }
     if (a->own != NULL) {
         if (b->len > 0)
             cli_buf_addc(b, ' ');
@@ -320,9 +352,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     cli_buf ex;
     cli_buf_init(&ex, SERVE_REASONS_MAX * 4);
     pthread_rwlock_rdlock(&s->lock);
-    serve_decide(&r, &s->trust, s->pol, buf, s->uri_cap, a);
+    serve_decide(&r, &s->trust, &s->pol, buf, s->uri_cap, a);
     if (explain)
-        a->explain = serve_explain(&ex, a, s->pol, buf);
+        a->explain = serve_explain(&ex, a, &s->pol, buf);
     pthread_rwlock_unlock(&s->lock);
     enum MHD_Result res = reply(s, c, a->status, NULL, a);
     cli_buf_free(&ex);
@@ -445,20 +477,20 @@ static void notify(const char *state)
 static void reload(serve_state *s)
 {
     notify("RELOADING=1");
-    urisan_policy *np = cli_policy_load(CMD, s->policy_path, s->profile);
-    if (np == NULL) {
+    serve_policy np;
+    if (!policy_load(s, &np)) {
         logf_("reload failed (the message above); keeping the policy in force");
         notify("READY=1\nSTATUS=reload failed; the previous policy stays in force");
         return;
     }
     cli_policy_info info;
-    cli_policy_info_make(&info, np, s->profile, s->policy_path);
+    cli_policy_info_make(&info, np.loaded, s->profile, s->policy_path);
     pthread_rwlock_wrlock(&s->lock);
-    urisan_policy *old = s->pol;
+    serve_policy old = s->pol;
     s->pol = np;
     s->info = info;
     pthread_rwlock_unlock(&s->lock);
-    free(old);
+    policy_free(&old);
     char text[CLI_POLICY_INFO_TEXT];
     cli_policy_info_text(&info, text, sizeof text);
     logf_("policy reloaded; in force: %s", text);
@@ -658,10 +690,9 @@ int cmd_serve(int argc, char **argv)
     /* The rebuilt URI is at most two header values and a scheme. */
     s.uri_cap = (size_t)l.maxhdr * 2 + 64;
 
-    s.pol = cli_policy_load(CMD, s.policy_path, s.profile);
-    if (s.pol == NULL)
+    if (!policy_load(&s, &s.pol))
         return CLI_EXIT_USAGE;
-    cli_policy_info_make(&s.info, s.pol, s.profile, s.policy_path);
+    cli_policy_info_make(&s.info, s.pol.loaded, s.profile, s.policy_path);
     pthread_rwlock_init(&s.lock, NULL);
     sigset_t set;
     block_signals(&set);
@@ -670,18 +701,18 @@ int cmd_serve(int argc, char **argv)
     int lfd = open_listener(opts[O_LISTEN].seen ? opts[O_LISTEN].value : SERVE_DEFAULT_LISTEN,
                             shown, sizeof shown);
     if (lfd < 0) {
-        free(s.pol);
+        policy_free(&s.pol);
         return CLI_EXIT_USAGE;
     }
     struct MHD_Daemon *d = start_daemon(&s, lfd, &l);
     if (d == NULL) {
         close(lfd);
-        free(s.pol);
+        policy_free(&s.pol);
         return cli_fail(CMD, "libmicrohttpd could not start (see above)");
     }
     announce(&s, &l, shown);
     run_until_stopped(&s, d, &set, l.drain_s);
     pthread_rwlock_destroy(&s.lock);
-    free(s.pol);
+    policy_free(&s.pol);
     return CLI_EXIT_OK;
 }

@@ -331,47 +331,57 @@ static void finish_words(words_t *w)
     }
 }
 
-/* Append the names of part[0..n) (comma-separated already) to w. */
-static void add_part(words_t *w, const char *part, size_t n)
+/* The names of the flags f (bit order), then of the rules (reason
+   order), into w: the lists `urisan check` prints. */
+static void add_reasons(words_t *w, urisan_flags f, unsigned rules)
 {
-    if (n == 0 || w->len + n + 2 > SERVE_REASONS_MAX)
-        return;
-    if (w->len > 0)
-        w->p[w->len++] = ',';
-    memcpy(w->p + w->len, part, n);
-    w->len += n;
-    w->p[w->len] = '\0';
+    for (unsigned bit = 0; bit < 64; bit++) {
+        const char *name = (f >> bit & 1) ? urisan_flag_name((urisan_flag)bit) : NULL;
+        if (name != NULL)
+            add_word(w, name);
+    }
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (rules >> r & 1)
+            add_word(w, urisan_rule_reason_name((urisan_rule_reason)r));
+    }
 }
 
-/*
- * Deny reasons and flag reasons from the library's one text of them,
- * urisan_decision_format(): "denied:A,B;flagged:C", either part absent
- * when empty. False when it cannot be written (cannot happen: every
- * name fits SERVE_REASONS_MAX).
- */
-static bool decision_reasons(const urisan_decision *d, words_t *deny, words_t *flag)
+/* The length of p's text (urisan_policy_format), measured only. */
+static size_t policy_text_len(const urisan_policy *p)
 {
-    char text[2 * SERVE_REASONS_MAX];
     size_t n = 0;
-    if (urisan_decision_format(d, text, sizeof text, &n) != URISAN_OK || n >= sizeof text)
+    urisan_policy_format(p, NULL, 0, &n);
+    return n;
+}
+
+bool serve_policy_make(serve_policy *sp, urisan_policy *loaded, urisan_policy *judge)
+{
+    /* A line the policy already holds leaves its text as it was: so each
+       step tells whether the loaded policy said it. require-absolute
+       changes no decision once require-authority is on (both give
+       not_absolute); it is added only to learn whether not_absolute is
+       the loaded policy's. */
+    size_t line;
+    const char *msg;
+    size_t n0 = policy_text_len(loaded);
+    memcpy(judge, loaded, urisan_policy_size());
+    if (urisan_policy_parse(judge, "require-absolute\n", 17, &line, &msg) != URISAN_OK)
         return false;
-    static const char denied[] = "denied:", flagged[] = "flagged:";
-    size_t i = 0;
-    if (n >= sizeof denied - 1 && memcmp(text, denied, sizeof denied - 1) == 0) {
-        i = sizeof denied - 1;
-        size_t j = i;
-        while (j < n && text[j] != ';')
-            j++;
-        add_part(deny, text + i, j - i);
-        i = j < n ? j + 1 : j;
-    }
-    if (n - i >= sizeof flagged - 1 && memcmp(text + i, flagged, sizeof flagged - 1) == 0)
-        add_part(flag, text + i + sizeof flagged - 1, n - i - (sizeof flagged - 1));
+    size_t n1 = policy_text_len(judge);
+    if (urisan_policy_parse(judge, "require-authority\n", 18, &line, &msg) != URISAN_OK)
+        return false;
+    bool authority = policy_text_len(judge) != n1;
+    sp->loaded = loaded;
+    sp->judge = judge;
+    sp->own_rules = 0;
+    if (authority)
+        sp->own_rules = 1u << URISAN_REASON_NO_AUTHORITY |
+                        (n1 != n0 ? 1u << URISAN_REASON_NOT_ABSOLUTE : 0);
     return true;
 }
 
 void serve_decide(const serve_request *r, const serve_trust *t,
-                  const urisan_policy *pol, char *buf, size_t cap,
+                  const serve_policy *sp, char *buf, size_t cap,
                   serve_answer *a)
 {
     words_t deny = { a->deny, 0 }, flag = { a->flag, 0 };
@@ -393,33 +403,19 @@ void serve_decide(const serve_request *r, const serve_trust *t,
         urisan_decision dec;
         memset(&dec, 0, sizeof dec);
         dec.verdict = URISAN_DENY;   /* fail closed if it were left unset */
-        urisan_status st = cli_decide(buf, a->uri_len, pol, &uri, &rep, &dec);
+        urisan_status st = cli_decide(buf, a->uri_len, sp->judge, &uri, &rep, &dec);
         if (st == URISAN_E_BAD_ARGUMENT || st == URISAN_E_NOSPACE ||
             st == URISAN_E_BAD_POLICY) {
             add_word(&deny, a->own = urisan_status_name(st));   /* could not judge */
-        } else if (!decision_reasons(&dec, &deny, &flag)) {
-            add_word(&deny, a->own = urisan_status_name(URISAN_E_NOSPACE));
         } else {
             a->verdict = dec.verdict;
             a->dec = dec;
-            /* A gateway forwards to a host: anything else is no request
-               we can vouch for (a relative reference, "mailto:x"). As if
-               the policy said require-authority, with its reasons; unless
-               it did say so already. */
-            unsigned said = (1u << URISAN_REASON_NOT_ABSOLUTE) |
-                            (1u << URISAN_REASON_NO_AUTHORITY);
-            bool absolute = urisan_span_present(uri.scheme);
-            if (!absolute || uri.host_type == URISAN_HOST_NONE ||
-                uri.host_type == URISAN_HOST_EMPTY) {
-                a->verdict = URISAN_DENY;
-                if ((dec.rules & said) == 0)
-                    add_word(&deny, a->own = urisan_rule_reason_name(
-                                        absolute ? URISAN_REASON_NO_AUTHORITY
-                                                 : URISAN_REASON_NOT_ABSOLUTE));
-            }
-            if (a->verdict == URISAN_DENY && deny.len == 0) {
+            if (dec.verdict == URISAN_DENY)
+                add_reasons(&deny, dec.deny_flags, dec.rules);
+            if (dec.verdict != URISAN_ALLOW)
+                add_reasons(&flag, dec.flag_flags, 0);
+            if (a->verdict == URISAN_DENY && deny.len == 0)
                 add_word(&deny, a->own = "denied");
-            }
         }
     }
     a->status = a->verdict == URISAN_DENY ? 403 : 200;

@@ -142,6 +142,28 @@ serve_uri_status serve_uri_build(const serve_request *r, const serve_trust *t,
 
 #define SERVE_REASONS_MAX 2048   /* every flag and rule name fits */
 
+/*
+ * What serve judges by. A gateway forwards only to a host, so serve
+ * decides under the policy loaded plus `require-authority` (the
+ * library's rule: reasons not_absolute, no_authority); the policy as
+ * loaded tells where each of its rules came from (explain, /healthz).
+ */
+typedef struct {
+    urisan_policy *loaded;        /* as loaded (--profile, --policy) */
+    urisan_policy *judge;         /* loaded + require-authority: decides */
+    unsigned own_rules;           /* rule reasons (bits of urisan_rule_reason)
+                                     judge gives and loaded would not:
+                                     serve's own (explain: REASON=serve) */
+} serve_policy;
+
+/*
+ * judge (urisan_policy_size() bytes of caller memory) becomes a copy of
+ * loaded with require-authority; sp says both (and holds them: the
+ * caller frees both when done). No allocation. False
+ * when the library refuses the line (it cannot).
+ */
+bool serve_policy_make(serve_policy *sp, urisan_policy *loaded, urisan_policy *judge);
+
 typedef struct {
     unsigned status;                  /* 200 or 403 */
     urisan_verdict verdict;
@@ -151,20 +173,20 @@ typedef struct {
     size_t uri_len;                   /* of the URI judged (in buf) */
     urisan_decision dec;              /* the policy's decision (zero: none) */
     const char *own;                  /* the deny reason serve adds itself
-                                         (no URI, not absolute ...), or NULL */
+                                         (no URI, could not judge), or NULL */
     const char *explain;              /* X-Urisan-Explain (cmd_serve.c; NULL:
                                          not asked for) */
 } serve_answer;
 
 /*
- * Rebuild the URI (into buf, cap bytes) and judge it under pol: 200 for
- * allow and flag, 403 for deny. Fails closed: no URI (its status's name
- * is the reason), a URI the library could not judge, or one that is not
- * absolute with a host is denied (not_absolute, no_authority: as if the
- * policy said require-authority).
+ * Rebuild the URI (into buf, cap bytes) and judge it under sp->judge:
+ * 200 for allow and flag, 403 for deny; the reasons are the decision's
+ * (deny: its flags, then its rules; flag: the flags only reported).
+ * Fails closed: no URI (its status's name is the reason), or a URI the
+ * library could not judge, is denied.
  */
 void serve_decide(const serve_request *r, const serve_trust *t,
-                  const urisan_policy *pol, char *buf, size_t cap,
+                  const serve_policy *sp, char *buf, size_t cap,
                   serve_answer *a);
 
 #endif
