@@ -38,7 +38,10 @@
  * Threads: a context is used by one thread at a time (it holds the memo of
  * hosts already viewed and the last host's view, which it writes on every
  * call); give each thread its own (urisan_host_ctx_thread() makes one a
- * thread on first use). The data the contexts read - ICU's spoof data,
+ * thread on first use). Threads that judge parts of one input can share
+ * one memo of views instead (urisan_host_ctx_new_sharing: each thread
+ * still has a context of its own, and a host viewed by one is not viewed
+ * again by another). The data the contexts read - ICU's spoof data,
  * the Public Suffix List, the tables made from them - is loaded once a
  * process, on the first urisan_host_ctx_new (or urisan_host_init), and
  * only read after that, by every context at once.
@@ -112,6 +115,23 @@ URISAN_API void urisan_host_shutdown(void);
    touched) and the view of the last host. NULL: no memory. */
 URISAN_API urisan_host_ctx *urisan_host_ctx_new(void);
 URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx);
+/*
+ * A context that shares its memo of views with other contexts, each used
+ * by a thread of its own: with NULL, a new memo (4 MiB, as
+ * urisan_host_ctx_new's); else with's memo (with made by this call).
+ * Only the memo is shared; each context keeps its own last host's view
+ * and registrable-domain cache, and is used by one thread at a time.
+ * Free each context with urisan_host_ctx_free, in any order: the memo
+ * goes with the last. Every answer is the one a context of its own gives.
+ * NULL: no memory, or with is not a sharing context.
+ *
+ * The shared memo's thread safety: a look-up takes no lock (it reads an
+ * entry between two reads of a sequence number, and an entry being
+ * written counts as a miss: the host is viewed again); keeping a new
+ * host takes a mutex of the memo (once a distinct host). Contexts of
+ * their own take no lock at all.
+ */
+URISAN_API urisan_host_ctx *urisan_host_ctx_new_sharing(urisan_host_ctx *with);
 /* This thread's context: made on the first call in a thread, freed when
    the thread ends. NULL: no memory. */
 URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void);

@@ -154,6 +154,31 @@ def logs(urls):
                  env={"URISAN_JOBS_BATCH": "5"})
 
 
+def long_lines():
+    """Lines longer than the block --jobs reads standard input by (256
+    KiB: the reading thread cuts them itself), around its size, with LF,
+    CRLF, a CR or nothing at the end of input, under the default limit
+    and a limit above the block (1 MiB: keep is larger than the block)."""
+    block = 256 << 10
+    cases = []
+    for n in (block - 3, block - 2, block - 1, block, block + 1, 3 * block + 5):
+        body = b"http://long.example/" + b"y" * (n - 20)
+        for end in (b"\n", b"\r\n", b"\r", b""):
+            cases.append((n, end, body + end))
+            cases.append((n, end, b"http://a.example/\n" + body + end + b"http://b.example/\r\n"))
+    with tempfile.TemporaryDirectory() as d:
+        pol = os.path.join(d, "big.policy")
+        with open(pol, "w") as f:
+            f.write("limit uri 1048576\n")
+        for k, (n, end, data) in enumerate(cases):
+            for args in (["check"], ["check", "--json"], ["check", "--policy", pol]):
+                if k % 3 and args[-1] == pol:
+                    continue
+                rc, out, _ = same(args, data, n=2, what=f"check {args[1:]} a line of {n} bytes + {end!r}")
+                want = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+                expect(out.count(b"\n") == want, f"{args} a line of {n} + {end!r}: {want} lines")
+
+
 def property_test(urls):
     rnd = random.Random(27)
     url_lines = urls.splitlines() or [b"http://a.example/"]
@@ -194,6 +219,7 @@ def main():
     mail()
     if urls:
         logs(urls)
+    long_lines()
     property_test(urls)
     print(f"{runs} comparisons; " + (f"{fails} failed" if fails else "all passed"))
     return 1 if fails else 0

@@ -11,6 +11,7 @@
  * host of the shared URL lists, and twice each (cache miss, then hit).
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,89 @@ START_TEST(more_hosts_than_memo_slots_give_the_full_answer)
         int n = snprintf(h, sizeof h, "h%u.rn%u.example.co.uk", i, i % 977);
         same_view(h, (size_t)n);
     }
+}
+END_TEST
+
+/* Threads whose contexts share one memo (urisan_host_ctx_new_sharing):
+   each views the same hosts, in its own order, while the others keep
+   them, move them (three quarters of the slots fill) and read them;
+   every view is the full answer. Run under ThreadSanitizer too (the
+   memo's look-ups take no lock). */
+#define SHARE_THREADS 3
+#define SHARE_HOSTS (HOSTMEMO_SLOTS / 4 * 3)   /* cuckoo moves at this load */
+typedef struct {
+    urisan_host_ctx *c;
+    unsigned first;      /* where this thread starts in the hosts */
+    unsigned differ;     /* views that were not the full answer */
+    unsigned compared;
+} share_arg;
+
+/* Every fact and form (json_plain: only the shortcut's, same_view) */
+static bool views_equal(const urisan_hostview *a, const urisan_hostview *b)
+{
+    return a->is_name == b->is_name && a->idn == b->idn && a->invisible == b->invisible &&
+           a->why == b->why && a->flags == b->flags && a->uts46 == b->uts46 &&
+           strcmp(a->unicode, b->unicode) == 0 &&
+           strcmp(a->ascii, b->ascii) == 0 && strcmp(a->skeleton, b->skeleton) == 0 &&
+           strcmp(a->registrable, b->registrable) == 0 &&
+           strcmp(a->imitates, b->imitates) == 0 && a->unicode_len == b->unicode_len &&
+           a->skeleton_len == b->skeleton_len && a->imitates_len == b->imitates_len &&
+           a->registrable_len == b->registrable_len;
+}
+
+static int share_host(char *h, size_t cap, unsigned i)
+{
+    static const char *const tld[] = { "com", "co.uk", "xn--p1ai", "de", "github.io" };
+    return snprintf(h, cap, "%s%u.s%u.%s", i % 7 == 0 ? "xn--pple-43d." : "h", i, i % 613,
+                    tld[i % 5]);
+}
+
+static void *share_thread(void *p)
+{
+    share_arg *a = p;
+    static _Thread_local urisan_hostview got, want;
+    char h[96];
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned k = 0; k < SHARE_HOSTS; k++) {
+            unsigned i = (a->first + k * 7919u) % SHARE_HOSTS;   /* a stride prime to it */
+            int n = share_host(h, sizeof h, i);
+            bool r = urisan_host_view(a->c, h, (size_t)n, &got);
+            if (k % 17 != pass)
+                continue;
+            bool r2 = host_view_compute(h, (size_t)n, &want, false, NULL);
+            a->compared++;
+            if (r != r2 || !views_equal(&got, &want))
+                a->differ++;
+        }
+    }
+    return NULL;
+}
+
+START_TEST(threads_sharing_one_memo_give_the_full_answer)
+{
+    urisan_host_ctx *own = urisan_host_ctx_new();
+    ck_assert_ptr_nonnull(own);
+    ck_assert_ptr_null(urisan_host_ctx_new_sharing(own));   /* its memo is its own */
+    urisan_host_ctx_free(own);
+    share_arg a[SHARE_THREADS];
+    pthread_t th[SHARE_THREADS];
+    for (unsigned t = 0; t < SHARE_THREADS; t++) {
+        a[t] = (share_arg){ urisan_host_ctx_new_sharing(t > 0 ? a[0].c : NULL),
+                            t * (SHARE_HOSTS / SHARE_THREADS), 0, 0 };
+        ck_assert_ptr_nonnull(a[t].c);
+    }
+    for (unsigned t = 0; t < SHARE_THREADS; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, share_thread, &a[t]), 0);
+    for (unsigned t = 0; t < SHARE_THREADS; t++) {
+        pthread_join(th[t], NULL);
+        ck_assert_msg(a[t].differ == 0, "thread %u: %u of %u views differ", t, a[t].differ,
+                      a[t].compared);
+        ck_assert_uint_gt(a[t].compared, 0);
+    }
+    /* freed in any order: the memo goes with the last */
+    urisan_host_ctx_free(a[0].c);
+    for (unsigned t = 1; t < SHARE_THREADS; t++)
+        urisan_host_ctx_free(a[t].c);
 }
 END_TEST
 
@@ -339,6 +423,7 @@ int main(void)
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
     tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
     tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
+    tcase_add_test(t, threads_sharing_one_memo_give_the_full_answer);
     tcase_add_test(t, a_prefetch_guess_never_changes_the_view);
     tcase_add_test(t, the_host_guess_and_its_scalar_twin_agree_at_every_position);
     suite_add_tcase(s, t);

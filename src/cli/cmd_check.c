@@ -497,6 +497,21 @@ static void jobs_idle(void *arg, int fd)
     cli_jobs_idle(arg, fd);
 }
 
+/* What the workers found, into c (NULL: nothing); their contexts freed. */
+static void jobs_ctx_end(check_ctx *c, check_ctx *wc, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        if (c != NULL)
+            c->denied |= wc[k].denied;
+        free(wc[k].rbuf);
+        cli_buf_free(&wc[k].tmp);
+#ifdef URISAN_HAVE_HOST
+        urisan_host_ctx_free(wc[k].host);
+#endif
+    }
+    free(wc);
+}
+
 /* The worker contexts: copies of c, each with its own buffers and host
    view, so that no worker's state is another's. */
 static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
@@ -508,21 +523,18 @@ static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
         wc[k].rcap = 0;
         wc[k].denied = false;
         cli_buf_init(&wc[k].tmp, CLI_JSON_MAX);
-        wc[k].host = NULL;   /* the host layer's context of the worker's thread */
         w[k] = &wc[k];
+#ifdef URISAN_HAVE_HOST
+        /* the worker's own, all sharing one memo of views: a host is
+           viewed once, whichever worker meets it first */
+        wc[k].host = urisan_host_ctx_new_sharing(k > 0 ? wc[0].host : NULL);
+        if (wc[k].host == NULL) {
+            jobs_ctx_end(NULL, wc, k + 1);
+            return NULL;
+        }
+#endif
     }
     return wc;
-}
-
-/* What the workers found, into c; their contexts freed. */
-static void jobs_ctx_end(check_ctx *c, check_ctx *wc, unsigned n)
-{
-    for (unsigned k = 0; k < n; k++) {
-        c->denied |= wc[k].denied;
-        free(wc[k].rbuf);
-        cli_buf_free(&wc[k].tmp);
-    }
-    free(wc);
 }
 
 enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
@@ -564,8 +576,10 @@ static int check_inputs(check_ctx *c, cli_jobs *j, const cli_logfmt *fmt, char *
     if (fmt != NULL)
         return cli_log_each(CMD, fmt, argv, 1, nargs, keep + CLI_LOG_EXTRA,
                             j ? queue_log_line : check_log_line, j ? (void *)j : c);
-    if (j != NULL)
+    if (j != NULL && nargs >= 1)
         return cli_each_input(CMD, argv, 1, nargs, keep, queue_line, j);
+    if (j != NULL) /* the lines by the block: the workers cut them */
+        return cli_jobs_each_line(CMD, j, keep);
     return cli_each_input_ahead(CMD, argv, 1, nargs, keep, check_one,
                                 c->hostview_keys ? check_ahead : NULL, c);
 }

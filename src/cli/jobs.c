@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +16,19 @@
 /* Input bytes in flight at most, per worker (one batch may be larger:
    a message; it then goes alone) */
 #define FLIGHT_BYTES ((size_t)8 << 20)
+/* A batch keeps the memory of its output up to this for the next one
+   (an ordinary batch writes 2-3 MiB of JSON; growing it again from
+   nothing for every batch cost a page fault every 4 KiB) */
+#define KEEP_OUT ((size_t)16 << 20)
 
+enum { REC_UNIT, REC_NOTE, REC_LINES };
 typedef struct {
     cli_job_item it;     /* a and b unset: aoff, boff say where */
     size_t aoff, boff;
-    bool note;           /* not a unit: the reading thread's messages for
-                            standard error, a[0..alen), in their place */
+    unsigned char kind;  /* REC_UNIT; REC_NOTE: the reading thread's
+                            messages for standard error, a[0..alen), in
+                            their place; REC_LINES: whole lines a[0..alen),
+                            n[0] the bytes kept of each (cli_jobs_add_lines) */
 } job_rec;
 
 typedef struct batch {
@@ -47,7 +55,10 @@ struct cli_jobs {
     size_t flight;       /* input bytes of the batches in the ring */
     batch *cur, *free;
     size_t units;        /* units a batch holds at most */
-    bool quit, stopped;
+    bool quit;
+    bool writing;        /* a thread is writing the batches at the head */
+    atomic_bool stopped; /* a unit's output failed: the rest is dropped
+                            (read by the reading thread without j->mu) */
     cli_buf rerr;        /* the reading thread's messages, not queued yet */
 };
 
@@ -94,6 +105,27 @@ static batch *batch_get(cli_jobs *j)
     return b;
 }
 
+/* The lines of p[0..n) (each ends in LF), one unit each, as lines.h cuts
+   them: a CR before the LF is no part of the line, the first keep bytes
+   are kept. false: a unit's output failed. */
+static bool run_lines(cli_jobs *j, void *w, const char *p, size_t n, size_t keep)
+{
+    const char *end = p + n;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)(nl - p);
+        if (len > 0 && p[len - 1] == '\r')
+            len--;
+        cli_job_item it = { .a = p, .alen = len < keep ? len : keep, .n = { len, len > keep } };
+        p = nl + 1;
+        if (j->ahead != NULL && p < end)
+            j->ahead(w, p, (size_t)(end - p));
+        if (!j->fn(w, &it))
+            return false;
+    }
+    return true;
+}
+
 /* One batch on worker w. */
 static void run_batch(cli_jobs *j, void *w, batch *b)
 {
@@ -101,12 +133,19 @@ static void run_batch(cli_jobs *j, void *w, batch *b)
     for (size_t k = 0; k < b->n; k++) {
         cli_job_item it = b->rec[k].it;
         it.a = b->data + b->rec[k].aoff;
-        if (b->rec[k].note) {
+        if (b->rec[k].kind == REC_NOTE) {
             cli_buf_add(&b->err, it.a, it.alen);
             continue;
         }
+        if (b->rec[k].kind == REC_LINES) {
+            if (!run_lines(j, w, it.a, it.alen, it.n[0])) {
+                b->failed = true;
+                break;
+            }
+            continue;
+        }
         it.b = it.b != NULL ? b->data + b->rec[k].boff : NULL;
-        if (j->ahead != NULL && k + 1 < b->n && !b->rec[k + 1].note)
+        if (j->ahead != NULL && k + 1 < b->n && b->rec[k + 1].kind != REC_NOTE)
             j->ahead(w, b->data + b->rec[k + 1].aoff, b->rec[k + 1].it.alen);
         if (!j->fn(w, &it)) {
             b->failed = true;
@@ -114,6 +153,52 @@ static void run_batch(cli_jobs *j, void *w, batch *b)
         }
     }
     cli_out_capture(NULL, NULL);
+}
+
+/* Back to the free list, without the memory of a large unit (a message):
+   the list keeps batches of ordinary size only. */
+static void recycle(cli_jobs *j, batch *b)
+{
+    if (b->dcap > 4 * BATCH_BYTES) {
+        free(b->data);
+        b->data = NULL;
+        b->dcap = 0;
+    }
+    if (b->out.cap > KEEP_OUT)
+        cli_buf_free(&b->out);
+    b->next = j->free;
+    j->free = b;
+}
+
+/* Write the batches done at the head, in order (j->mu held; released
+   while writing). One thread writes at a time: the worker that finished
+   the head batch, or the reading thread while it waits for room. */
+static void write_done(cli_jobs *j)
+{
+    if (j->writing)
+        return;
+    j->writing = true;
+    while (j->head < j->tail && j->ring[j->head % j->rcap]->done) {
+        batch *b = j->ring[j->head % j->rcap];
+        bool stopped = atomic_load_explicit(&j->stopped, memory_order_relaxed);
+        pthread_mutex_unlock(&j->mu);
+        bool ok = true;
+        if (!stopped) {
+            if (b->out.len > 0)
+                ok = cli_out_lines(b->out.p, b->out.len);
+            if (b->err.len > 0) {
+                cli_out_flush();
+                fwrite(b->err.p, 1, b->err.len, stderr);
+            }
+        }
+        pthread_mutex_lock(&j->mu);
+        if (!stopped && (b->failed || !ok))
+            atomic_store_explicit(&j->stopped, true, memory_order_release);
+        j->head++;
+        j->flight -= b->dlen;
+        recycle(j, b);
+    }
+    j->writing = false;
 }
 
 static void *worker(void *arg)
@@ -127,12 +212,13 @@ static void *worker(void *arg)
         if (j->taken == j->tail)
             break;
         batch *b = j->ring[j->taken++ % j->rcap];
-        bool skip = j->stopped;
+        bool skip = atomic_load_explicit(&j->stopped, memory_order_relaxed);
         pthread_mutex_unlock(&j->mu);
         if (!skip)
             run_batch(j, w, b);
         pthread_mutex_lock(&j->mu);
         b->done = true;
+        write_done(j);
         pthread_cond_broadcast(&j->done);
     }
     pthread_mutex_unlock(&j->mu);
@@ -177,7 +263,7 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
         int e = pthread_create(&j->th[k], NULL, worker, j);
         if (e != 0) {
             cli_fail(cmd, "cannot start a worker thread: %s", strerror(e));
-            j->stopped = true;
+            atomic_store(&j->stopped, true);
             (void)cli_jobs_end(j);
             return NULL;
         }
@@ -186,47 +272,6 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
     /* what this thread tells on standard error now goes out in order */
     cli_out_capture(NULL, &j->rerr);
     return j;
-}
-
-/* Back to the free list, without the memory of a large unit (a message):
-   the list keeps batches of ordinary size only. */
-static void recycle(cli_jobs *j, batch *b)
-{
-    if (b->dcap > 4 * BATCH_BYTES) {
-        free(b->data);
-        b->data = NULL;
-        b->dcap = 0;
-    }
-    if (b->out.cap > 4 * BATCH_BYTES)
-        cli_buf_free(&b->out);
-    b->next = j->free;
-    j->free = b;
-}
-
-/* Write the batches done at the head, in order (j->mu held; released
-   while writing). */
-static void write_done(cli_jobs *j)
-{
-    while (j->head < j->tail && j->ring[j->head % j->rcap]->done) {
-        batch *b = j->ring[j->head % j->rcap];
-        bool stopped = j->stopped;
-        pthread_mutex_unlock(&j->mu);
-        bool ok = true;
-        if (!stopped) {
-            if (b->out.len > 0)
-                ok = cli_out_lines(b->out.p, b->out.len);
-            if (b->err.len > 0) {
-                cli_out_flush();
-                fwrite(b->err.p, 1, b->err.len, stderr);
-            }
-        }
-        pthread_mutex_lock(&j->mu);
-        if (!stopped && (b->failed || !ok))
-            j->stopped = true;
-        j->head++;
-        j->flight -= b->dlen;
-        recycle(j, b);
-    }
 }
 
 /* Queue j->cur (j->mu not held). */
@@ -290,16 +335,18 @@ static bool put_bytes(batch *b, const char *p, size_t n, size_t *off)
     return true;
 }
 
-/* Queue a record: a unit, or (note) the reading thread's messages. */
-static bool add_rec(cli_jobs *j, const cli_job_item *it, bool note)
+/* Queue a record (kind REC_*). The lock only for a new batch. */
+static bool add_rec(cli_jobs *j, const cli_job_item *it, unsigned char kind)
 {
-    pthread_mutex_lock(&j->mu);
-    bool stopped = j->stopped;
-    if (j->cur == NULL && !stopped)
-        j->cur = batch_get(j);
-    pthread_mutex_unlock(&j->mu);
-    if (stopped)
+    /* acquire: what the writer did before it stopped (cli_out_error) is
+       seen here */
+    if (atomic_load_explicit(&j->stopped, memory_order_acquire))
         return false;
+    if (j->cur == NULL) {
+        pthread_mutex_lock(&j->mu);
+        j->cur = batch_get(j);
+        pthread_mutex_unlock(&j->mu);
+    }
     batch *b = j->cur;
     if (b == NULL || (b->n == b->rcap && !grow_recs(b))) {
         cli_fail(j->cmd, "out of memory");
@@ -307,7 +354,7 @@ static bool add_rec(cli_jobs *j, const cli_job_item *it, bool note)
     }
     job_rec *r = &b->rec[b->n];
     r->it = *it;
-    r->note = note;
+    r->kind = kind;
     if (!put_bytes(b, it->a, it->alen, &r->aoff) ||
         (it->b != NULL && !put_bytes(b, it->b, it->blen, &r->boff))) {
         cli_fail(j->cmd, "out of memory");
@@ -325,7 +372,7 @@ static bool add_notes(cli_jobs *j)
     if (j->rerr.len == 0)
         return true;
     cli_job_item it = { .a = j->rerr.p, .alen = j->rerr.len };
-    if (!add_rec(j, &it, true))
+    if (!add_rec(j, &it, REC_NOTE))
         return false; /* kept: cli_jobs_end tells them */
     cli_buf_clear(&j->rerr);
     return true;
@@ -333,7 +380,34 @@ static bool add_notes(cli_jobs *j)
 
 bool cli_jobs_add(cli_jobs *j, const cli_job_item *it)
 {
-    return add_notes(j) && add_rec(j, it, false);
+    return add_notes(j) && add_rec(j, it, REC_UNIT);
+}
+
+/* The end of the first max lines of p[0..n) (each ends in LF). */
+static size_t lines_end(const char *p, size_t n, size_t max)
+{
+    size_t o = 0;
+    for (size_t k = 0; k < max && o < n; k++)
+        o += (size_t)((const char *)memchr(p + o, '\n', n - o) - (p + o)) + 1;
+    return o;
+}
+
+bool cli_jobs_add_lines(cli_jobs *j, const char *p, size_t n, size_t keep)
+{
+    if (!add_notes(j))
+        return false;
+    while (n > 0) {
+        /* URISAN_JOBS_BATCH (tests): a batch of that many lines */
+        size_t take = j->units < BATCH_UNITS ? lines_end(p, n, j->units) : n;
+        cli_job_item it = { .a = p, .alen = take, .n = { keep } };
+        if (!add_rec(j, &it, REC_LINES))
+            return false;
+        if (j->units < BATCH_UNITS && j->cur != NULL)
+            submit(j);
+        p += take;
+        n -= take;
+    }
+    return true;
 }
 
 /* Wait until every queued batch is written. */
@@ -370,7 +444,7 @@ bool cli_jobs_end(cli_jobs *j)
     cli_buf_free(&j->rerr);
     pthread_mutex_lock(&j->mu);
     j->quit = true;
-    bool ok = !j->stopped;
+    bool ok = !atomic_load(&j->stopped);
     pthread_cond_broadcast(&j->work);
     pthread_mutex_unlock(&j->mu);
     for (unsigned k = 0; k < j->started; k++)

@@ -2,18 +2,22 @@
  * jobs.h - `--jobs N`: N worker threads over one input, the output
  * written in input order, byte for byte what one thread writes.
  *
- * The reading thread copies each unit of input (a line, a log line, a
- * message) into a batch; a worker takes the next batch, runs the
- * command's function on each unit with its own context (its own host
- * memo and caches: nothing a worker learns is seen by another), and its
- * output lines and messages for standard error go into the batch
- * (cli_out_capture). The reading thread writes the batches in order.
- * A unit whose output fails stops its batch there, as one thread stops
- * at that line; the batches after it are dropped.
+ * The reading thread copies each unit of input (a log line, a message)
+ * into a batch, or plain lines by the block (cli_jobs_add_lines); a
+ * worker takes the next batch, runs the command's function on each unit
+ * with its own context (the command's: check's share one memo of host
+ * views, urisan_host_ctx_new_sharing), and its output lines and messages
+ * for standard error go into the batch (cli_out_capture). The worker
+ * that finishes the batch at the head writes it and every finished one
+ * after it, in order, straight from the batch's buffer (the reading
+ * thread too, while it waits for room). A unit whose output fails stops
+ * its batch there, as one thread stops at that line; the batches after
+ * it are dropped.
  *
  * Memory: at most 2N + 2 batches in flight and N x 8 MiB of their input
  * (a larger unit, a message up to its bound, goes alone); a batch is 256
- * KiB of input (4096 units) and the output it made.
+ * KiB of input (4096 units) and the output it made (kept for the next
+ * batch up to 16 MiB: about 2.5 MiB for check --json).
  */
 #ifndef URISAN_CLI_JOBS_H
 #define URISAN_CLI_JOBS_H
@@ -51,6 +55,17 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
                          cli_job_ahead_fn ahead);
 /* Queue a unit (copied). false: a unit's output failed; stop reading. */
 bool cli_jobs_add(cli_jobs *j, const cli_job_item *it);
+/* Queue the whole lines p[0..n) (each ends in LF; copied as one block):
+   a worker cuts them as lines.h does and hands each to fn as a unit of
+   its own - a, alen: the line's first keep bytes at most (a CR before the
+   LF is no part of it); n[0]: its length; n[1]: 1 when cut to keep -
+   the reading thread does no work a line. false: as cli_jobs_add. */
+bool cli_jobs_add_lines(cli_jobs *j, const char *p, size_t n, size_t keep);
+/* Every line of standard input through j (jobs_lines.c): read by the
+   block, whole lines queued by cli_jobs_add_lines, a line longer than
+   the block cut here; each line a unit as cli_jobs_add_lines describes.
+   The status as cli_each_input's. */
+int cli_jobs_each_line(const char *cmd, cli_jobs *j, size_t keep);
 /* Before the input may wait: queue what is read, wait until it is all
    written and flush the output (an interactive peer gets its answers). */
 void cli_jobs_idle(cli_jobs *j, int fd);

@@ -158,6 +158,11 @@ bool cli_out_flush(void)
 bool cli_out_lines(const char *p, size_t n)
 {
     out_ready();
+    if (n >= CLI_OUT_BLOCK) {
+        /* a block of its own: what is buffered, then p itself, without
+           a copy (a --jobs batch's output is megabytes) */
+        return flush_lines() && write_all(p, n);
+    }
     if (!cli_buf_add(&out.b, p, n)) {
         cli_buf_rewind(&out.b, out.start);
         return false;

@@ -44,7 +44,9 @@ void cli_out_idle(int fd);
 /* errno of the first failed write, 0 when none. */
 int cli_out_error(void);
 /* Complete lines p[0..n) (each ending '\n'), written as they are: a
-   --jobs batch's output (jobs.c). false on a write error or no memory. */
+   --jobs batch's output (jobs.c); at least CLI_OUT_BLOCK bytes are
+   written from p itself, after what is buffered. false on a write error
+   or no memory. */
 bool cli_out_lines(const char *p, size_t n);
 /* This thread's lines go into b (and its messages for standard error,
    cli_fail and cli_note, into err) instead of out; NULL, NULL: back to

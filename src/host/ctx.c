@@ -18,13 +18,21 @@
 #define HOST_SSE2 1
 #endif
 
-URISAN_API urisan_host_ctx *urisan_host_ctx_new(void)
+/* A context with the memo of with (a sharing context), a new shared one
+   (share, with NULL) or its own (!share). */
+static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
 {
     urisan_host_init();
     urisan_host_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL)
         return NULL;
-    ctx->memo = hostmemo_new(&ctx->memo_mem);
+    if (share) {
+        ctx->share = with != NULL ? hostmemo_share_ref(with->share) : hostmemo_share_new();
+        if (ctx->share != NULL)
+            ctx->memo = (hm_table *)(uintptr_t)hostmemo_share_table(ctx->share);
+    } else {
+        ctx->memo = hostmemo_new(&ctx->memo_mem);
+    }
     ctx->psl = host_pslcache_new();
     if (ctx->memo == NULL || ctx->psl == NULL) {
         urisan_host_ctx_free(ctx);
@@ -39,11 +47,26 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_new(void)
     return ctx;
 }
 
+URISAN_API urisan_host_ctx *urisan_host_ctx_new(void)
+{
+    return ctx_new(false, NULL);
+}
+
+URISAN_API urisan_host_ctx *urisan_host_ctx_new_sharing(urisan_host_ctx *with)
+{
+    if (with != NULL && with->share == NULL)
+        return NULL;   /* its memo is its thread's alone */
+    return ctx_new(true, with);
+}
+
 URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
 {
     if (ctx == NULL)
         return;
-    hostmemo_free(ctx->memo_mem);
+    if (ctx->share != NULL)
+        hostmemo_share_unref(ctx->share);
+    else
+        hostmemo_free(ctx->memo_mem);
     host_pslcache_free(ctx->psl);
     free(ctx);
 }
@@ -88,6 +111,13 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
     if (len > HOSTMEMO_KEY_MAX)
         return host_view_compute(host, len, hv, true, ctx->psl);
     uint32_t h = hostmemo_hash(host, len);
+    if (ctx->share != NULL) {
+        if (hostmemo_get_shared(ctx->share, host, len, h, hv))
+            return hv->is_name;
+        bool name = host_view_compute(host, len, hv, true, ctx->psl);
+        hostmemo_put_shared(ctx->share, host, len, h, hv);
+        return name;
+    }
     if (hostmemo_get(ctx->memo, host, len, h, hv))
         return hv->is_name;
     bool name = host_view_compute(host, len, hv, true, ctx->psl);

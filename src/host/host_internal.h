@@ -62,9 +62,13 @@ typedef struct {
 } host_last;
 
 struct hm_table;
+struct hm_share;
 struct urisan_host_ctx {
-    struct hm_table *memo;     /* memo.c */
-    void *memo_mem;
+    struct hm_table *memo;     /* memo.c: its own (share NULL), or the
+                                  shared one's table (read by prefetch) */
+    void *memo_mem;            /* its own memo's mapping */
+    struct hm_share *share;    /* the memo shared with other threads'
+                                  contexts (urisan_host_ctx_new_sharing) */
     psl_table *psl;            /* pslcache.c */
     host_last last;
     uint64_t serials;          /* the last serial given: a context's are

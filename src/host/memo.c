@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "memo.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -213,16 +214,51 @@ bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash
     return true;
 }
 
+/* A shared table (memo.h): the table, its writers' mutex, the sequence
+   number of each stripe of slots, its references. */
+struct hm_share {
+    hm_table *t;
+    void *mem;
+    pthread_mutex_t mu;
+    unsigned refs;                    /* under mu */
+    uint32_t seq[HOSTMEMO_STRIPES];   /* __atomic_* only */
+};
+_Static_assert(sizeof(hm_entry) % sizeof(uint64_t) == 0, "an entry is read in words");
+_Static_assert((HOSTMEMO_STRIPES & (HOSTMEMO_STRIPES - 1)) == 0 &&
+               HOSTMEMO_STRIPES <= HOSTMEMO_SLOTS, "a stripe is the low bits of a slot");
+#define HM_WORDS (sizeof(hm_entry) / sizeof(uint64_t))
+
+/* t->e[s] := *e; in a shared table (sh not NULL; its mutex held) word by
+   word between the two increments of the stripe's number. */
+static void put_slot(hm_table *t, hm_share *sh, size_t s, const hm_entry *e)
+{
+    if (sh == NULL) {
+        t->e[s] = *e;
+        return;
+    }
+    uint32_t *seq = &sh->seq[s & (HOSTMEMO_STRIPES - 1)];
+    uint32_t v = __atomic_load_n(seq, __ATOMIC_RELAXED);
+    __atomic_store_n(seq, v + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    uint64_t w[HM_WORDS];
+    memcpy(w, e, sizeof w);
+    uint64_t *d = (uint64_t *)(void *)&t->e[s];
+    for (size_t i = 0; i < HM_WORDS; i++)
+        __atomic_store_n(&d[i], w[i], __ATOMIC_RELAXED);
+    __atomic_store_n(seq, v + 2, __ATOMIC_RELEASE);
+}
+
 /* e into one of its two slots (hash its key's): a free one, else the first,
-   whose entry moves to its own other slot, and so on (HOSTMEMO_KICKS). */
-static void insert(hm_table *t, hm_entry e, uint32_t hash)
+   whose entry moves to its own other slot, and so on (HOSTMEMO_KICKS).
+   sh: the share t is (its mutex held), or NULL. */
+static void insert(hm_table *t, hm_share *sh, hm_entry e, uint32_t hash)
 {
     size_t s = slot_a(hash);
     if (t->e[s].klen != 0 && t->e[slot_b(hash)].klen == 0)
         s = slot_b(hash);
     for (unsigned kick = 0; kick < HOSTMEMO_KICKS; kick++) {
         hm_entry out = t->e[s];
-        t->e[s] = e;
+        put_slot(t, sh, s, &e);
         if (out.klen == 0)
             return;
         uint32_t h = hostmemo_hash(out.text, out.klen);
@@ -249,17 +285,15 @@ static bool add_text(hm_entry *e, size_t *o, bool skip, const char *s, size_t n)
     return true;
 }
 
-void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
-                  const urisan_hostview *hv)
+/* The entry of hv, the view of host[0..len): false when it does not fit. */
+static bool make_entry(const char *host, size_t len, const urisan_hostview *hv, hm_entry *ep)
 {
     size_t ul = hv->unicode_len, sl = hv->skeleton_len, il = hv->imitates_len;
     size_t rl = hv->registrable_len, al = strlen(hv->ascii);
     if (len == 0 || len > HM_TEXT || ul > HM_TEXT || al > HM_TEXT || sl > HM_TEXT ||
         il > HM_TEXT || rl > al || hv->why >= HM_S_TABLE ||
         memcmp(hv->ascii + al - rl, hv->registrable, rl) != 0)
-        return;
-    if (t == NULL)
-        return;
+        return false;
     hm_entry e;
     memset(&e, 0, sizeof e);
     e.bits = (unsigned char)((hv->is_name ? HM_NAME : 0) | (hv->idn ? HM_IDN : 0) |
@@ -282,7 +316,7 @@ void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
         !add_text(&e, &o, e.bits & HM_A_IS_U, hv->ascii, al) ||
         !add_text(&e, &o, (e.bits & HM_S_IS_U) || table, hv->skeleton, sl) ||
         !add_text(&e, &o, false, hv->imitates, il))
-        return;
+        return false;
     e.flags = hv->flags;
     e.klen = (unsigned char)len;
     e.ulen = (unsigned char)ul;
@@ -291,5 +325,110 @@ void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
     e.ilen = (unsigned char)il;
     e.rlen = (unsigned char)rl;
     e.why = (unsigned char)(hv->why | (table ? HM_S_TABLE : 0));
-    insert(t, e, hash);
+    *ep = e;
+    return true;
+}
+
+void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
+                  const urisan_hostview *hv)
+{
+    hm_entry e;
+    if (t != NULL && make_entry(host, len, hv, &e))
+        insert(t, NULL, e, hash);
+}
+
+/* ---- a table shared by threads (memo.h) ---- */
+
+hm_share *hostmemo_share_new(void)
+{
+    hm_share *sh = calloc(1, sizeof *sh);
+    if (sh == NULL)
+        return NULL;
+    sh->t = hostmemo_new(&sh->mem);
+    if (sh->t == NULL || pthread_mutex_init(&sh->mu, NULL) != 0) {
+        hostmemo_free(sh->t != NULL ? sh->mem : NULL);
+        free(sh);
+        return NULL;
+    }
+    sh->refs = 1;
+    return sh;
+}
+
+hm_share *hostmemo_share_ref(hm_share *sh)
+{
+    pthread_mutex_lock(&sh->mu);
+    sh->refs++;
+    pthread_mutex_unlock(&sh->mu);
+    return sh;
+}
+
+void hostmemo_share_unref(hm_share *sh)
+{
+    if (sh == NULL)
+        return;
+    pthread_mutex_lock(&sh->mu);
+    unsigned left = --sh->refs;
+    pthread_mutex_unlock(&sh->mu);
+    if (left > 0)
+        return;
+    pthread_mutex_destroy(&sh->mu);
+    hostmemo_free(sh->mem);
+    free(sh);
+}
+
+const hm_table *hostmemo_share_table(const hm_share *sh)
+{
+    return sh->t;
+}
+
+/* A copy of slot s of a shared table, and room for fill()'s fixed-size
+   copies past its text. false: a writer was at its stripe (a miss). */
+typedef struct {
+    hm_entry e;
+    char slack[HM_COPY];
+} hm_copy;
+static bool read_slot(const hm_share *sh, size_t s, hm_copy *c)
+{
+    const uint32_t *seq = &sh->seq[s & (HOSTMEMO_STRIPES - 1)];
+    uint32_t v = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+    if (v & 1)
+        return false;
+    const uint64_t *src = (const uint64_t *)(const void *)&sh->t->e[s];
+    uint64_t w[HM_WORDS];
+    for (size_t i = 0; i < HM_WORDS; i++)
+        w[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(seq, __ATOMIC_RELAXED) != v)
+        return false;
+    memcpy(&c->e, w, sizeof w);
+    return true;
+}
+
+bool hostmemo_get_shared(const hm_share *sh, const char *host, size_t len, uint32_t hash,
+                         urisan_hostview *hv)
+{
+    if (len == 0 || len > HM_TEXT)
+        return false;
+    hm_copy c;
+    memset(c.slack, 0, sizeof c.slack);
+    if (!read_slot(sh, slot_a(hash), &c) || !holds(&c.e, host, len)) {
+        if (!read_slot(sh, slot_b(hash), &c) || !holds(&c.e, host, len))
+            return false;
+    }
+    fill(hv, &c.e);
+    return true;
+}
+
+void hostmemo_put_shared(hm_share *sh, const char *host, size_t len, uint32_t hash,
+                         const urisan_hostview *hv)
+{
+    hm_entry e;
+    if (!make_entry(host, len, hv, &e))
+        return;
+    pthread_mutex_lock(&sh->mu);
+    /* the writers' own reads: no writer runs beside this one */
+    const hm_table *t = sh->t;
+    if (!holds(&t->e[slot_a(hash)], host, len) && !holds(&t->e[slot_b(hash)], host, len))
+        insert(sh->t, sh, e, hash);
+    pthread_mutex_unlock(&sh->mu);
 }

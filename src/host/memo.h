@@ -18,7 +18,9 @@
  * for them early); a new entry takes a free one of its two slots, or
  * moves the one in its first slot to that one's other slot, at most
  * HOSTMEMO_KICKS times (the last one moved out is dropped: computed again
- * when its host comes back). No lock: a context is one thread's at a time.
+ * when its host comes back). No lock: a context is one thread's at a time
+ * (a table shared by the contexts of several threads: hostmemo_share_new
+ * below).
  */
 #ifndef URISAN_HOST_MEMO_H
 #define URISAN_HOST_MEMO_H
@@ -75,5 +77,37 @@ void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
 /* Ask the memory system now for the two slots of hash (a hint: a
    hostmemo_get of it a little later finds them in the cache). */
 void hostmemo_prefetch(const hm_table *t, uint32_t hash);
+
+/*
+ * A memo shared by the contexts of several threads (urisan_host.h,
+ * urisan_host_ctx_new_sharing): one table, so that a host viewed by one
+ * thread is not viewed again by another.
+ *
+ * Look-ups take no lock: an entry is read word by word (relaxed atomic
+ * loads) between two reads of its stripe's sequence number (a seqlock:
+ * HOSTMEMO_STRIPES numbers, the slot's low bits name its stripe); a
+ * number that is odd or that changed during the copy means a writer was
+ * there, and the look-up counts as a miss (the view is computed, as for a
+ * host not kept: the answer is the same). Puts are rare (one a distinct
+ * host) and take the share's mutex; each slot a put writes is written
+ * word by word (relaxed atomic stores) between the two increments of its
+ * stripe's number. A put of a host already kept (two threads missed it at
+ * once) changes nothing.
+ */
+#define HOSTMEMO_STRIPES 4096u
+typedef struct hm_share hm_share;
+/* A shared table with one reference (NULL: no memory). */
+hm_share *hostmemo_share_new(void);
+/* One more reference (a context that shares it). */
+hm_share *hostmemo_share_ref(hm_share *sh);
+/* One reference less; the table goes with the last one. NULL: nothing. */
+void hostmemo_share_unref(hm_share *sh);
+/* The table (for hostmemo_prefetch). */
+const hm_table *hostmemo_share_table(const hm_share *sh);
+/* hostmemo_get and hostmemo_put on a shared table, from any thread. */
+bool hostmemo_get_shared(const hm_share *sh, const char *host, size_t len, uint32_t hash,
+                         urisan_hostview *hv);
+void hostmemo_put_shared(hm_share *sh, const char *host, size_t len, uint32_t hash,
+                         const urisan_hostview *hv);
 
 #endif
