@@ -21,15 +21,13 @@ URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
                                            urisan_uri *uri, urisan_report *rep,
                                            urisan_decision *dec, urisan_error *err)
 {
+    /* what the caller does not ask for, kept here */
     urisan_uri u_local;
     urisan_report r_local;
     size_t n_local;
-    if (uri == NULL)
-        uri = &u_local;
-    if (rep == NULL)
-        rep = &r_local;
-    if (needed == NULL)
-        needed = &n_local;
+    uri = uri != NULL ? uri : &u_local;
+    rep = rep != NULL ? rep : &r_local;
+    needed = needed != NULL ? needed : &n_local;
     /* RFC 3986 5.2.2 strict, ".." above the root dropped (5.2.4), both
        inputs parsed with the policy's limits */
     urisan_resolve_opts opt = { 0, URISAN_ABOVE_ROOT_CLAMP, urisan_policy_limits(pol) };
