@@ -86,7 +86,8 @@ static void mark_runs(cli_fieldset *out)
     for (size_t i = 0; i < out->n; i++) {
         const cli_field *f = out->f[i];
         size_t len = f->run_len;
-        bool whole = len != 0 && f->run_key != NULL && len < 256 && len < out->n - i;
+        bool whole = len != 0 && f->run_key != NULL && len < 256 && len < out->n - i &&
+                     !cli_cache_off("runs");
         for (size_t k = 0; whole && k <= len; k++)
             whole = out->f[i + k] == f + k && out->f[i + k]->present == NULL;
         out->run[i] = whole ? (unsigned char)len : 0;

@@ -7,7 +7,22 @@
 #include "cli.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+bool cli_cache_off(const char *name)
+{
+    /* ",memo,render," holds ",render,": the list with a comma either side */
+    static _Thread_local char list[128];
+    if (list[0] == '\0') {
+        const char *v = getenv("URISAN_BENCH_CACHES_OFF");
+        snprintf(list, sizeof list, ",%s,", v != NULL ? v : "");
+    }
+    char want[32];
+    snprintf(want, sizeof want, ",%s,", name);
+    return strstr(list, want) != NULL;
+}
 
 /*
  * The JSON text of a value that repeats (a flag set, a decision's reasons,
@@ -27,6 +42,9 @@ typedef struct {
     char text[MEMO_TEXT];
 } memo_slot;
 typedef memo_slot memo_table[MEMO_SLOTS];
+_Static_assert(MEMO_SLOTS == 1u << (64 - 58), "memo_index takes the hash's top 6 bits");
+_Static_assert(MEMO_COPY <= MEMO_TEXT, "the fixed copy reads inside a slot's text");
+_Static_assert(MEMO_TEXT <= UINT16_MAX, "a kept length fits len");
 
 /* Append text[0..len) where text has at least MEMO_COPY readable bytes:
    short texts are one fixed-size copy (no call), the length that counts
@@ -74,7 +92,10 @@ static void memo_keep(memo_table t, const uint64_t key[3], const cli_buf *b, siz
 static inline void memoized(cli_buf *b, memo_table t, const uint64_t key[3],
                             void (*render)(cli_buf *b, const void *arg), const void *arg)
 {
-    if (memo_hit(t, key, b))
+    static _Thread_local int off = -1;   /* the bench's switch, read once */
+    if (off < 0)
+        off = cli_cache_off("render");
+    if (!off && memo_hit(t, key, b))
         return;
     size_t start = b->len;
     render(b, arg);

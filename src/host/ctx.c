@@ -7,6 +7,7 @@
 #include "host_internal.h"
 #include "memo.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
         return NULL;
     }
     ctx->last.klen = SIZE_MAX;
+    ctx->off = host_caches_off();
     /* serials unique in the process: a writer may keep text made from a
        view under its serial across contexts (the command's output memo
        is per thread, and outlives a context) */
@@ -108,8 +110,9 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
 URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
                                  urisan_hostview *hv)
 {
-    if (len > HOSTMEMO_KEY_MAX)
-        return host_view_compute(host, len, hv, true, ctx->psl);
+    psl_table *psl = ctx->off & HOST_OFF_PSL ? NULL : ctx->psl;
+    if (len > HOSTMEMO_KEY_MAX || (ctx->off & HOST_OFF_MEMO))
+        return host_view_compute(host, len, hv, true, psl);
     uint32_t h = hostmemo_hash(host, len);
     if (ctx->share != NULL) {
         if (hostmemo_get_shared(ctx->share, host, len, h, hv))
@@ -120,7 +123,7 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
     }
     if (hostmemo_get(ctx->memo, host, len, h, hv))
         return hv->is_name;
-    bool name = host_view_compute(host, len, hv, true, ctx->psl);
+    bool name = host_view_compute(host, len, hv, true, psl);
     hostmemo_put(ctx->memo, host, len, h, hv);
     return name;
 }
@@ -165,7 +168,9 @@ bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const uri
     const char *host;
     size_t n;
     bool some = host_of_uri(uri, len, u, &host, &n);
-    if (n == hl->klen && hostmemo_same(host, hl->key, n))
+    /* the key is whole or none: the compare reads key[0..klen) alone */
+    assert(hl->klen == SIZE_MAX || hl->klen <= HOST_LAST_KEY);
+    if (n == hl->klen && hostmemo_same(host, hl->key, n) && !(ctx->off & HOST_OFF_LAST))
         return hl->name;
     hl->name = urisan_host_view(ctx, host, n, &hl->hv) && some;
     hl->serial = ++ctx->serials;

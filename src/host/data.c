@@ -8,11 +8,31 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 static USpoofChecker *spoof;
 static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
 static const psl_ctx_t *psl_list;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned caches_off;
+
+/* URISAN_BENCH_CACHES_OFF (host_internal.h): the comma-separated names. */
+static void read_caches_off(void)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } names[] = { {"memo", HOST_OFF_MEMO}, {"psl", HOST_OFF_PSL}, {"last", HOST_OFF_LAST},
+                  {"skeleton", HOST_OFF_SKELETON} };
+    const char *v = getenv("URISAN_BENCH_CACHES_OFF");
+    while (v != NULL && *v != '\0') {
+        size_t n = strcspn(v, ",");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && memcmp(names[i].name, v, n) == 0)
+                caches_off |= names[i].bit;
+        v += n + (v[n] == ',');
+    }
+}
 
 static void load(void)
 {
@@ -31,6 +51,7 @@ static void load(void)
     psl_list = psl_loaded ? psl_loaded : psl_builtin();
     if (spoof != NULL)
         host_skeleton_init(spoof);
+    read_caches_off();
 }
 
 URISAN_API bool urisan_host_init(void)
@@ -50,6 +71,12 @@ URISAN_API void urisan_host_shutdown(void)
     spoof = NULL;
     psl_loaded = NULL;
     psl_list = NULL;
+}
+
+unsigned host_caches_off(void)
+{
+    pthread_once(&once, load);
+    return caches_off;
 }
 
 const USpoofChecker *host_spoof(void)

@@ -28,6 +28,17 @@
 const USpoofChecker *host_spoof(void);
 const psl_ctx_t *host_psl(void);
 
+/* data.c: the caches urisan-bench turns off to measure what each saves
+   (doc/bench.md "Every cache"): the environment variable
+   URISAN_BENCH_CACHES_OFF, comma-separated names, read once a process.
+   Every cache keeps answers that are a function of its key alone, so the
+   results are the same either way; only the time differs. */
+#define HOST_OFF_MEMO     1u   /* memo.c: every view computed */
+#define HOST_OFF_PSL      2u   /* pslcache.c: libpsl asked each time */
+#define HOST_OFF_LAST     4u   /* ctx.c host_last: the memo asked each time */
+#define HOST_OFF_SKELETON 8u   /* skeleton.c: ICU's skeleton of ASCII hosts */
+unsigned host_caches_off(void);
+
 /* skeleton.c */
 void host_skeleton_init(const USpoofChecker *spoof);
 /* The TR39 skeleton of an ASCII host h[0..n) from a table of each byte's
@@ -60,6 +71,7 @@ typedef struct {
     char key[HOST_LAST_KEY];
     uint64_t serial;
 } host_last;
+_Static_assert(HOST_LAST_KEY >= 8, "hostmemo_same reads 8-byte words of a key of 8 bytes or more");
 
 struct hm_table;
 struct hm_share;
@@ -71,6 +83,7 @@ struct urisan_host_ctx {
                                   contexts (urisan_host_ctx_new_sharing) */
     psl_table *psl;            /* pslcache.c */
     host_last last;
+    unsigned off;              /* HOST_OFF_*: caches a bench turned off */
     uint64_t serials;          /* the last serial given: a context's are
                                   (its number << 40) + 1, 2, ...: never
                                   the same in two contexts of a process */

@@ -384,7 +384,7 @@ static void view_ascii(urisan_hostview *hv, const char *raw, size_t n, bool jpla
     memcpy(hv->ascii, raw, n + 1);
     memcpy(hv->unicode, raw, n + 1);
     bool skel_plain = true;   /* "" when ICU is not there */
-    hv->skeleton_table = spoof != NULL &&
+    hv->skeleton_table = spoof != NULL && !(host_caches_off() & HOST_OFF_SKELETON) &&
                          host_skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain);
     if (spoof != NULL && !hv->skeleton_table) {
         skel_plain = false;
