@@ -25,84 +25,6 @@ bool cli_cache_off(const char *name)
 }
 
 /*
- * The JSON text of a value that repeats (a flag set, a decision's reasons,
- * a verdict): logs hold a few dozen distinct sets, and writing one name by
- * name costs more than the line's own text. Each writer below renders a
- * value the ordinary way the first time, keeps the bytes it wrote in a
- * small direct-mapped table keyed by the value, and copies them on the
- * next call with the same key: the same bytes by construction. Per thread
- * (serve and milter write from several), no lock, no allocation.
- */
-#define MEMO_SLOTS 64
-#define MEMO_TEXT 232
-#define MEMO_COPY 64     /* texts up to this long go in one fixed-size copy */
-typedef struct {
-    uint64_t key[3];
-    uint16_t len;                 /* 0: empty (no value renders as "") */
-    char text[MEMO_TEXT];
-} memo_slot;
-typedef memo_slot memo_table[MEMO_SLOTS];
-_Static_assert(MEMO_SLOTS == 1u << (64 - 58), "memo_index takes the hash's top 6 bits");
-_Static_assert(MEMO_COPY <= MEMO_TEXT, "the fixed copy reads inside a slot's text");
-_Static_assert(MEMO_TEXT <= UINT16_MAX, "a kept length fits len");
-
-/* Append text[0..len) where text has at least MEMO_COPY readable bytes:
-   short texts are one fixed-size copy (no call), the length that counts
-   added after. */
-static inline void copy_kept(cli_buf *b, const char *text, size_t len)
-{
-    if (len <= MEMO_COPY && cli_buf_room(b, MEMO_COPY)) {
-        memcpy(b->p + b->len, text, MEMO_COPY);
-        b->len += len;
-    } else {
-        cli_buf_add(b, text, len);
-    }
-}
-
-static size_t memo_index(const uint64_t key[3])
-{
-    uint64_t h = key[0] * UINT64_C(0x9E3779B97F4A7C15) ^ key[1] * UINT64_C(0xC2B2AE3D27D4EB4F) ^
-                 key[2] * UINT64_C(0x165667B19E3779F9);
-    return (size_t)(h >> 58) & (MEMO_SLOTS - 1);
-}
-
-/* Copies the kept text of key into b: true on a hit. */
-static inline bool memo_hit(memo_table t, const uint64_t key[3], cli_buf *b)
-{
-    const memo_slot *m = &t[memo_index(key)];
-    if (m->len == 0 || m->key[0] != key[0] || m->key[1] != key[1] || m->key[2] != key[2])
-        return false;
-    copy_kept(b, m->text, m->len);
-    return true;
-}
-
-/* Keeps what was written to b since start as the text of key. */
-static void memo_keep(memo_table t, const uint64_t key[3], const cli_buf *b, size_t start)
-{
-    size_t n = b->len - start;
-    if (b->failed || n == 0 || n > MEMO_TEXT)
-        return;
-    memo_slot *m = &t[memo_index(key)];
-    memcpy(m->key, key, sizeof m->key);
-    memcpy(m->text, b->p + start, n);
-    m->len = (uint16_t)n;
-}
-
-/* render(b, arg) through memo t under key. */
-static inline void memoized(cli_buf *b, memo_table t, const uint64_t key[3],
-                            void (*render)(cli_buf *b, const void *arg), const void *arg)
-{
-    static _Thread_local int off = -1;   /* the bench's switch, read once */
-    if (off < 0)
-        off = cli_cache_off("render");
-    if (!off && memo_hit(t, key, b))
-        return;
-    size_t start = b->len;
-    render(b, arg);
-    memo_keep(t, key, b, start);
-}
-
-/*
  * The JSON text of a name by its enum value (a verdict, a host type): a
  * table indexed by the value, filled on first use the same way (the name
  * through the escape), copied in one fixed-size copy after.
@@ -117,7 +39,10 @@ typedef struct {
 /* Copies the text of value v into b: true when it was rendered before. */
 static inline bool name_hit(cli_buf *b, const name_table *t, unsigned v)
 {
-    if (v >= NAME_VALUES || t->len[v] == 0 || !cli_buf_room(b, NAME_TEXT))
+    static _Thread_local int off = -1;   /* the bench's switch, read once */
+    if (off < 0)
+        off = cli_cache_off("render");
+    if (off || v >= NAME_VALUES || t->len[v] == 0 || !cli_buf_room(b, NAME_TEXT))
         return false;
     memcpy(b->p + b->len, t->text[v], NAME_TEXT);
     b->len += t->len[v];
@@ -258,9 +183,7 @@ void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
 
 void cli_jv_flags(cli_buf *b, urisan_flags f)
 {
-    static _Thread_local memo_table memo;
-    const uint64_t key[3] = { (uint64_t)f, 0, 0 };
-    memoized(b, memo, key, render_flags, &f);
+    render_flags(b, &f);
 }
 
 void cli_text_flags(cli_buf *b, urisan_flags f)
@@ -408,14 +331,6 @@ static size_t reason_names(const urisan_decision *d, const char *names[CLI_REASO
     return n;
 }
 
-/* What a decision's reason lists depend on (reason_names). */
-static void decision_key(const urisan_decision *d, uint64_t key[3])
-{
-    key[0] = (uint64_t)d->deny_flags;
-    key[1] = (uint64_t)d->flag_flags;
-    key[2] = (uint64_t)d->rules << 32 | (uint32_t)d->verdict;
-}
-
 static void render_reasons(cli_buf *b, const void *arg)
 {
     const urisan_decision *d = arg;
@@ -432,10 +347,7 @@ static void render_reasons(cli_buf *b, const void *arg)
 
 void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
 {
-    static _Thread_local memo_table memo;
-    uint64_t key[3];
-    decision_key(d, key);
-    memoized(b, memo, key, render_reasons, d);
+    render_reasons(b, d);
 }
 
 static void render_deny_reasons(cli_buf *b, const void *arg)
@@ -460,10 +372,7 @@ static void render_deny_reasons(cli_buf *b, const void *arg)
 
 void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
 {
-    static _Thread_local memo_table memo;
-    uint64_t key[3];
-    decision_key(d, key);
-    memoized(b, memo, key, render_deny_reasons, d);
+    render_deny_reasons(b, d);
 }
 
 void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
@@ -491,10 +400,7 @@ static void render_text_reasons(cli_buf *b, const void *arg)
 
 void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
-    static _Thread_local memo_table memo;
-    uint64_t key[3];
-    decision_key(d, key);
-    memoized(b, memo, key, render_text_reasons, d);
+    render_text_reasons(b, d);
 }
 
 /* ------------------------------------------------------------------ */
