@@ -22,9 +22,9 @@ URISAN_API urisan_status urisan_check_base(const char *base, size_t blen,
                                            urisan_decision *dec, urisan_error *err)
 {
     /* what the caller does not ask for, kept here */
-    urisan_uri u_local;
-    urisan_report r_local;
-    size_t n_local;
+    urisan_uri u_local = {0};
+    urisan_report r_local = {0};
+    size_t n_local = 0;
     uri = uri != NULL ? uri : &u_local;
     rep = rep != NULL ? rep : &r_local;
     needed = needed != NULL ? needed : &n_local;
