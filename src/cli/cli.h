@@ -221,12 +221,6 @@ int cli_finish(const char *cmd, int status);
 
 /* ---- library types as JSON values and text (render.c) ---- */
 
-/* Is the writers' cache name ("render": render.c's kept values, "runs":
-   fields.c's kept key runs) turned off for urisan-bench, which measures
-   what each saves (URISAN_BENCH_CACHES_OFF, comma-separated; doc/bench.md
-   "Every cache")? The bytes written are the same either way. */
-bool cli_cache_off(const char *name);
-
 /* null, or {"code","offset","message"} when e is set and not OK. */
 void cli_jv_error(cli_buf *b, const urisan_error *e);
 /* ["name", ...] in bit order. */

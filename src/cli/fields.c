@@ -4,6 +4,8 @@
 #include "out.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The bytes of runs already written (cli_field.run_len), per thread
@@ -23,6 +25,20 @@ static _Thread_local run_slot run_memo[RUN_SLOTS];
 /* The runs with run_last, by their place in the line (mod LAST_SLOTS). */
 #define LAST_SLOTS 8
 static _Thread_local run_slot last_memo[LAST_SLOTS];
+
+/* Are the kept runs turned off for urisan-bench, which measures what
+   they save (URISAN_BENCH_CACHES_OFF holds "runs"; doc/bench.md "Every
+   cache")? The bytes written are the same either way. */
+static bool runs_off(void)
+{
+    /* ",memo,runs," holds ",runs,": the list with a comma either side */
+    static _Thread_local char list[128];
+    if (list[0] == '\0') {
+        const char *v = getenv("URISAN_BENCH_CACHES_OFF");
+        snprintf(list, sizeof list, ",%s,", v != NULL ? v : "");
+    }
+    return strstr(list, ",runs,") != NULL;
+}
 
 static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)
 {
@@ -87,7 +103,7 @@ static void mark_runs(cli_fieldset *out)
         const cli_field *f = out->f[i];
         size_t len = f->run_len;
         bool whole = len != 0 && f->run_key != NULL && len < 256 && len < out->n - i &&
-                     !cli_cache_off("runs");
+                     !runs_off();
         for (size_t k = 0; whole && k <= len; k++)
             whole = out->f[i + k] == f + k && out->f[i + k]->present == NULL;
         out->run[i] = whole ? (unsigned char)len : 0;

@@ -7,59 +7,8 @@
 #include "cli.h"
 
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-bool cli_cache_off(const char *name)
-{
-    /* ",memo,render," holds ",render,": the list with a comma either side */
-    static _Thread_local char list[128];
-    if (list[0] == '\0') {
-        const char *v = getenv("URISAN_BENCH_CACHES_OFF");
-        snprintf(list, sizeof list, ",%s,", v != NULL ? v : "");
-    }
-    char want[32];
-    snprintf(want, sizeof want, ",%s,", name);
-    return strstr(list, want) != NULL;
-}
-
-/*
- * The JSON text of a name by its enum value (a verdict, a host type): a
- * table indexed by the value, filled on first use the same way (the name
- * through the escape), copied in one fixed-size copy after.
- */
-#define NAME_VALUES 32
-#define NAME_TEXT 32
-typedef struct {
-    unsigned char len[NAME_VALUES];     /* 0: not rendered yet */
-    char text[NAME_VALUES][NAME_TEXT];
-} name_table;
-
-/* Copies the text of value v into b: true when it was rendered before. */
-static inline bool name_hit(cli_buf *b, const name_table *t, unsigned v)
-{
-    static _Thread_local int off = -1;   /* the bench's switch, read once */
-    if (off < 0)
-        off = cli_cache_off("render");
-    if (off || v >= NAME_VALUES || t->len[v] == 0 || !cli_buf_room(b, NAME_TEXT))
-        return false;
-    memcpy(b->p + b->len, t->text[v], NAME_TEXT);
-    b->len += t->len[v];
-    return true;
-}
-
-/* Renders name, the name of value v, and keeps its text. */
-static void name_keep(cli_buf *b, name_table *t, unsigned v, const char *name)
-{
-    size_t start = b->len;
-    cli_jv_cstr(b, name);
-    size_t n = b->len - start;
-    if (v < NAME_VALUES && !b->failed && n > 0 && n <= NAME_TEXT) {
-        memcpy(t->text[v], b->p + start, n);
-        t->len[v] = (unsigned char)n;
-    }
-}
 
 void cli_jv_cstr(cli_buf *b, const char *s)
 {
@@ -71,18 +20,13 @@ void cli_jv_cstr(cli_buf *b, const char *s)
 
 void cli_jv_verdict(cli_buf *b, urisan_verdict v)
 {
-    static _Thread_local name_table names;
-    if (!name_hit(b, &names, (unsigned)v))
-        name_keep(b, &names, (unsigned)v, urisan_verdict_name(v));
+    cli_jv_cstr(b, urisan_verdict_name(v));
 }
-
-static _Thread_local name_table host_type_names;
 
 /* cli_jv_host_type, inlined in cli_jv_components */
 static inline void host_type(cli_buf *b, urisan_host_type t)
 {
-    if (!name_hit(b, &host_type_names, (unsigned)t))
-        name_keep(b, &host_type_names, (unsigned)t, urisan_host_type_name(t));
+    cli_jv_cstr(b, urisan_host_type_name(t));
 }
 
 void cli_jv_host_type(cli_buf *b, urisan_host_type t)
