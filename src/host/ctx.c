@@ -117,7 +117,7 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
     if (ctx->share != NULL) {
         if (hostmemo_get_shared(ctx->share, host, len, h, hv))
             return hv->is_name;
-        bool name = host_view_compute(host, len, hv, true, ctx->psl);
+        bool name = host_view_compute(host, len, hv, true, psl);
         hostmemo_put_shared(ctx->share, host, len, h, hv);
         return name;
     }
