@@ -369,17 +369,12 @@ URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *i
     return host ? p->origin.deny_host[at - 1] : p->origin.deny_ip[at - 1];
 }
 
-URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
-                              const urisan_report *rep, const urisan_policy *pol,
-                              urisan_decision *out)
-{
-    urisan_decide_more(in, len, uri, rep, pol, NULL, NULL, out);
-}
-
-URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri *uri,
-                                   const urisan_report *rep, const urisan_policy *pol,
-                                   urisan_nested_more_fn more, void *mctx,
-                                   urisan_decision *out)
+/* The decision (urisan_decide, urisan_decide_more): one body, inlined
+   into both, so that urisan_decide - every urisan_check - pays no call
+   for the nested callback it does not have. */
+static inline void decide(const char *in, size_t len, const urisan_uri *uri,
+                          const urisan_report *rep, const urisan_policy *pol,
+                          urisan_nested_more_fn more, void *mctx, urisan_decision *out)
 {
     if (out == NULL)
         return;
@@ -405,6 +400,21 @@ URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri 
         out->verdict = URISAN_FLAGGED;
     else
         out->verdict = URISAN_ALLOW;
+}
+
+URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
+                              const urisan_report *rep, const urisan_policy *pol,
+                              urisan_decision *out)
+{
+    decide(in, len, uri, rep, pol, NULL, NULL, out);
+}
+
+URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri *uri,
+                                   const urisan_report *rep, const urisan_policy *pol,
+                                   urisan_nested_more_fn more, void *mctx,
+                                   urisan_decision *out)
+{
+    decide(in, len, uri, rep, pol, more, mctx, out);
 }
 
 /* urisan_check's facts: the parse and analysis of in[0..len) (pol
