@@ -589,7 +589,9 @@ static void run_check_cold(char **argv, const char *data, size_t n, fuzz_str *ou
    the kept runs of fields.c, the host memo) leaks into the next, and a
    kept answer is the one made afresh. */
 /* Each key of a --fields line has the value of the full line's key
-   (doc/output.md), the keys that are components of the full line aside. */
+   (doc/output.md), the keys that are components of the full line aside;
+   host_skeleton, which --fields gives for every host name, is the full
+   line's or the full line has null there. */
 static void check_same_values(const char *pl, size_t pn, const char *fl, size_t fn,
                               const char *list, size_t lineno)
 {
@@ -598,6 +600,8 @@ static void check_same_values(const char *pl, size_t pn, const char *fl, size_t 
     {
         json_object *fv = NULL;
         if (!json_object_object_get_ex(full, key, &fv))
+            continue;
+        if (strcmp(key, "host_skeleton") == 0 && json_object_is_type(fv, json_type_null))
             continue;
         FUZZ_ASSERT(json_object_equal(val, fv), "check --fields %s: line %zu: \"%s\" is %s, "
                     "the full line's %s", list, lineno, key, json_object_to_json_string(val),

@@ -196,7 +196,8 @@ typedef enum {
    urisan_host.h) judges them. A build without it refuses a policy that
    denies or flags one (urisan_policy_parse_refuse). */
 #define URISAN_HOST_FLAGS \
-    (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46))
+    (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46) | \
+     URISAN_F(LOOKALIKE))
 
 /* "escaped_crlf" etc.; NULL for a bit that names no flag. */
 URISAN_API const char *urisan_flag_name(urisan_flag f);
@@ -255,6 +256,17 @@ URISAN_API urisan_status urisan_policy_parse_refuse(urisan_policy *p,
                                                     const char *text, size_t len,
                                                     urisan_flags refuse,
                                                     urisan_policy_error *err);
+
+/* The i-th `protect-host` name of *p (lower case, A-labels, not
+   NUL-terminated, *len bytes); NULL after the last. p NULL: the default
+   policy, which protects none. */
+URISAN_API const char *urisan_policy_protected(const urisan_policy *p, size_t i,
+                                               size_t *len);
+/* A number that names *p's list of protected names: 0 when it has none;
+   two lists with the same names in the same order have the same number
+   (a hash: a cache of what the host layer makes from the list keys on
+   it). */
+URISAN_API uint64_t urisan_policy_protected_id(const urisan_policy *p);
 
 /*
  * Built-in profiles (doc/policy.md): named policies for a deployment,

@@ -9,8 +9,9 @@
  *   - the UTS #46 form of a host (libidn2, non-transitional) and whether
  *     UTS #46 maps a code point of it beyond case (flag host_uts46);
  *   - the Unicode TR39 (UTS #39) skeleton, mixed-script and confusable
- *     judgement of its labels (ICU's spoof checker; flag homograph) and
- *     the name a confusable host imitates;
+ *     judgement of its labels (ICU's spoof checker; flag homograph);
+ *   - the protected names of a policy (protect-host) a host imitates:
+ *     an IDN one (flag homograph) or an all-ASCII one (flag lookalike);
  *   - zero-width, bidi and other default-ignorable characters in a host
  *     or a link text (flag invisible_char);
  *   - the registrable domain of a host (the Public Suffix List, libpsl:
@@ -84,9 +85,10 @@ typedef struct {
     char ascii[URISAN_HOSTVIEW_MAX];      /* A-labels, lower case */
     char registrable[URISAN_HOSTVIEW_MAX]; /* PSL registrable domain of
                                               ascii; "" when none */
-    char imitates[URISAN_HOSTVIEW_MAX];   /* CONFUSABLE: the host with each
-                                             confusable label replaced by
-                                             the ASCII label it looks like */
+    char imitates[URISAN_HOSTVIEW_MAX];   /* the protected name (protect-host)
+                                             the host imitates, judged for
+                                             the policy imitation_of names;
+                                             "" when none */
     unsigned why;                  /* URISAN_HOSTVIEW_* */
     bool invisible;                /* zero-width or bidi control in it */
     bool uts46;                    /* UTS #46 removes or maps a code point
@@ -98,6 +100,14 @@ typedef struct {
                                       registrable are printable ASCII
                                       without '"' or '\\' */
     size_t unicode_len, skeleton_len, imitates_len, registrable_len;
+    /* What the host is to a policy's protected names (protect-host): the
+       urisan_policy_protected_id of the policy judged (0: none judged
+       yet: a view as urisan_host_view gives it), and URISAN_F(HOMOGRAPH)
+       or URISAN_F(LOOKALIKE) when the host imitates one (imitates names
+       it), else 0. flags above are the view's own: the TR39 homograph of
+       a policy that protects no name. */
+    uint64_t imitation_of;
+    urisan_flags imitation;
 } urisan_hostview;
 
 typedef struct urisan_host_ctx urisan_host_ctx;
@@ -161,6 +171,15 @@ URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *
    `check --json` lists it: its analysis' and its host's
    (urisan_host_flags_uri). Every door's list of nested URLs uses this. */
 URISAN_API urisan_flags urisan_nested_flags(urisan_host_ctx *ctx, const urisan_nested_url *nu);
+/* The same under pol's protected names (protect-host: homograph and
+   lookalike mean imitating one of them; pol NULL: none, as above). */
+URISAN_API urisan_flags urisan_host_flags_uri_policy(urisan_host_ctx *ctx,
+                                                     const urisan_policy *pol,
+                                                     const char *uri, size_t len);
+/* urisan_nested_flags under pol's protected names (pol NULL: none). */
+URISAN_API urisan_flags urisan_nested_flags_policy(urisan_host_ctx *ctx,
+                                                   const urisan_policy *pol,
+                                                   const urisan_nested_url *nu);
 /* Does text[0..len) (UTF-8) hold a zero-width, bidi control or other
    invisible character (U+200B-200F, U+202A-202E, U+2060-2064,
    U+2066-2069, U+FEFF, U+061C, U+180E, U+00AD, U+034F)? Invalid UTF-8 is
@@ -241,6 +260,13 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
                        const char *display, size_t dlen,
                        urisan_flags *flags, urisan_decision *dec,
                        urisan_hostview *hv);
+
+/* Is the TR39 skeleton of hv worth showing beside the host (the key
+   host_skeleton of `check --json`, `extract --json`, the Python and Lua
+   modules)? When the host is an IDN or flags (the input's) has homograph
+   or lookalike; an ASCII name's skeleton ("www.exarnple.corn") only
+   looks as if the host were garbled. */
+URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_flags flags);
 
 /* p[0..n): bytes that start a later input. A hint: the memo entry of its
    host (guessed from "scheme://host" in its first 48 bytes) is asked of

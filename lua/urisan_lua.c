@@ -479,7 +479,8 @@ static void set_host_keys(lua_State *L, const judgement *j)
         } else {
             const char *s = k == 0 ? hv->unicode : k == 1 ? hv->skeleton
                           : k == 2 ? hv->imitates : hv->registrable;
-            size_t n = k == 0 ? hv->unicode_len : k == 1 ? hv->skeleton_len
+            size_t n = k == 0 ? hv->unicode_len
+                     : k == 1 ? (urisan_host_skeleton_shown(hv, j->rep.flags) ? hv->skeleton_len : 0)
                      : k == 2 ? hv->imitates_len : hv->registrable_len;
             push_view_text(L, s, n, k > 0);
         }

@@ -569,10 +569,12 @@ static PyObject *host_ip_out(const urisan_report *r)
 typedef struct {
     PyObject *list; /* NULL once an error is set */
     size_t n;       /* nested URLs seen */
+    const urisan_policy *pol; /* its protected names judge the hosts */
 } nested_acc;
 
-static PyObject *nested_one(const urisan_nested_url *nu)
+static PyObject *nested_one(const urisan_nested_url *nu, const urisan_policy *pol)
 {
+    (void)pol;   /* a build without the host layer lists the core's flags */
     PyObject *o = PyDict_New();
     if (o == NULL)
         return NULL;
@@ -580,7 +582,7 @@ static PyObject *nested_one(const urisan_nested_url *nu)
         put(o, "uri", text_out(nu->uri, nu->uri_len)) < 0 ||
         put(o, "depth", PyLong_FromUnsignedLong(nu->depth)) < 0 ||
 #ifdef URISAN_HAVE_HOST
-        put(o, "flags", flags_out(urisan_nested_flags(NULL, nu))) < 0 ||
+        put(o, "flags", flags_out(urisan_nested_flags_policy(NULL, pol, nu))) < 0 ||
 #else
         put(o, "flags", flags_out(nu->report.flags)) < 0 ||
 #endif
@@ -596,7 +598,7 @@ static void nested_visit(void *ctx, const urisan_nested_url *nu)
     nested_acc *a = ctx;
     if (a->n++ >= PY_NESTED_MAX || a->list == NULL)
         return;
-    PyObject *o = nested_one(nu);
+    PyObject *o = nested_one(nu, a->pol);
     if (o == NULL || PyList_Append(a->list, o) < 0)
         Py_CLEAR(a->list);
     Py_XDECREF(o);
@@ -615,7 +617,7 @@ static int nested_out(PyObject *o, const char *in, size_t len, const urisan_uri 
         urisan_parse(in, len, urisan_policy_limits(pol), &own, NULL);
         u = &own;
     }
-    nested_acc a = {PyList_New(0), 0};
+    nested_acc a = {PyList_New(0), 0, pol};
     if (a.list == NULL)
         return -1;
     char scratch[URISAN_NESTED_SCRATCH];
@@ -642,7 +644,7 @@ typedef struct {
 /* The dictionary of one URI, up to the level asked for. */
 /* The host layer's four keys, as check --json writes them: null where
    the host is no name, and (but for host_unicode) where a form is "". */
-static int hostview_out(PyObject *o, const urisan_hostview *hv)
+static int hostview_out(PyObject *o, const urisan_hostview *hv, urisan_flags flags)
 {
 #ifdef URISAN_HAVE_HOST
     bool name = hv != NULL && hv->is_name;
@@ -652,7 +654,7 @@ static int hostview_out(PyObject *o, const urisan_hostview *hv)
     size_t n[4] = { 0, 0, 0, 0 };
     if (name) {
         s[0] = hv->unicode, n[0] = hv->unicode_len;
-        s[1] = hv->skeleton, n[1] = hv->skeleton_len;
+        s[1] = hv->skeleton, n[1] = urisan_host_skeleton_shown(hv, flags) ? hv->skeleton_len : 0;
         s[2] = hv->imitates, n[2] = hv->imitates_len;
         s[3] = hv->registrable, n[3] = hv->registrable_len;
     }
@@ -664,6 +666,7 @@ static int hostview_out(PyObject *o, const urisan_hostview *hv)
 #else
     (void)o;
     (void)hv;
+    (void)flags;
 #endif
     return 0;
 }
@@ -690,7 +693,7 @@ static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int lev
         (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
          put(o, "reasons", reasons_out(d)) < 0 ||
          reasons_apart(o, d) < 0 ||
-         hostview_out(o, hv) < 0 ||
+         hostview_out(o, hv, r->flags) < 0 ||
          (ri != NULL &&
           (put(o, "resolved", ri->out ? text_out(ri->out, ri->n) : Py_NewRef(Py_None)) < 0 ||
            put(o, "resolve_error", status_out(ri->out ? NULL : &ri->err)) < 0)) ||

@@ -119,6 +119,7 @@ static void write_policy(fmt_out *o, const urisan_policy *p)
     }
     str_line(o, p, "deny-host", p->deny_host, p->n_deny_host);
     str_line(o, p, "allow-host", p->allow_host, p->n_allow_host);
+    str_line(o, p, "protect-host", p->protect, p->n_protect);
     ip_line(o, "deny-ip", p->deny_ip, p->n_deny_ip);
     ip_line(o, "allow-ip", p->allow_ip, p->n_allow_ip);
 #define POL_LIMIT_ENTRY_(n, field) {n, offsetof(urisan_limits, field)},
@@ -158,4 +159,19 @@ URISAN_API urisan_status urisan_policy_format(const urisan_policy *p, char *buf,
         return URISAN_E_NOSPACE;
     urisan_nul_after(buf, cap, o.n);
     return URISAN_OK;
+}
+
+URISAN_API const char *urisan_policy_protected(const urisan_policy *p, size_t i, size_t *len)
+{
+    if (p == NULL || p->magic != POL_MAGIC || i >= p->n_protect) {
+        *len = 0;
+        return NULL;
+    }
+    *len = p->protect[i].len;
+    return p->pool + p->protect[i].off;
+}
+
+URISAN_API uint64_t urisan_policy_protected_id(const urisan_policy *p)
+{
+    return p != NULL && p->magic == POL_MAGIC ? p->protect_id : 0;
 }

@@ -568,6 +568,85 @@ static void rule_origin(pctx *c, int r1, int r2)
         rule[r2] = c->line;
 }
 
+/* FNV-1a over a protected name and a separator: the policy's protect_id
+   (0 only when no name is listed). */
+static uint64_t protect_hash(uint64_t h, const char *s, size_t n)
+{
+    if (h == 0)
+        h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    h = (h ^ '\n') * 1099511628211u;
+    return h != 0 ? h : 1;
+}
+
+/*
+ * One protect-host name: a DNS name of two labels or more (a registrable
+ * domain such as example.com, or a name under one), A-labels for an IDN,
+ * one trailing "." dropped; not an address, not ".x" or "*.x" (every name
+ * under a protected name is that organisation's already).
+ */
+static const char *protect_error(const char *s, size_t n)
+{
+    if (n == 0)
+        return "empty host";
+    if (s[0] == '[' || memchr(s, ':', n) != NULL || (n >= 2 && s[0] == '*' && s[1] == '.') ||
+        s[0] == '.')
+        return s[0] == '[' || memchr(s, ':', n) != NULL
+                   ? "protect-host takes a name such as example.com, not an address:"
+                   : "protect-host takes a name such as example.com (the names under it "
+                     "are its own), not a pattern:";
+    const char *why = name_error(s, n);
+    if (why != NULL)
+        return why;
+    size_t last = n;
+    while (last > 0 && s[last - 1] != '.')
+        last--;
+    if (last == 0)
+        return "protect-host takes a name with a public suffix such as example.com, not";
+    bool digits = true;
+    for (size_t q = last; q < n; q++)
+        digits = digits && cc_is((unsigned char)s[q], CC_DIGIT);
+    if (digits)
+        return "protect-host takes a name such as example.com, not an address:";
+    if (n > POL_MAX_HOSTNAME)
+        return "host too long";
+    return NULL;
+}
+
+/* protect-host NAME...: the organisation's own names, which the host
+   layer compares every host with (homograph, lookalike). */
+static bool protect_list(pctx *c, const token *t, size_t nt)
+{
+    urisan_policy *p = c->p;
+    if (c->refuse != 0 && !c->profile)
+        return fail_at(c, t[0], "this build has no host layer (ICU, libidn2, libpsl), so it "
+                                "compares no host with a protected name:");
+    for (size_t i = 1; i < nt; i++) {
+        size_t n = t[i].n > 1 && t[i].s[t[i].n - 1] == '.' ? t[i].n - 1 : t[i].n;
+        const char *why = protect_error(t[i].s, n);
+        if (why == NULL && p->n_protect == POL_MAX_PROTECT)
+            why = "too many protect-host entries";
+        if (why != NULL) {
+            fail_at(c, t[i], why);
+            if (p->n_protect == POL_MAX_PROTECT || !lint_goes_on(c))
+                return false;
+            continue;
+        }
+        if (!pool_add(c, t[i], t[i].s, n, &p->protect[p->n_protect]))
+            return false;
+        pol_str e = p->protect[p->n_protect];
+        for (size_t k = 0; c->fn != NULL && k < p->n_protect; k++)
+            if (pool_ieq(p, p->protect[k], p->pool + e.off, e.len)) {
+                warn(c, t[i], "duplicate entry", NULL, no_other, 0);
+                break;
+            }
+        p->protect_id = protect_hash(p->protect_id, p->pool + e.off, e.len);
+        p->n_protect++;
+    }
+    return true;
+}
+
 static bool list_directive(pctx *c, const token *t, size_t nt)
 {
     urisan_policy *p = c->p;
@@ -592,6 +671,8 @@ static bool list_directive(pctx *c, const token *t, size_t nt)
         rule_origin(c, URISAN_REASON_IP_NOT_ALLOWED, -1);
         return ip_list(c, t, nt, p->allow_ip, &p->n_allow_ip, NULL, "too many allow-ip entries");
     }
+    if (tok_is(t[0], "protect-host"))
+        return protect_list(c, t, nt);
     bool deny = tok_is(t[0], "deny-host");
     if (deny)
         rule_origin(c, URISAN_REASON_HOST_DENIED, URISAN_REASON_NESTED_HOST_DENIED);
@@ -623,7 +704,7 @@ static bool directive(pctx *c, const token *t, size_t nt)
     bool known = flags || tok_is(t[0], "allow-scheme") || tok_is(t[0], "allow-port") ||
                  tok_is(t[0], "deny-host") || tok_is(t[0], "allow-host") ||
                  tok_is(t[0], "dangerous-scheme") || tok_is(t[0], "deny-ip") ||
-                 tok_is(t[0], "allow-ip");
+                 tok_is(t[0], "allow-ip") || tok_is(t[0], "protect-host");
     if (!known) {
         c->hint = c->fn != NULL ? urisan_pol_suggest(t[0].s, t[0].n, true) : NULL;
         return fail_at(c, t[0], "unknown directive");

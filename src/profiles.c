@@ -5,6 +5,7 @@
  * Each rule carries the attack it stops. Pure data: policy.c parses them.
  */
 #include "risk.h"
+#include "profile_brands.inc"
 
 #include <string.h>
 
@@ -190,7 +191,13 @@ static const char profile_mail[] =
     "deny nested:ip_link_local\n"
     "# three levels deep; a chain that goes deeper is not followed: refused\n"
     "nested-depth 3\n"
-    "deny nested_deep\n";
+    "deny nested_deep\n"
+    "# impersonation: the brands phishing imitates most (Check Point, Vade and\n"
+    "# Cloudflare reports); a host whose letters a reader takes for one of\n"
+    "# them: an IDN one is refused, an all-ASCII one (paypa1.com) flagged\n"
+    LIST_IMPERSONATED_BRANDS
+    "deny homograph\n"
+    "flag lookalike\n";
 
 static const struct {
     const char *name;

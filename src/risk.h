@@ -16,6 +16,7 @@
 #define POL_MAX_PORTS     128   /* allow-port entries (a port or a range) */
 #define POL_MAX_DEFPORTS  64    /* default-port entries */
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
+#define POL_MAX_PROTECT   256   /* protect-host entries */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
 
@@ -73,6 +74,12 @@ struct urisan_policy {
        union of their flags; `nested-depth N` (1..3) */
     urisan_flags nested_deny, nested_flag;
     unsigned nested_depth;
+    /* protect-host: the organisation's own names (lower case, A-labels),
+       which the host layer compares hosts with (homograph, lookalike);
+       protect_id: a hash of the list (0: none), changed by every name */
+    size_t n_protect;
+    pol_str protect[POL_MAX_PROTECT];
+    uint64_t protect_id;
     /* Where each rule came from (urisan_policy_origin); the last member:
        the rules above end where it starts (POL_RULES_SIZE). */
     pol_origin origin;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hosts as a reader sees them (src/cli/hostview.c, issue 15): the keys
+"""Hosts as a reader sees them (the host layer, src/host): the keys
 host_unicode, host_skeleton, host_imitates, registrable_domain of
 `check --json` and `extract --json`, and the flags homograph and
 invisible_char, judged by the policy like the library's flags.
@@ -32,7 +32,12 @@ def extract_mail(msg, extra=()):
 def test_a_label_is_shown_as_unicode_and_its_lookalike_named():
     (o,) = check("http://xn--pple-43d.com/login")
     assert o["host_unicode"] == "\u0430pple.com", o
-    assert o["host_imitates"] == "apple.com", o
+    # no protected name under the default policy: none is named (a
+    # skeleton read back as a name is no name anyone protects)
+    assert o["host_imitates"] is None, o
+    assert o["host_skeleton"] == "apple.corn", o     # an IDN: shown
+    (m,) = check("http://xn--pple-43d.com/login", extra=("--profile", "mail"))
+    assert m["host_imitates"] == "apple.com" and "homograph" in m["flags"], m
     assert o["registrable_domain"] == "xn--pple-43d.com", o
     assert "homograph" in o["flags"] and "idn" in o["flags"], o
     assert "homograph" in o["reasons"], o
@@ -41,7 +46,11 @@ def test_a_label_is_shown_as_unicode_and_its_lookalike_named():
 def test_whole_script_cyrillic_label_is_a_homograph():
     (o,) = check("http://\u0455\u0441\u043e\u0440\u0435.com/")  # ѕсоре
     assert "homograph" in o["flags"], o
-    assert o["host_imitates"] == "scope.com", o
+    assert o["host_imitates"] is None, o
+    def protected(path):
+        (p,) = check("http://\u0455\u0441\u043e\u0440\u0435.com/", extra=("--policy", path))
+        assert "homograph" in p["flags"] and p["host_imitates"] == "scope.com", p
+    with_policy("protect-host scope.com\n", protected)
 
 
 def test_ordinary_idns_are_not_homographs():
@@ -108,7 +117,9 @@ def test_every_address_of_a_mailto_link_is_judged():
     for o in (first, second):
         assert "homograph" in o["flags"], o
     assert first["host_unicode"] == "example.com", first
-    assert second["host_imitates"] == "appie.com", second
+    assert second["host_imitates"] is None, second     # no protected name
+    (m,) = check("mailto:b@xn--80ak6aa92e.com,a@example.com", extra=("--profile", "mail"))
+    assert m["host_imitates"] == "apple.com" and m["verdict"] == "deny", m
     r = subprocess.run([URISAN, "extract", "--json"],
                        input=b"write to <mailto:a@example.com,b@xn--80ak6aa92e.com>\n",
                        capture_output=True)
@@ -117,14 +128,16 @@ def test_every_address_of_a_mailto_link_is_judged():
 
 
 def test_extract_mail_rows_carry_the_host_view():
-    rows, _ = extract_mail(MAIL)
+    rows, _ = extract_mail(MAIL, extra=("--profile", "mail"))
     by = {r["uri"]: r for r in rows}
     a = by["http://xn--pple-43d.com/"]
     assert "homograph" in a["flags"] and a["host_imitates"] == "apple.com", a
+    assert a["verdict"] == "deny", a
     b = by["https://bank.example/"]
     assert "invisible_char" in b["flags"], b    # the link text has a ZWSP
     c = by["https://shop.example.co.uk/"]
     assert c["registrable_domain"] == "example.co.uk" and c["flags"] == [], c
+    assert c["host_skeleton"] is None, c    # plain ASCII, no look-alike
 
 
 def with_policy(text, fn):

@@ -1,33 +1,36 @@
 #!/usr/bin/env python3
-"""Impersonation detection (src/cli/imitation.c) measured on sets made here.
+"""Impersonation detection (protect-host; the mail profile) measured end
+to end: `urisan check --json --profile mail` on sets made here.
 
-    impersonation_eval.py URISAN IMITATION_JUDGE [--list]
+    impersonation_eval.py URISAN [--list]
 
-The protected names are data/impersonated-brands.txt. Neither set comes
-from the tests' own sources (tests/homograph, the unit tests):
+The protected names are the mail profile's (data/impersonated-brands.txt).
+No set comes from the tests' own sources (tests/homograph, tests/mail,
+the unit tests):
 
   confusable - made from the protected names by rules a phisher uses:
       IDN: one Latin letter of the brand label replaced by its Cyrillic,
       Greek or Latin-extended look-alike, at each place one exists, and
       the whole label in Cyrillic where every letter has one (expected:
-      homograph); ASCII: l -> 1 / I, i -> l / 1, o -> 0, m -> rn, w -> vv,
-      rn -> m, once and twice (expected: lookalike); each under .com, .net,
-      .org and the brand's own suffix.
-  legitimate - the labels of the Public Suffix List's private section
-      (names of real services: blogspot, herokuapp, ...) and of its IDN
-      entries, each as LABEL.com; plus the protected names themselves and
-      www. under them. None should be flagged.
+      homograph, host_imitates the brand); ASCII: l -> 1 / I, i -> l / 1,
+      o -> 0, m -> rn, w -> vv, rn -> m, once and twice (expected:
+      lookalike, host_imitates the brand); each under .com, .net, .org and
+      the brand's own suffix.
+  legitimate - (psl) the labels of the Public Suffix List's private
+      section and of its IDN entries, each as LABEL.com (names of real
+      services: blogspot, herokuapp, ...); (urls) the registrable domains
+      of the hosts of the shared URL sets (../shared/data/urls, real
+      links; absent: left out); (brands) the protected names themselves
+      and www. under them. None should be flagged homograph or lookalike.
 
-The host forms (registrable domain, the UTS #39 skeleton of the brand
-label) come from `urisan check --json`; the judgement from
-IMITATION_JUDGE (tests/imitation_judge.c, the same code the host layer
-runs). Prints recall and false-positive rate for homograph and lookalike
-(the closing note quotes them) and fails when recall is below or the
-false-positive rate above the recorded bounds. --list prints every miss.
-Exit 77 without hostview (no host_skeleton) or without the PSL file.
+Prints recall (the right protected name named) and false-positive rate
+for homograph and lookalike (the closing note quotes them) and fails when
+recall is below or the false-positive rate above the recorded bounds.
+--list prints every miss. Exit 77 without the host layer or the PSL file.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -117,10 +120,33 @@ def legitimate(names):
     return out
 
 
-def views(urisan, hosts):
+def shared_hosts():
+    """The last two labels of each host name of the shared URL sets."""
+    data = os.environ.get("URISAN_DATA") or os.path.join(ROOT, "..", "shared", "data")
+    d = os.path.join(data, "urls")
+    out = set()
+    if not os.path.isdir(d):
+        return []
+    for fn in sorted(os.listdir(d)):
+        if not fn.endswith(".txt"):
+            continue
+        with open(os.path.join(d, fn), "rb") as f:
+            for line in f:
+                m = re.match(rb"^[a-zA-Z][a-zA-Z0-9+.-]*://([^/?#:@\s]+)", line.strip())
+                if not m:
+                    continue
+                h = m.group(1).decode("ascii", "replace").lower().rstrip(".")
+                labels = h.split(".")
+                if len(labels) < 2 or not re.match(r"^[a-z0-9.-]+$", h) or \
+                        labels[-1].isdigit():
+                    continue
+                out.add(".".join(labels[-2:]))
+    return sorted(out)
+
+
+def judge(urisan, hosts):
     inp = "".join(f"http://{h}/\n" for h in hosts).encode()
-    p = subprocess.run([urisan, "check", "--json", "--fields",
-                        "host_unicode,host_skeleton,registrable_domain"],
+    p = subprocess.run([urisan, "check", "--json", "--profile", "mail"],
                        input=inp, capture_output=True)
     out = [json.loads(line) for line in p.stdout.decode().splitlines()]
     if len(out) != len(hosts):
@@ -128,73 +154,56 @@ def views(urisan, hosts):
     return out
 
 
-def forms(host_view):
-    """(registrable, brand_len, brand_skeleton, idn) from a check --json row."""
-    reg = host_view.get("registrable_domain")
-    skel = host_view.get("host_skeleton") or ""
-    uni = host_view.get("host_unicode") or ""
-    if not reg or not skel:
-        return "-", 0, "-", False
-    nreg = reg.count(".") + 1
-    sl = skel.split(".")
-    ul = uni.split(".")
-    i = len(sl) - nreg
-    if i < 0 or len(ul) != len(sl):
-        return "-", 0, "-", False
-    brand = reg.split(".")[0]
-    idn = brand.startswith("xn--") or any(ord(c) > 127 for c in ul[i])
-    return reg, len(brand), sl[i] or "-", idn
+def kind(row):
+    f = row["flags"]
+    k = "homograph" if "homograph" in f else "lookalike" if "lookalike" in f else "none"
+    return f"{k} {row.get('host_imitates')}" if k != "none" else "none"
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    urisan, judge = sys.argv[1], sys.argv[2]
+    urisan = sys.argv[1]
     if not os.path.exists(PSL):
         print("SKIP: no Public Suffix List file at " + PSL)
         return 77
     names = brands()
     idn, asc = confusables(names)
-    legit = legitimate(names)
-    every = names + [h for h, _ in idn] + [h for h, _ in asc] + legit
-    v = views(urisan, every)
-    if "host_skeleton" not in v[0]:
-        print("SKIP: urisan was built without hostview")
+    legit = [(h, "psl") for h in legitimate([])]
+    legit += [(h, "urls") for h in shared_hosts()]
+    legit += [(h, "brands") for h in names + ["www." + n for n in names]]
+    every = [h for h, _ in idn] + [h for h, _ in asc] + [h for h, _ in legit]
+    v = judge(urisan, every)
+    if "host_imitates" not in v[0]:
+        print("SKIP: urisan was built without the host layer")
         return 77
-    lines = []
-    for name, row in zip(names, v[:len(names)]):
-        reg, blen, bskel, _ = forms(row)
-        lines.append(f"protect\t{name}\t{blen}\t{bskel}")
-    rows = v[len(names):]
-    for h, row in zip(every[len(names):], rows):
-        reg, blen, bskel, idnf = forms(row)
-        lines.append(f"host\t{reg}\t{blen}\t{bskel}\t{1 if idnf else 0}")
-    p = subprocess.run([judge], input="\n".join(lines).encode() + b"\n", capture_output=True)
-    answers = p.stdout.decode().splitlines()
-    n_hosts = len(every) - len(names)
-    if len(answers) != n_hosts:
-        print(f"{n_hosts} hosts, {len(answers)} answers: {p.stderr.decode()[:300]}")
-        return 1
+    answers = [kind(r) for r in v]
     a_idn = answers[:len(idn)]
     a_asc = answers[len(idn):len(idn) + len(asc)]
     a_leg = answers[len(idn) + len(asc):]
     miss_h = [(h, want, got) for (h, want), got in zip(idn, a_idn) if got != f"homograph {want}"]
     miss_l = [(h, want, got) for (h, want), got in zip(asc, a_asc) if got != f"lookalike {want}"]
-    fp = [(h, got) for h, got in zip(legit, a_leg) if got != "none"]
+    fp = [(h, src, got) for (h, src), got in zip(legit, a_leg) if got != "none"]
+    fp_h = [x for x in fp if x[2].startswith("homograph")]
+    fp_l = [x for x in fp if x[2].startswith("lookalike")]
     rh = 1 - len(miss_h) / len(idn)
     rl = 1 - len(miss_l) / len(asc)
-    fpr = len(fp) / len(legit)
-    print(f"impersonation: {len(names)} protected names; {len(idn)} IDN and {len(asc)} ASCII "
-          f"confusables, {len(legit)} legitimate names")
+    nidn = sum(1 for h, _ in legit if h.startswith("xn--") or any(ord(c) > 127 for c in h))
+    print(f"impersonation (check --json --profile mail): {len(names)} protected names; "
+          f"{len(idn)} IDN and {len(asc)} ASCII confusables, {len(legit)} legitimate names "
+          f"({nidn} IDN; " + ", ".join(f"{src} {sum(1 for _, s in legit if s == src)}"
+                                      for src in ("psl", "urls", "brands")) + ")")
     print(f"  homograph recall {rh:.3f} ({len(idn) - len(miss_h)}/{len(idn)}, imitated name "
           f"right); lookalike recall {rl:.3f} ({len(asc) - len(miss_l)}/{len(asc)})")
-    print(f"  false positives {len(fp)}/{len(legit)} = {fpr:.4f}")
-    show = "--list" in sys.argv[3:]
+    print(f"  false positives: homograph {len(fp_h)}/{len(legit)} = {len(fp_h) / len(legit):.4f}, "
+          f"lookalike {len(fp_l)}/{len(legit)} = {len(fp_l) / len(legit):.4f}")
+    show = "--list" in sys.argv[2:]
     for x in (miss_h + miss_l)[: None if show else 10]:
         print("    MISS", *x)
-    for x in fp[: None if show else 10]:
+    for x in fp[: None if show else 20]:
         print("    FP", *x)
+    fpr = len(fp) / len(legit)
     ok = (len(idn) >= 300 and len(asc) >= 300 and len(legit) >= 300 and
           rh >= MIN_RECALL_HOMOGRAPH and rl >= MIN_RECALL_LOOKALIKE and fpr <= MAX_FP_RATE)
     print("PASS" if ok else "FAIL")

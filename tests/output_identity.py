@@ -131,9 +131,56 @@ def run(exe, args, data):
     return p.returncode, p.stdout
 
 
+# Keys an issue corrected on purpose, compared by a rule instead of byte
+# for byte (each new value is the old one or what the rule allows):
+#  - host_imitates (impersonation: protect-host): only ever a protected
+#    name, never a TR39 skeleton read back as one ("appie.com" for
+#    аррӏе.com); none of the modes here protects a name, so it is null;
+#  - host_skeleton: null for a plain ASCII host that is no look-alike (no
+#    idn, homograph or lookalike flag): "www.exarnple.corn" for
+#    www.example.com looked as if the host were garbled. --fields naming
+#    it still gives it for every host (the --fields run below).
+CORRECTED = {}
+
+
+def corrected(key, old, new, line):
+    """Is new (for old) what the correction of key allows?"""
+    if key == "host_imitates":
+        return new is None
+    if key == "host_skeleton":
+        flags = set(line.get("flags") or [])
+        return new is None and not flags & {"idn", "homograph", "lookalike"}
+    return False
+
+
+def same_line(a, b):
+    """a (reference) and b (new) the same line but for appended keys and
+    the corrected keys; counts the corrections in CORRECTED."""
+    try:
+        oa = json.loads(a, object_pairs_hook=lambda kv: kv)
+        ob = json.loads(b, object_pairs_hook=lambda kv: kv)
+    except ValueError:
+        return False
+    if not isinstance(oa, list) or not isinstance(ob, list) or len(ob) < len(oa):
+        return False
+    line = dict(ob)
+    fixed = []
+    for (ka, va), (kb, vb) in zip(oa, ob):
+        if ka != kb:
+            return False
+        if va != vb:
+            if not corrected(ka, va, vb, line):
+                return False
+            fixed.append(ka)
+    for k in fixed:
+        CORRECTED[k] = CORRECTED.get(k, 0) + 1
+    return True
+
+
 def same_json(old, new):
-    """None when each new line is the old one, maybe with keys appended;
-    else a description of the first difference."""
+    """None when each new line is the old one, maybe with keys appended
+    (and the corrected keys as their rule allows); else a description of
+    the first difference."""
     ol, nl = old.split(b"\n"), new.split(b"\n")
     if len(ol) != len(nl):
         return "%d lines, reference %d" % (len(nl), len(ol))
@@ -141,6 +188,8 @@ def same_json(old, new):
         if a == b:
             continue
         if a.endswith(b"}") and b.startswith(a[:-1]) and b[len(a) - 1:len(a)] == b",":
+            continue
+        if same_line(a, b):
             continue
         return "line %d:\n  ref %r\n  new %r" % (i + 1, a[:400], b[:400])
     return None
@@ -201,7 +250,7 @@ def main():
             keys = ",".join(seen)
             rn, new = run(new_exe, args + ["--fields", keys], data)
             runs += 1
-            if ro != rn or old != new:
+            if ro != rn or same_json(old, new) is not None:
                 print("FAIL %s --fields <old keys> < %s: output differs" % (" ".join(args), name))
                 fails += 1
     # extract --mail, message by message (when the binary has --mail).
@@ -219,6 +268,8 @@ def main():
                 fails += 1
     print("%d runs over %d inputs (%d bytes), %d differ" %
           (runs, len(ins), sum(len(d) for _, d in ins), fails))
+    for k, n in sorted(CORRECTED.items()):
+        print("  corrected on purpose: %s on %d lines" % (k, n))
     return 1 if fails else 0
 
 

@@ -1,5 +1,5 @@
 /*
- * test_imitation.c - src/cli/imitation.c on its own: the key of a brand
+ * test_imitation.c - src/host/imitation.c on its own: the key of a brand
  * label's UTS #39 skeleton and the judgement homograph / lookalike /
  * nothing against a list of protected names. The skeletons are written
  * here as ICU gives them (uspoof_getSkeleton: "m" is "rn", Cyrillic
@@ -26,6 +26,7 @@ static void setup(void)
     protect("paypal.com", 6, "paypal");
     protect("microsoft.com", 9, "rnicrosoft");
     protect("wellsfargo.com", 10, "wellsfargo");
+    protect("facebook.com", 8, "facebook");
 }
 
 static imit_kind judge(const char *registrable, size_t brand_len, const char *skel, bool idn,
@@ -47,6 +48,10 @@ static const struct {
     {"xn--80ak6aa92e.com", 14, "appie", true, IMIT_HOMOGRAPH, "apple.com"},
     /* раураӏ.com */
     {"xn--80aa0cbo65f.com", 15, "paypai", true, IMIT_HOMOGRAPH, "paypal.com"},
+    /* Greek kappa, Cyrillic ka: UTS #39 maps them to kra, not k; the
+       fold reads k */
+    {"xn--faceboo-5nf.com", 18, "faceboo\xc4\xb8", true, IMIT_HOMOGRAPH, "facebook.com"},
+    {"xn--faceboo-xyz.net", 18, "faceboo\xd0\xba", true, IMIT_HOMOGRAPH, "facebook.com"},
     /* аpple under another suffix imitates all the same */
     {"xn--pple-43d.net", 12, "apple", true, IMIT_HOMOGRAPH, "apple.com"},
     /* all-ASCII look-alikes */

@@ -479,6 +479,15 @@ static const ecase errors[] = {
     {"deny invalid\r\ndeny \x01\r\n", 2, "control character"},
     {"allow-host \xc3\xa9xample.com\n", 1, "non-ASCII"},
     {"\n\n\n\n\nDENY invalid\n", 6, "unknown directive"},
+    {"protect-host\n", 1, "missing argument"},
+    {"protect-host example.com 192.0.2.1\n", 1, "not an address"},
+    {"deny idn\nprotect-host [::1]\n", 2, "not an address"},
+    {"protect-host 1.2.3.4.\n", 1, "not an address"},
+    {"protect-host *.example.com\n", 1, "not a pattern"},
+    {"protect-host .example.com\n", 1, "not a pattern"},
+    {"protect-host localhost\n", 1, "public suffix"},
+    {"protect-host a..b\n", 1, "empty label"},
+    {"protect-host exa/mple.com\n", 1, "no path"},
 };
 
 START_TEST(policy_errors_report_line_and_message)
@@ -538,6 +547,64 @@ START_TEST(a_refused_flag_is_an_error_at_its_line_column_and_word)
                                                     URISAN_HOST_FLAGS, NULL), URISAN_OK);
     }
     free(p);
+}
+END_TEST
+
+/* protect-host: the names are kept (lower case, one root dot dropped),
+   written back by urisan_policy_format, named by an id that changes with
+   the list; a build without the host layer refuses the line at its word;
+   the mail profile protects the brands of data/impersonated-brands.txt. */
+START_TEST(protect_host_lists_names_and_names_the_list)
+{
+    urisan_policy *p = new_policy();
+    size_t n = 0;
+    ck_assert_uint_eq(urisan_policy_protected_id(p), 0);
+    ck_assert_uint_eq(urisan_policy_protected_id(NULL), 0);
+    ck_assert_ptr_null(urisan_policy_protected(p, 0, &n));
+    const char *t = "protect-host Example.COM. www.bank.example\n";
+    ck_assert_int_eq(urisan_policy_parse(p, t, strlen(t), NULL, NULL), URISAN_OK);
+    const char *a = urisan_policy_protected(p, 0, &n);
+    ck_assert(a != NULL && n == 11 && memcmp(a, "example.com", 11) == 0);
+    a = urisan_policy_protected(p, 1, &n);
+    ck_assert(a != NULL && n == 16 && memcmp(a, "www.bank.example", 16) == 0);
+    ck_assert_ptr_null(urisan_policy_protected(p, 2, &n));
+    uint64_t id = urisan_policy_protected_id(p);
+    ck_assert_uint_ne(id, 0);
+    char buf[4096];
+    size_t need = 0;
+    ck_assert_int_eq(urisan_policy_format(p, buf, sizeof buf, &need), URISAN_OK);
+    ck_assert_ptr_nonnull(strstr(buf, "protect-host example.com\nprotect-host www.bank.example\n"));
+    /* the same names from another text: the same id; one more: another */
+    urisan_policy *q = new_policy();
+    const char *t2 = "protect-host example.com\nprotect-host www.bank.example\n";
+    ck_assert_int_eq(urisan_policy_parse(q, t2, strlen(t2), NULL, NULL), URISAN_OK);
+    ck_assert_uint_eq(urisan_policy_protected_id(q), id);
+    ck_assert_int_eq(urisan_policy_parse(q, "protect-host x.org\n", 19, NULL, NULL), URISAN_OK);
+    ck_assert_uint_ne(urisan_policy_protected_id(q), id);
+    /* no host layer: refused at the directive */
+    urisan_policy_error e;
+    urisan_policy_init(q);
+    ck_assert_int_eq(urisan_policy_parse_refuse(q, t, strlen(t), URISAN_HOST_FLAGS, &e),
+                     URISAN_E_BAD_POLICY);
+    ck_assert(e.line == 1 && e.column == 1 && strstr(e.msg, "host layer") != NULL);
+    /* the mail profile: the brand list */
+    ck_assert_int_eq(urisan_policy_profile(q, "mail", 4), URISAN_OK);
+    size_t k = 0;
+    bool apple = false;
+    for (; (a = urisan_policy_protected(q, k, &n)) != NULL; k++)
+        apple = apple || (n == 9 && memcmp(a, "apple.com", 9) == 0);
+    ck_assert(k >= 30 && apple);
+    /* 257 names: an error at the 257th, not an overflow */
+    char *big = malloc(257 * 32);
+    size_t o = 0;
+    for (int i = 0; i < 257; i++)
+        o += (size_t)sprintf(big + o, "protect-host n%d.example\n", i);
+    urisan_policy_init(q);
+    ck_assert_int_eq(urisan_policy_parse_ex(q, big, o, &e), URISAN_E_BAD_POLICY);
+    ck_assert(e.line == 257 && strstr(e.msg, "too many protect-host") != NULL);
+    free(big);
+    free(p);
+    free(q);
 }
 END_TEST
 
@@ -739,6 +806,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, policy_errors_report_line_and_message, 0,
                         (int)(sizeof errors / sizeof errors[0]));
     tcase_add_test(t, nul_byte_in_a_policy_is_an_error);
+    tcase_add_test(t, protect_host_lists_names_and_names_the_list);
     tcase_add_test(t, a_refused_flag_is_an_error_at_its_line_column_and_word);
     tcase_add_test(t, too_many_entries_is_an_error_not_an_overflow);
     tcase_add_test(t, uninitialised_policy_and_null_arguments);

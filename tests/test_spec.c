@@ -534,10 +534,11 @@ START_TEST(every_flag_has_three_positive_and_three_negative_cases)
         if (b == URISAN_FLAG_TOO_LONG || b == URISAN_FLAG_LINK_TEXT_MISMATCH ||
             b == URISAN_FLAG_HOMOGRAPH || b == URISAN_FLAG_INVISIBLE_CHAR ||
             b == URISAN_FLAG_MAIL_LIMIT || b == URISAN_FLAG_HOST_UTS46 ||
-            b == URISAN_FLAG_NESTED_DEEP)
+            b == URISAN_FLAG_NESTED_DEEP || b == URISAN_FLAG_LOOKALIKE)
             continue; /* too_long: test_flags.c; link_text_mismatch:
-                         extraction; homograph, invisible_char, host_uts46:
-                         the command (hostview.c, homograph_eval.py,
+                         extraction; homograph, invisible_char, host_uts46,
+                         lookalike: the host layer (homograph_eval.py,
+                         impersonation_eval.py, test_imitation.c,
                          cli_test.py, hostview_test.py); mail_limit:
                          liburisan-mail (test_mail.c, hostile_mail_test.py);
                          nested_deep: the policy's walk of nested URLs

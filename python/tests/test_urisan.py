@@ -353,3 +353,33 @@ def test_extract_mail_equals_cli(exe, srcdir):
         assert r.returncode == (1 if any(h["verdict"] == "deny" for h in got) else 0), path
     with pytest.raises(ValueError):
         urisan.extract_mail(b"")
+
+
+IMPERSONATION_MAIL = (b"From: a@example.com\r\nTo: b@example.com\r\nSubject: x\r\n"
+                      b"Content-Type: text/plain\r\n\r\n"
+                      b"see https://xn--80ak6aa92e.com/ and https://paypa1.com/x "
+                      b"and https://www.example.com/\r\n")
+
+
+def test_extract_mail_judges_impersonation_as_the_command(exe):
+    """The mail profile's protected names: the same homograph and lookalike
+    flags and verdicts as extract --mail --profile mail."""
+    try:
+        urisan.extract_mail(b"Subject: x\n\nhttp://a.example/\n")
+    except NotImplementedError:
+        pytest.skip("built without liburisan-mail")
+    pol = urisan.Policy(profile="mail")
+    got = urisan.extract_mail(IMPERSONATION_MAIL, policy=pol)
+    r = subprocess.run([exe, "extract", "--mail", "--json", "--profile", "mail", "-"],
+                       input=IMPERSONATION_MAIL, capture_output=True, check=False)
+    want = [without_hostview_keys(json.loads(line)) for line in r.stdout.decode().splitlines()]
+    assert [as_cli(h) for h in got] == want
+    by = {h["uri"]: h for h in got}
+    assert by["https://xn--80ak6aa92e.com/"]["verdict"] == "deny"
+    assert "homograph" in by["https://xn--80ak6aa92e.com/"]["flags"]
+    assert by["https://paypa1.com/x"]["flags"] == ["lookalike"]
+    assert by["https://www.example.com/"]["flags"] == []
+    c = urisan.check("https://paypa1.com/", policy=pol)
+    assert c["host_imitates"] == "paypal.com" and c["host_skeleton"] == "paypal.corn"
+    c = urisan.check("https://www.example.com/", policy=pol)
+    assert c["host_imitates"] is None and c["host_skeleton"] is None

@@ -6,6 +6,7 @@ typedef struct {
     cli_buf *b;      /* NULL: count only */
     size_t n;        /* nested URLs seen */
     struct urisan_host_ctx *host;
+    const urisan_policy *pol;   /* its protected names judge the hosts */
 } nested_out;
 
 static void put_one(void *ctx, const urisan_nested_url *nu)
@@ -24,7 +25,7 @@ static void put_one(void *ctx, const urisan_nested_url *nu)
     cli_buf_addu(b, nu->depth);
     cli_buf_lit(b, ",\"flags\":");
 #ifdef URISAN_HAVE_HOST
-    cli_jv_flags(b, urisan_nested_flags(o->host, nu));
+    cli_jv_flags(b, urisan_nested_flags_policy(o->host, o->pol, nu));
 #else
     cli_jv_flags(b, nu->report.flags);
 #endif
@@ -52,7 +53,7 @@ static size_t walk(nested_out *o, const char *in, size_t len, const urisan_uri *
 void check_nested(cli_buf *b, const char *in, size_t len, const urisan_uri *u,
                   const urisan_policy *pol, struct urisan_host_ctx *host, bool capped)
 {
-    nested_out o = {capped ? NULL : b, 0, host};
+    nested_out o = {capped ? NULL : b, 0, host, pol};
     if (capped) {
         cli_jv_bool(b, walk(&o, in, len, u, pol) > CHECK_NESTED_MAX);
         return;

@@ -24,6 +24,7 @@ typedef struct {
     size_t rcap;
     cli_fieldset fields;       /* --json: the keys of a line */
     bool hostview_keys;        /* a host view key is among them */
+    bool skeleton_always;      /* --fields: host_skeleton when it is named */
     bool denied;
     bool tsv;                  /* --tsv (with --format) */
     bool explain;              /* --explain: the rule behind each reason */
@@ -197,11 +198,16 @@ static bool has_name(const check_result *r)
 }
 /* What the four are written from: the view (its serial names it; 0 when
    there is none). */
+static bool skeleton_shown(const check_row *row, const check_result *r)
+{
+    return cli_skeleton_shown(r->j.hv, r->j.rep.flags, row->c->skeleton_always);
+}
 static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
     key[0] = r->j.hv != NULL ? r->j.hv_serial : 0;
-    key[1] = key[2] = key[3] = 0;
+    key[1] = skeleton_shown(row, r);
+    key[2] = key[3] = 0;
 }
 static void put_host_unicode(cli_buf *b, const void *v)
 {
@@ -211,7 +217,10 @@ static void put_host_unicode(cli_buf *b, const void *v)
 static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_host_form(b, r->j.hv, CLI_HV_SKELETON);
+    if (skeleton_shown(row, r))
+        cli_jv_host_form(b, r->j.hv, CLI_HV_SKELETON);
+    else
+        cli_buf_lit(b, "null");
 }
 static void put_host_imitates(cli_buf *b, const void *v)
 {
@@ -247,6 +256,8 @@ static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
     }
     const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
     size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
+    if (!skeleton_shown(row, r))
+        n[1] = 0;
     for (size_t k = 0; k < 4; k++) {
         cli_fields_key(b, fs, i + k);
         char *o = b->p + b->len;
@@ -634,9 +645,11 @@ static int check_base_opt(check_ctx *c, const cli_opt *opts, const urisan_limits
 }
 
 /* Is a host view key among the --json keys? Then every line's host is
-   viewed (URISAN_JUDGE_VIEW), and the next line's asked for ahead. */
-static void host_keys(check_ctx *c)
+   viewed (URISAN_JUDGE_VIEW), and the next line's asked for ahead.
+   fields: --fields was given (host_skeleton then for every host). */
+static void host_keys(check_ctx *c, bool fields)
 {
+    c->skeleton_always = fields;
 #ifdef URISAN_HAVE_HOST
     for (size_t i = 0; c->json && i < c->fields.n; i++) {
         if (c->fields.f[i]->put == put_host_unicode || c->fields.f[i]->put == put_host_skeleton ||
@@ -693,7 +706,7 @@ int cmd_check(int argc, char **argv)
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;
-    host_keys(&c);
+    host_keys(&c, opts[OPT_FIELDS].seen);
     urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;

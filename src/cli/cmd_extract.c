@@ -46,6 +46,7 @@ typedef struct ex_ctx {
     urisan_host_ctx *host; /* the host layer's context (the one decision):
                               NULL, the calling thread's own (--jobs) */
     urisan_hostview hv;  /* the host of the row being written */
+    bool skeleton_always; /* --fields: host_skeleton when it is named */
 #endif
 } ex_ctx;
 
@@ -139,7 +140,10 @@ static void put_host_unicode(cli_buf *b, const void *v)
 static void put_host_skeleton(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_host_form(b, &r->c->hv, CLI_HV_SKELETON);
+    if (cli_skeleton_shown(&r->c->hv, r->flags, r->c->skeleton_always))
+        cli_jv_host_form(b, &r->c->hv, CLI_HV_SKELETON);
+    else
+        cli_buf_lit(b, "null");
 }
 static void put_host_imitates(cli_buf *b, const void *v)
 {
@@ -820,6 +824,9 @@ int cmd_extract(int argc, char **argv)
     if (c == NULL)
         return cli_fail(CMD, "out of memory");
     c->json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
+#ifdef URISAN_HAVE_HOST
+    c->skeleton_always = opts[OPT_FIELDS].seen;
+#endif
     c->explain = opts[OPT_EXPLAIN].seen;
     rc = cli_fields_select(CMD, extract_fields, sizeof extract_fields / sizeof extract_fields[0],
                            c->explain ? MODE_EXPLAIN : 0, opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);

@@ -108,6 +108,7 @@ typedef struct {
     char part[64];
     const char *source;
     char reasons[256];
+    char imitates[URISAN_HOSTVIEW_MAX]; /* the protected name it imitates, or "" */
     urisan_hostview hv;
     char limit[160];     /* the first liburisan-mail limit reached, or "" */
 } scan_state;
@@ -150,13 +151,16 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     s->uri[s->uri_len] = '\0';
     snprintf(s->part, sizeof s->part, "%s", h->part != NULL ? h->part : "0");
     s->source = urisan_mail_source_name(h->source);
+    memcpy(s->imitates, s->hv.imitates, s->hv.imitates_len + 1);
     size_t need = 0;
     if (urisan_decision_format(&dec, s->reasons, sizeof s->reasons, &need) != URISAN_OK)
         snprintf(s->reasons, sizeof s->reasons, "%s", urisan_verdict_name(dec.verdict));
     return true;
 }
 
-/* "http://0x7f.1/ (part 1, html-href; denied:ip_obfuscated)" */
+/* "http://0x7f.1/ (part 1, html-href; denied:ip_obfuscated)";
+   "https://xn--80ak6aa92e.com/ (part 0, text; denied:homograph; imitates
+   apple.com)" */
 static void t_link(tbuf *t, const scan_state *s)
 {
     t_add(t, s->uri, s->uri_len);
@@ -169,6 +173,10 @@ static void t_link(tbuf *t, const scan_state *s)
     if (s->reasons[0] != '\0') {
         t_adds(t, "; ");
         t_adds(t, s->reasons);
+    }
+    if (s->imitates[0] != '\0') {
+        t_adds(t, "; imitates ");
+        t_adds(t, s->imitates);
     }
     t_adds(t, ")");
 }

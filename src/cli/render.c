@@ -115,6 +115,11 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
     else
         json_quote(b, s[k], n[k]);
 }
+
+bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags, bool always)
+{
+    return always || urisan_host_skeleton_shown(hv, flags);
+}
 #endif
 
 void cli_jv_host_ip(cli_buf *b, const urisan_report *r)

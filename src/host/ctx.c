@@ -70,6 +70,7 @@ URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
     else
         hostmemo_free(ctx->memo_mem);
     host_pslcache_free(ctx->psl);
+    host_protect_free(ctx->protect);
     free(ctx);
 }
 
@@ -115,14 +116,20 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
         return host_view_compute(host, len, hv, true, psl);
     uint32_t h = hostmemo_hash(host, len);
     if (ctx->share != NULL) {
-        if (hostmemo_get_shared(ctx->share, host, len, h, hv))
+        if (hostmemo_get_shared(ctx->share, host, len, h, hv)) {
+            hv->imitation_of = 0;   /* a policy's, judged by protect.c */
+            hv->imitation = 0;
             return hv->is_name;
+        }
         bool name = host_view_compute(host, len, hv, true, psl);
         hostmemo_put_shared(ctx->share, host, len, h, hv);
         return name;
     }
-    if (hostmemo_get(ctx->memo, host, len, h, hv))
+    if (hostmemo_get(ctx->memo, host, len, h, hv)) {
+        hv->imitation_of = 0;   /* a policy's, judged by protect.c */
+        hv->imitation = 0;
         return hv->is_name;
+    }
     bool name = host_view_compute(host, len, hv, true, psl);
     hostmemo_put(ctx->memo, host, len, h, hv);
     return name;

@@ -8,10 +8,12 @@
  *   view.c      a host as a reader sees it (UTS #46, TR39, invisible)
  *   memo.c      the views of hosts already seen, a memo a context
  *   ctx.c       the context, the views through its memo, the last host
+ *   imitation.c does a brand label imitate a protected name (pure)
+ *   protect.c   a policy's protected names and a view's imitation of them
  *   judge.c     the decision (urisan_judge, urisan_judge_link)
  *
- * The calls go one way: judge -> ctx -> view, memo -> pslcache, skeleton
- * -> data (tools/src_graph.py src/host: no cycle).
+ * The calls go one way: judge -> protect -> imitation, ctx -> view, memo
+ * -> pslcache, skeleton -> data (tools/src_graph.py src/host: no cycle).
  */
 #ifndef URISAN_HOST_INTERNAL_H
 #define URISAN_HOST_INTERNAL_H
@@ -75,12 +77,14 @@ _Static_assert(HOST_LAST_KEY >= 8, "hostmemo_same reads 8-byte words of a key of
 
 struct hm_table;
 struct hm_share;
+struct host_protect;
 struct urisan_host_ctx {
     struct hm_table *memo;     /* memo.c: its own (share NULL), or the
                                   shared one's table (read by prefetch) */
     void *memo_mem;            /* its own memo's mapping */
     struct hm_share *share;    /* the memo shared with other threads'
                                   contexts (urisan_host_ctx_new_sharing) */
+    struct host_protect *protect; /* protect.c: the last policy's names */
     psl_table *psl;            /* pslcache.c */
     host_last last;
     unsigned off;              /* HOST_OFF_*: caches a bench turned off */
@@ -101,5 +105,13 @@ bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const uri
    SIMD (tests compare the two at every length). */
 const char *host_guess(const char *uri, size_t len, size_t *n);
 const char *host_guess_scalar(const char *uri, size_t len, size_t *n);
+
+/* protect.c: the host layer's flags of a name's view hv under pol:
+   hv->flags for a policy that protects no name; else hv->flags without
+   TR39's homograph, with the imitation of pol's protected names
+   (hv->imitation, hv->imitates: judged once a policy, kept in hv). */
+urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol,
+                             urisan_hostview *hv);
+void host_protect_free(struct host_protect *p);
 
 #endif

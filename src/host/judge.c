@@ -62,9 +62,10 @@ static void decide_mapped(const char *uri, const urisan_uri *u, const char *asci
 }
 
 /* The flags of every address of a mailto: URI after the first one's
-   (whose view is ctx->last): a later address's domain counts too. */
-static urisan_flags other_addresses(urisan_host_ctx *ctx, const char *in, size_t len,
-                                    const urisan_uri *u)
+   (whose view is ctx->last): a later address's domain counts too, judged
+   against pol's protected names. */
+static urisan_flags other_addresses(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                    const char *in, size_t len, const urisan_uri *u)
 {
     size_t pos = 0;
     urisan_span d;
@@ -76,26 +77,32 @@ static urisan_flags other_addresses(urisan_host_ctx *ctx, const char *in, size_t
         if (hv == NULL && (hv = malloc(sizeof *hv)) == NULL)
             return URISAN_HOST_FLAGS;   /* fail closed */
         if (urisan_host_view(ctx, in + d.off, d.len, hv))
-            f |= hv->flags;
+            f |= host_name_flags(ctx, pol, hv);
     }
     free(hv);
     return f;
 }
 
 /* The flags of the host of uri[0..len) (du: its parse with the default
-   limits; the view goes to hv) and of a mailto: URI's later addresses:
-   what a link's host adds (urisan_judge_link) and a nested URL's. */
-static urisan_flags uri_host_flags(urisan_host_ctx *ctx, const char *uri, size_t len,
-                                   const urisan_uri *du, urisan_hostview *hv)
+   limits; the view goes to hv) and of a mailto: URI's later addresses,
+   under pol's protected names (NULL: none): what a link's host adds
+   (urisan_judge_link) and a nested URL's. */
+static urisan_flags uri_host_flags(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                   const char *uri, size_t len, const urisan_uri *du,
+                                   urisan_hostview *hv)
 {
     const char *host;
     size_t hl;
     bool some = host_of_uri(uri, len, du, &host, &hl);
-    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? hv->flags : 0;
-    return f | other_addresses(ctx, uri, len, du);
+    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? host_name_flags(ctx, pol, hv)
+                                                                 : 0;
+    return f | other_addresses(ctx, pol, uri, len, du);
 }
 
-URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *uri, size_t len)
+/* The host flags of uri under pol (urisan_host_flags_uri, and a nested
+   URL's for the decision). */
+static urisan_flags host_flags_pol(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                   const char *uri, size_t len)
 {
     urisan_hostview *hv = malloc(sizeof *hv);
     if (hv == NULL || (ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL)) {
@@ -104,22 +111,49 @@ URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *
     }
     urisan_uri du;
     urisan_parse(uri, len, NULL, &du, NULL);
-    urisan_flags f = uri_host_flags(ctx, uri, len, &du, hv);
+    urisan_flags f = uri_host_flags(ctx, pol, uri, len, &du, hv);
     free(hv);
     return f;
 }
 
 URISAN_API urisan_flags urisan_nested_flags(urisan_host_ctx *ctx, const urisan_nested_url *nu)
 {
-    return nu->report.flags | urisan_host_flags_uri(ctx, nu->uri, nu->uri_len);
+    return nu->report.flags | host_flags_pol(ctx, NULL, nu->uri, nu->uri_len);
 }
+
+URISAN_API urisan_flags urisan_nested_flags_policy(urisan_host_ctx *ctx,
+                                                   const urisan_policy *pol,
+                                                   const urisan_nested_url *nu)
+{
+    return nu->report.flags | host_flags_pol(ctx, pol, nu->uri, nu->uri_len);
+}
+
+URISAN_API urisan_flags urisan_host_flags_uri(urisan_host_ctx *ctx, const char *uri, size_t len)
+{
+    return host_flags_pol(ctx, NULL, uri, len);
+}
+
+URISAN_API urisan_flags urisan_host_flags_uri_policy(urisan_host_ctx *ctx,
+                                                     const urisan_policy *pol,
+                                                     const char *uri, size_t len)
+{
+    return host_flags_pol(ctx, pol, uri, len);
+}
+
+/* What nested_host reads: the context and the policy deciding. */
+typedef struct {
+    urisan_host_ctx *ctx;
+    const urisan_policy *pol;
+} nested_arg;
 
 /* urisan_nested_more_fn: the host judgement of a nested URL, which the
    core's decision asks for when a `deny nested:` / `flag nested:` rule
-   names one of this library's flags. */
-static urisan_flags nested_host(void *ctx, const char *uri, size_t len)
+   names one of this library's flags; a policy's protected names count
+   there too. */
+static urisan_flags nested_host(void *arg, const char *uri, size_t len)
 {
-    return urisan_host_flags_uri(ctx, uri, len);
+    const nested_arg *a = arg;
+    return host_flags_pol(a->ctx, a->pol, uri, len);
 }
 
 /* No context and none to be had (no memory), or no input: deny with
@@ -138,25 +172,32 @@ static bool default_limits(const urisan_policy *pol)
 }
 
 /* The view of in's host (ctx->last) and the flags it gives: an IDN host,
-   the domains of a mailto: URI's addresses (only those can have this
-   library's flags); with URISAN_JUDGE_VIEW every other host is viewed
-   too, for what it shows. up: the parse of in with the default limits. */
+   the domains of a mailto: URI's addresses, every host name under a
+   policy that protects names (only those can have this library's flags);
+   with URISAN_JUDGE_VIEW every other host is viewed too, for what it
+   shows. up: the parse of in with the default limits. */
 static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
-                              const urisan_uri *up, bool idn, bool mailto, unsigned opts,
-                              urisan_judgement *j)
+                              const urisan_uri *up, bool idn, bool mailto,
+                              const urisan_policy *pol, unsigned opts, urisan_judgement *j)
 {
     size_t pos = 0;
     urisan_span d;
     bool mail = mailto && urisan_mailto_domain(in, len, up, &pos, &d);
-    bool judged = idn || mail;
+    bool judged = idn || mail || urisan_policy_protected_id(pol) != 0;
     if (!judged && !(opts & URISAN_JUDGE_VIEW))
         return 0;
     j->host_name = host_view_last(ctx, in, len, up);
     j->hv = &ctx->last.hv;
+    urisan_flags f = 0;
+    if (j->host_name && judged) {
+        uint64_t was = ctx->last.hv.imitation_of;
+        f = host_name_flags(ctx, pol, &ctx->last.hv);
+        if (was != 0 && was != ctx->last.hv.imitation_of)
+            ctx->last.serial = ++ctx->serials;   /* imitates changed */
+    }
     j->hv_serial = ctx->last.serial;
-    urisan_flags f = j->host_name && judged ? j->hv->flags : 0;
     if (mail)
-        f |= other_addresses(ctx, in, len, up);
+        f |= other_addresses(ctx, pol, in, len, up);
     return f;
 }
 
@@ -176,17 +217,18 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
     urisan_flags f = 0;
     urisan_uri own;
     const urisan_uri *up = &j->uri;
-    if (idn || mailto || (opts & URISAN_JUDGE_VIEW)) {
+    if (idn || mailto || (opts & URISAN_JUDGE_VIEW) || urisan_policy_protected_id(pol) != 0) {
         /* a view reads the parse with the default limits */
         if (!default_limits(pol)) {
             urisan_parse(in, len, NULL, &own, NULL);
             up = &own;
         }
-        f = view_host(ctx, in, len, up, idn, mailto, opts, j);
+        f = view_host(ctx, in, len, up, idn, mailto, pol, opts, j);
     }
     urisan_flags added = f & ~j->rep.flags;
     j->rep.flags |= f;
-    urisan_decide_more(in, len, &j->uri, &j->rep, pol, nested_host, ctx, &j->dec);
+    nested_arg na = { ctx, pol };
+    urisan_decide_more(in, len, &j->uri, &j->rep, pol, nested_host, &na, &j->dec);
     if (added != 0 && (f & URISAN_F(HOST_UTS46)))
         decide_mapped(in, up, j->hv->ascii, pol, &j->dec);
 }
@@ -255,7 +297,7 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
     }
     urisan_uri du;   /* the parse a view reads: the default limits */
     urisan_parse(uri, len, NULL, &du, NULL);
-    urisan_flags f = uri_host_flags(ctx, uri, len, &du, hv);
+    urisan_flags f = uri_host_flags(ctx, pol, uri, len, &du, hv);
     if (display != NULL && urisan_host_has_invisible(display, dlen))
         f |= URISAN_F(INVISIBLE_CHAR);
     /* a nested URL's host is judged when a nested rule names its flags */
@@ -270,7 +312,8 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
         rep.flags |= *flags;
         if ((rep.flags | f) != rep.flags || nested) {
             rep.flags |= f;
-            urisan_decide_more(uri, len, &u, &rep, pol, nested_host, ctx, dec);
+            nested_arg na = { ctx, pol };
+            urisan_decide_more(uri, len, &u, &rep, pol, nested_host, &na, dec);
             if (f & URISAN_F(HOST_UTS46))
                 decide_mapped(uri, &du, hv->ascii, pol, dec);
         }

@@ -8,7 +8,8 @@
  * - confusable: a non-ASCII label whose non-ASCII characters all have an
  *   ASCII TR39 4 skeleton looks like the ASCII label they spell: the
  *   label's skeleton is that label's skeleton (skeletons are fixed
- *   points), and the ASCII name is what host_imitates shows.
+ *   points). These three are the homograph of a policy that protects no
+ *   name; one that does (protect-host) asks protect.c instead.
  *   This is the whole-script confusable of TR39 4 for a label written
  *   entirely in Cyrillic or Greek lookalikes ("аррӏе"), and the
  *   same-script one for Latin lookalikes ("ɑpple"). A label in the
@@ -285,16 +286,6 @@ static bool copy_str(char *dst, size_t cap, const char *src)
     return true;
 }
 
-static bool append(char *out, size_t cap, size_t *o, const char *s, size_t n)
-{
-    if (*o + n + 1 > cap)
-        return false;
-    memcpy(out + *o, s, n);
-    *o += n;
-    out[*o] = '\0';
-    return true;
-}
-
 /* The label with each non-ASCII character replaced by its own TR39
    skeleton (ASCII kept as written: "m" stays "m", not "rn"); false when
    the result is not an ASCII label. */
@@ -328,29 +319,23 @@ static bool ascii_lookalike(const char *lab, size_t n, char *out, size_t cap, si
     return is_ascii_label(out, o);
 }
 
-/* Judge one U-label; appends what it looks like to hv->imitates. */
-static void judge_label(urisan_hostview *hv, const char *lab, size_t n, UScriptCode tld_script,
-                        size_t *io)
+/* Judge one U-label (TR39): mixed script, mixed numbers, a non-ASCII
+   label that looks like an ASCII one. */
+static void judge_label(urisan_hostview *hv, const char *lab, size_t n, UScriptCode tld_script)
 {
     char sk[URISAN_HOSTVIEW_MAX];
-    const char *look = lab;
-    size_t lookn = n, skn = 0;
-    if (spoof != NULL && has_high(lab, n) && n < URISAN_HOSTVIEW_MAX / 4) {
-        UErrorCode st = U_ZERO_ERROR;
-        int32_t r = uspoof_checkUTF8(spoof, lab, (int32_t)n, NULL, &st);
-        if (U_SUCCESS(st) && (r & USPOOF_RESTRICTION_LEVEL))
-            hv->why |= URISAN_HOSTVIEW_MIXED_SCRIPT;
-        if (U_SUCCESS(st) && (r & USPOOF_MIXED_NUMBERS))
-            hv->why |= URISAN_HOSTVIEW_MIXED_NUMBERS;
-        if (ascii_lookalike(lab, n, sk, sizeof sk, &skn) &&
-            (tld_script == USCRIPT_COMMON || first_script(lab, n) != tld_script)) {
-            hv->why |= URISAN_HOSTVIEW_CONFUSABLE;
-            look = sk;
-            lookn = skn;
-        }
-    }
-    if (!append(hv->imitates, sizeof hv->imitates, io, look, lookn))
-        hv->imitates[0] = '\0';
+    size_t skn = 0;
+    if (spoof == NULL || !has_high(lab, n) || n >= URISAN_HOSTVIEW_MAX / 4)
+        return;
+    UErrorCode st = U_ZERO_ERROR;
+    int32_t r = uspoof_checkUTF8(spoof, lab, (int32_t)n, NULL, &st);
+    if (U_SUCCESS(st) && (r & USPOOF_RESTRICTION_LEVEL))
+        hv->why |= URISAN_HOSTVIEW_MIXED_SCRIPT;
+    if (U_SUCCESS(st) && (r & USPOOF_MIXED_NUMBERS))
+        hv->why |= URISAN_HOSTVIEW_MIXED_NUMBERS;
+    if (ascii_lookalike(lab, n, sk, sizeof sk, &skn) &&
+        (tld_script == USCRIPT_COMMON || first_script(lab, n) != tld_script))
+        hv->why |= URISAN_HOSTVIEW_CONFUSABLE;
 }
 
 static void judge_labels(urisan_hostview *hv)
@@ -360,21 +345,15 @@ static void judge_labels(urisan_hostview *hv)
     const char *tld = lastdot ? lastdot + 1 : u;
     UScriptCode tld_script = has_high(tld, strlen(tld)) ? first_script(tld, strlen(tld))
                                                          : USCRIPT_COMMON;
-    size_t io = 0;
-    hv->imitates[0] = '\0';
     const char *p = u;
     for (;;) {
         const char *dot = strchr(p, '.');
         size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        judge_label(hv, p, n, tld_script, &io);
+        judge_label(hv, p, n, tld_script);
         if (dot == NULL)
             break;
-        if (!append(hv->imitates, sizeof hv->imitates, &io, ".", 1))
-            hv->imitates[0] = '\0';
         p = dot + 1;
     }
-    if (!(hv->why & URISAN_HOSTVIEW_CONFUSABLE))
-        hv->imitates[0] = '\0';
 }
 
 /* The forms of a host whose bytes are all ASCII, with no A-label. */
@@ -442,6 +421,8 @@ static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool sh
     hv->flags = 0;
     hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
     hv->registrable[0] = hv->imitates[0] = '\0';
+    hv->imitation_of = 0;
+    hv->imitation = 0;
     char raw[URISAN_HOSTVIEW_MAX];
     bool high = false, xn = false, jplain = false;
     size_t rn = 0;

@@ -13,7 +13,8 @@ Phases:
  2. phishing (link text https://bank.example/ -> http://0x7f.1/):
     rejected 550 5.7.1 naming the link and ip_obfuscated;
  3. javascript: link in HTML: rejected (dangerous_scheme);
- 4. homograph link (xn--pple-43d.com): delivered, verdict flag, homograph;
+ 4. homograph link (xn--pple-43d.com, аpple.com): rejected 550, the
+    reply naming homograph and the imitated name apple.com;
  5. URL broken by a quoted-printable soft break: delivered, the joined
     URL named in X-Urisan-Links;
  6. load: 1,000 messages over 10 concurrent SMTP sessions, every 10th
@@ -331,15 +332,12 @@ def run(st):
     expect(code == 550 and "javascript:" in text and "dangerous_scheme" in text,
            f"javascript: rejected: {code} {text}")
 
-    # 4. homograph
-    code, _ = send(p, message("homo1", '<a href="https://xn--pple-43d.com/signin">Apple ID</a>',
-                              html=True))
-    expect(code == 250, f"homograph mail accepted ({code}) - the mail profile flags it")
-    got = st.wait_delivered(["<homo1@e2e>"])
-    m = got.get("<homo1@e2e>", [None])[0]
-    expect(m is not None and m["X-Urisan-Verdict"] == "flag" and
-           "homograph" in m.get("X-Urisan-Links", ""),
-           f"homograph flagged: {m and (m['X-Urisan-Verdict'], m['X-Urisan-Links'])}")
+    # 4. homograph: an IDN look-alike of a brand the mail profile protects
+    code, text = send(p, message("homo1", '<a href="https://xn--pple-43d.com/signin">Apple ID</a>',
+                                 html=True))
+    expect(code == 550 and "xn--pple-43d.com" in text and "homograph" in text and
+           "imitates apple.com" in text,
+           f"homograph rejected, naming apple.com: {code} {text}")
 
     # 5. QP soft break inside a URL
     code, _ = send(p, qp_message("qp1"))

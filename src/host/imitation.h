@@ -10,9 +10,10 @@
  * keys are equal: the UTS #39 skeleton (confusable letters of every
  * script mapped to one prototype; "m" is "rn" there), lower-cased, with
  * the ASCII letters a reader takes for one another folded together - i,
- * l, 1, | and ! to l, 0 and o to o, vv to w. The fold is needed because
- * UTS #39 keeps l apart from i (Cyrillic palochka is "i" to it, though it
- * is drawn as l) and O apart from 0.
+ * l, 1, | and ! to l, 0 and o to o, vv to w, and Greek kappa and
+ * Cyrillic ka (kra in the skeleton) to k. The fold is needed because UTS #39 keeps l apart from
+ * i (Cyrillic palochka is "i" to it, though it is drawn as l), O apart
+ * from 0 and kappa apart from k.
  *
  *   homograph: the host's brand label has a non-ASCII (IDN) form and its
  *              key is a protected name's key, and the host is not that
@@ -22,8 +23,8 @@
  *              micros0ft.com. apple.net (the same letters under another
  *              suffix) is neither.
  */
-#ifndef URISAN_CLI_IMITATION_H
-#define URISAN_CLI_IMITATION_H
+#ifndef URISAN_HOST_IMITATION_H
+#define URISAN_HOST_IMITATION_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,8 +50,8 @@ typedef struct {
 
 /*
  * The key of a skeleton (as ICU writes it, UTF-8) s[0..n) into key (cap
- * bytes): false when it does not fit. Only ASCII is folded; other bytes
- * are copied.
+ * bytes): false when it does not fit. ASCII, kappa and ka are folded;
+ * other bytes are copied.
  */
 bool imit_key(const char *s, size_t n, char *key, size_t cap, size_t *klen);
 

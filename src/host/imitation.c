@@ -12,6 +12,14 @@ bool imit_key(const char *s, size_t n, char *key, size_t cap, size_t *klen)
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = lower((unsigned char)s[i]);
+        /* kra (C4 B8: the skeleton of Greek kappa and Cyrillic ka), and
+           kappa (CE BA) and ka (D0 BA) themselves: UTS #39 keeps them
+           apart from k, a reader takes them for k */
+        if (((c == 0xCE || c == 0xD0) && i + 1 < n && (unsigned char)s[i + 1] == 0xBA) ||
+            (c == 0xC4 && i + 1 < n && (unsigned char)s[i + 1] == 0xB8)) {
+            c = 'k';
+            i++;
+        }
         if (c == 'i' || c == '1' || c == '|' || c == '!')
             c = 'l';
         else if (c == '0')

@@ -1,0 +1,147 @@
+/*
+ * protect.c - the protected names of a policy (protect-host) and what a
+ * host is to them (imitation.c: homograph, lookalike, the name imitated).
+ *
+ * A policy that protects names has its own meaning of homograph: the
+ * host's brand label (the label left of its public suffix) has an IDN
+ * form whose UTS #39 skeleton is a protected name's, and the host is not
+ * that name; lookalike is the same for an all-ASCII brand label. The
+ * TR39 judgement of the view (mixed script, a label confusable with any
+ * ASCII one, mixed numbers) is the homograph of a policy that protects no
+ * name: with no name to compare with, every ASCII name is taken as one.
+ */
+#include "host_internal.h"
+#include "imitation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The list of a context: made from a policy's names, kept under its id. */
+struct host_protect {
+    uint64_t id;
+    imit_list list;
+};
+
+void host_protect_free(struct host_protect *p)
+{
+    free(p);
+}
+
+static bool high_bytes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return true;
+    return false;
+}
+
+/*
+ * The forms imit_judge reads from a name's view: the registrable domain,
+ * its brand label (first label), and the UTS #39 skeleton of that label's
+ * Unicode form (the label as many places from the right in hv->unicode)
+ * into skel. false when the host has no registrable domain (an address,
+ * a public suffix) or no skeleton can be had.
+ */
+static bool brand_forms(const urisan_hostview *hv, imit_host *ih, char *skel, size_t cap)
+{
+    const char *reg = hv->registrable, *u = hv->unicode;
+    size_t rl = hv->registrable_len, nlab = 1;
+    if (!hv->is_name || rl == 0 || host_spoof() == NULL)
+        return false;
+    for (size_t i = 0; i < rl; i++)
+        nlab += reg[i] == '.';
+    size_t e = hv->unicode_len, s;
+    for (size_t k = 1;; k++) {
+        s = e;
+        while (s > 0 && u[s - 1] != '.')
+            s--;
+        if (k == nlab)
+            break;
+        if (s == 0)
+            return false;
+        e = s - 1;
+    }
+    size_t sn = 0;
+    bool jplain = true;
+    if (!high_bytes(u + s, e - s)) {
+        if (!host_skeleton_ascii(u + s, e - s, skel, cap, &jplain))
+            return false;
+        sn = strlen(skel);
+    } else {
+        UErrorCode st = U_ZERO_ERROR;
+        int32_t k = uspoof_getSkeletonUTF8(host_spoof(), 0, u + s, (int32_t)(e - s), skel,
+                                           (int32_t)cap, &st);
+        if (U_FAILURE(st) || k <= 0 || (size_t)k >= cap)
+            return false;
+        sn = (size_t)k;
+    }
+    const char *dot = memchr(reg, '.', rl);
+    ih->registrable = reg;
+    ih->registrable_len = rl;
+    ih->brand_len = dot != NULL ? (size_t)(dot - reg) : rl;
+    ih->brand_skel = skel;
+    ih->brand_skel_len = sn;
+    ih->brand_idn = high_bytes(u + s, e - s) || strncmp(reg, "xn--", 4) == 0;
+    return sn > 0;
+}
+
+/* The list of pol's names (id: its urisan_policy_protected_id), made in
+   ctx once; NULL: no memory. A name with no registrable domain (a public
+   suffix) protects nothing; a name under one protects its registrable
+   domain. */
+static const imit_list *protect_list(urisan_host_ctx *ctx, const urisan_policy *pol, uint64_t id)
+{
+    if (ctx->protect != NULL && ctx->protect->id == id)
+        return &ctx->protect->list;
+    if (ctx->protect == NULL && (ctx->protect = malloc(sizeof *ctx->protect)) == NULL)
+        return NULL;
+    urisan_hostview *hv = malloc(sizeof *hv);
+    if (hv == NULL)
+        return NULL;
+    imit_list *l = &ctx->protect->list;
+    imit_list_init(l);
+    ctx->protect->id = 0;
+    const char *name;
+    size_t n;
+    for (size_t i = 0; (name = urisan_policy_protected(pol, i, &n)) != NULL; i++) {
+        imit_host ih;
+        char skel[4 * 64 + 1];
+        if (urisan_host_view(ctx, name, n, hv) && brand_forms(hv, &ih, skel, sizeof skel))
+            (void)imit_list_add(l, ih.registrable, ih.registrable_len, 0, ih.brand_len,
+                                ih.brand_skel, ih.brand_skel_len);
+    }
+    free(hv);
+    ctx->protect->id = id;
+    return l;
+}
+
+urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, urisan_hostview *hv)
+{
+    uint64_t id = urisan_policy_protected_id(pol);
+    if (id == 0)
+        return hv->flags;
+    if (hv->imitation_of != id) {
+        const imit_list *l = protect_list(ctx, pol, id);
+        if (l == NULL)
+            return hv->flags | URISAN_F(HOMOGRAPH);   /* no memory: fail closed */
+        imit_host ih;
+        char skel[4 * 64 + 1];
+        const char *name = NULL;
+        imit_kind k = brand_forms(hv, &ih, skel, sizeof skel) ? imit_judge(l, &ih, &name)
+                                                               : IMIT_NONE;
+        hv->imitation = k == IMIT_HOMOGRAPH   ? URISAN_F(HOMOGRAPH)
+                        : k == IMIT_LOOKALIKE ? URISAN_F(LOOKALIKE)
+                                              : 0;
+        size_t nl = name != NULL ? strlen(name) : 0;
+        memcpy(hv->imitates, name != NULL ? name : "", nl + 1);
+        hv->imitates_len = nl;
+        hv->imitation_of = id;
+    }
+    return (hv->flags & ~URISAN_F(HOMOGRAPH)) | hv->imitation;
+}
+
+URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_flags flags)
+{
+    return hv != NULL && hv->is_name &&
+           (hv->idn || (flags & (URISAN_F(HOMOGRAPH) | URISAN_F(LOOKALIKE))) != 0);
+}
