@@ -34,7 +34,12 @@ Phases:
     delivered (the link is converted as a mail client converts it;
     PENDING, not a failure, while this build has no IRI conversion:
     extract --mail is asked first);
-12. the daemon: the start line names the version, the profile and the
+12. impersonation: the Cyrillic look-alike of apple.com
+    (https://xn--80ak6aa92e.com/, аррӏе.com) in a plain-text mail is
+    rejected 550 naming homograph and "imitates apple.com"; an all-ASCII
+    look-alike (https://paypa1.com/) is delivered with verdict flag and
+    an X-Urisan-Links naming lookalike and "imitates paypal.com";
+13. the daemon: the start line names the version, the profile and the
     policy file; SIGHUP with a policy file that has a mistake keeps the
     milter running on the old policy (its deny-host still rejects) and
     logs FILE:LINE:COLUMN; SIGHUP with a good file takes it; SIGTERM
@@ -434,6 +439,7 @@ def run(st):
 
     handlers(st)
     idn_text(st)
+    impersonation(st)
     daemon(st)
 
 
@@ -444,6 +450,24 @@ def handlers(st):
         'Invoice.pdf</a>', html=True))
     expect(code == 550 and "search-ms:" in text and "dangerous_scheme" in text,
            f"search-ms: rejected: {code} {text}")
+
+
+def impersonation(st):
+    """12. the mail profile's protected names: homograph denied, lookalike flagged."""
+    code, text = send(st.smtp_port, message(
+        "imit1", "Your Apple ID is locked: https://xn--80ak6aa92e.com/verify today."))
+    expect(code == 550 and "xn--80ak6aa92e.com" in text and "homograph" in text and
+           "imitates apple.com" in text,
+           f"the Cyrillic apple.com rejected, naming apple.com: {code} {text}")
+    code, text = send(st.smtp_port, message(
+        "imit2", "Your invoice: https://paypa1.com/invoice/42"))
+    expect(code == 250, f"an ASCII look-alike is flagged, not rejected ({code} {text})")
+    got = st.wait_delivered(["<imit2@e2e>"])
+    m = got.get("<imit2@e2e>", [None])[0]
+    links = m.get("X-Urisan-Links", "") if m is not None else ""
+    expect(m is not None and m["X-Urisan-Verdict"] == "flag" and "lookalike" in links and
+           "imitates paypal.com" in links,
+           f"paypa1.com flagged, naming paypal.com: {m and (m['X-Urisan-Verdict'], links)}")
 
 
 IDN_BODY = "Menu at https://b\u00fccher.de/angebote and more."
