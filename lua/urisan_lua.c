@@ -309,6 +309,7 @@ static void set_decision(lua_State *L, const urisan_decision *d)
 typedef struct {
     lua_State *L;
     int n;
+    const urisan_policy *pol;
 } nested_walk;
 
 static void nested_one(void *ctx, const urisan_nested_url *nu)
@@ -325,7 +326,7 @@ static void nested_one(void *ctx, const urisan_nested_url *nu)
     lua_pushinteger(L, (lua_Integer)nu->depth);
     lua_setfield(L, -2, "depth");
 #ifdef URISAN_HAVE_HOST_LAYER
-    push_flags(L, urisan_nested_flags(ctx_of(L)->host, nu));
+    push_flags(L, urisan_nested_flags_policy(ctx_of(L)->host, w->pol, nu));
 #else
     push_flags(L, nu->report.flags);
 #endif
@@ -349,7 +350,7 @@ static void set_nested(lua_State *L, const char *in, size_t len,
         u = &own;
     }
     char scratch[URISAN_NESTED_SCRATCH];
-    nested_walk w = { L, 0 };
+    nested_walk w = { L, 0, pol };
     urisan_nested_report nr;
     lua_newtable(L);
     if (urisan_nested(in, len, u, pol, scratch, sizeof scratch, nested_one, &w, &nr) != URISAN_OK)

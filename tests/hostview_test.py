@@ -140,6 +140,19 @@ def test_extract_mail_rows_carry_the_host_view():
     assert c["host_skeleton"] is None, c    # plain ASCII, no look-alike
 
 
+def test_nested_hosts_are_judged_against_the_protected_names():
+    """profile mail + deny nested:lookalike: a redirector to paypa1.com is
+    denied, its nested URL listed with lookalike; one to paypal.com is not."""
+    def run(path):
+        bad, good = check("https://r.example/?next=https%3A%2F%2Fpaypa1.com%2F",
+                          "https://r.example/?next=https%3A%2F%2Fwww.paypal.com%2F",
+                          extra=("--policy", path))
+        assert bad["verdict"] == "deny" and "nested_url" in bad["deny_reasons"], bad
+        assert bad["nested"][0]["flags"] == ["lookalike"], bad
+        assert good["verdict"] != "deny" and good["nested"][0]["flags"] == [], good
+    with_policy("profile mail\ndeny nested:lookalike\n", run)
+
+
 def with_policy(text, fn):
     import os
     import tempfile

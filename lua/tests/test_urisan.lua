@@ -64,9 +64,20 @@ ok(r.resolved == "http://h/x" and r.resolve_error == urisan.null, "base")
 -- with the host layer (liburisan-host): the host as a reader sees it
 local h = urisan.check("https://xn--pple-43d.com/login")
 if h.host_unicode ~= nil then
+    -- the default policy protects no name: host_imitates null
     ok(has(h.flags, "homograph") and h.host_unicode == "\208\176pple.com" and
-       h.host_imitates == "apple.com" and h.registrable_domain == "xn--pple-43d.com",
+       h.host_imitates == urisan.null and h.registrable_domain == "xn--pple-43d.com" and
+       h.host_skeleton == "apple.corn",
        "homograph and host keys through the host layer")
+    -- the mail profile protects apple.com: named; an ASCII look-alike
+    -- flagged lookalike; a plain ASCII host has no skeleton shown
+    local mail = urisan.policy{ profile = "mail" }
+    local m = urisan.check("https://xn--pple-43d.com/login", mail)
+    ok(m.verdict == "deny" and m.host_imitates == "apple.com", "mail: homograph of apple.com")
+    m = urisan.check("https://paypa1.com/", mail)
+    ok(has(m.flags, "lookalike") and m.host_imitates == "paypal.com", "mail: lookalike")
+    m = urisan.check("https://www.example.com/", mail)
+    ok(m.host_skeleton == urisan.null and m.host_imitates == urisan.null, "mail: plain host")
     ok(urisan.verdict("https://xn--pple-43d.com/", urisan.policy{ text = "deny homograph\n" })
        == "deny", "deny homograph")
     ok(urisan.check("/relative").host_unicode == urisan.null, "no host: null host keys")
