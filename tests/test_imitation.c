@@ -99,6 +99,21 @@ START_TEST(key_folds_the_ascii_letters_a_reader_confuses)
 }
 END_TEST
 
+/* The first-pair filter lets every listed key's start through (the
+   table's look-alikes above pass it: judged) and stops others. */
+START_TEST(pair_filter_passes_listed_starts_and_stops_others)
+{
+    ck_assert(imit_list_may(&list, "ap", 2));     /* apple */
+    ck_assert(imit_list_may(&list, "rn", 2));     /* rnicrosoft */
+    ck_assert(imit_list_may(&list, "pa", 2));     /* paypal */
+    ck_assert(!imit_list_may(&list, "zq", 2));
+    ck_assert(!imit_list_may(&list, "xy", 2));
+    imit_list empty;
+    imit_list_init(&empty);
+    ck_assert(!imit_list_may(&empty, "ap", 2) && !imit_list_may(&empty, "a", 1));
+}
+END_TEST
+
 START_TEST(a_full_list_refuses_and_a_second_key_is_not_listed_twice)
 {
     imit_list_init(&list);
@@ -130,6 +145,7 @@ int main(void)
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(t, key_folds_the_ascii_letters_a_reader_confuses);
     tcase_add_test(t, a_full_list_refuses_and_a_second_key_is_not_listed_twice);
+    tcase_add_test(t, pair_filter_passes_listed_starts_and_stops_others);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

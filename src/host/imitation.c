@@ -49,6 +49,20 @@ void imit_list_init(imit_list *l)
 {
     l->n = 0;
     memset(l->slot, 0, sizeof l->slot);
+    memset(l->pairs, 0, sizeof l->pairs);
+}
+
+static unsigned pair_bit(const char *k)
+{
+    return ((unsigned)(unsigned char)k[0] * 67u + (unsigned char)k[1]) % IMIT_PAIR_BITS;
+}
+
+bool imit_list_may(const imit_list *l, const char *k, size_t n)
+{
+    if (n < 2)
+        return l->n > 0;
+    unsigned b = pair_bit(k);
+    return (l->pairs[b / 64] >> (b % 64)) & 1u;
 }
 
 /* The listed name with key k[0..n), or NULL. */
@@ -80,6 +94,12 @@ bool imit_list_add(imit_list *l, const char *name, size_t n, size_t brand_off,
     e->name[n] = '\0';
     e->brand_off = brand_off;
     e->brand_len = brand_len;
+    if (e->key_len < 2) {
+        memset(l->pairs, 0xff, sizeof l->pairs);
+    } else {
+        unsigned b = pair_bit(e->key);
+        l->pairs[b / 64] |= (uint64_t)1 << (b % 64);
+    }
     uint32_t h = key_hash(e->key, e->key_len);
     for (uint32_t i = 0;; i++) {
         uint16_t *s = &l->slot[(h + i) & (IMIT_SLOTS - 1)];

@@ -34,6 +34,7 @@
 #define IMIT_KEY_MAX 128     /* a brand label's key, bytes */
 #define IMIT_SLOTS 512       /* hash slots: at most half of them used */
 #define IMIT_MAX (IMIT_SLOTS / 2)
+#define IMIT_PAIR_BITS 4096   /* imit_list.pairs */
 
 typedef struct {
     char name[IMIT_NAME_MAX];   /* the protected name, lower case */
@@ -46,6 +47,10 @@ typedef struct {
     size_t n;
     imit_name names[IMIT_MAX];
     uint16_t slot[IMIT_SLOTS];  /* 1 + index into names; 0: empty */
+    /* The first two bytes of each listed key, hashed to a bit (a key of
+       one byte sets every bit): a brand label whose key starts with a
+       pair not set here imitates no listed name (imit_list_may). */
+    uint64_t pairs[IMIT_PAIR_BITS / 64];
 } imit_list;
 
 /*
@@ -56,6 +61,13 @@ typedef struct {
 bool imit_key(const char *s, size_t n, char *key, size_t cap, size_t *klen);
 
 void imit_list_init(imit_list *l);
+
+/* May a key that starts with k[0..n) (n >= 2 bytes of it, or the whole
+   key when shorter) be a listed one's? false: certainly not. The key of
+   a brand label's first four bytes starts as the label's whole key does
+   (imit_key looks one byte ahead; each byte's skeleton is a byte or
+   more), so a caller can ask before making the whole key. */
+bool imit_list_may(const imit_list *l, const char *k, size_t n);
 
 /*
  * Protect name[0..n) (a registrable domain, A-labels, any case), whose

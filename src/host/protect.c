@@ -20,7 +20,16 @@
 struct host_protect {
     uint64_t id;
     imit_list list;
+    /* the key of each ASCII byte's skeleton alone (imit_key of
+       host_skeleton_ascii), at most 2 bytes: fk_len 0 when it has none
+       or is longer; fk_ok false when a byte other than 'v' holds a 'v'
+       (then vv could straddle two bytes and surely_none asks nothing) */
+    char fk[128][2];
+    unsigned char fk_len[128];
+    bool fk_ok;
 };
+
+static void first_keys(struct host_protect *p);
 
 void host_protect_free(struct host_protect *p)
 {
@@ -111,8 +120,56 @@ static const imit_list *protect_list(urisan_host_ctx *ctx, const urisan_policy *
                                 ih.brand_skel, ih.brand_skel_len);
     }
     free(hv);
+    first_keys(ctx->protect);
     ctx->protect->id = id;
     return l;
+}
+
+/* host_protect's fk, fk_len, fk_ok (once a list). */
+static void first_keys(struct host_protect *p)
+{
+    p->fk_ok = true;
+    for (unsigned c = 0; c < 128; c++) {
+        char in[1] = { (char)c }, sk[64], key[8];
+        size_t kn = 0;
+        bool jplain;
+        p->fk_len[c] = 0;
+        /* upper case: never in a registrable domain (lower-cased) */
+        if (c < 0x21 || c == 0x7f || (c >= 'A' && c <= 'Z') || !host_skeleton_ascii(in, 1, sk, sizeof sk, &jplain) ||
+            !imit_key(sk, strlen(sk), key, sizeof key, &kn) || kn == 0 || kn > 2)
+            continue;
+        memcpy(p->fk[c], key, kn);
+        p->fk_len[c] = (unsigned char)kn;
+        if (c != 'v' && memchr(key, 'v', kn) != NULL)
+            p->fk_ok = false;
+    }
+}
+
+/* A plain ASCII host whose brand label cannot imitate a protected name,
+   told from the first two bytes of its key (imit_list_may) before the
+   whole key is made: most hosts of a message stop here. */
+static bool surely_none(const struct host_protect *p, const urisan_hostview *hv)
+{
+    if (hv->idn || hv->registrable_len == 0)
+        return !hv->idn;
+    if (!p->fk_ok)
+        return false;
+    const unsigned char *b = (const unsigned char *)hv->registrable;
+    size_t n = hv->registrable_len, kn = 0;
+    char key[4];
+    for (size_t i = 0; i < n && b[i] != '.' && kn < 2; i++) {
+        if (b[i] == 'v' && i + 1 < n && b[i + 1] == 'v') {
+            key[kn++] = 'w';   /* imit_key's vv */
+            i++;
+            continue;
+        }
+        unsigned c = b[i] & 0x7f, l = p->fk_len[c];
+        if (l == 0)
+            return false;      /* let the whole judgement decide */
+        memcpy(key + kn, p->fk[c], l);
+        kn += l;
+    }
+    return !imit_list_may(&p->list, key, kn < 2 ? kn : 2);
 }
 
 urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, urisan_hostview *hv)
@@ -127,8 +184,9 @@ urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, uri
         imit_host ih;
         char skel[4 * 64 + 1];
         const char *name = NULL;
-        imit_kind k = brand_forms(hv, &ih, skel, sizeof skel) ? imit_judge(l, &ih, &name)
-                                                               : IMIT_NONE;
+        imit_kind k = !surely_none(ctx->protect, hv) && brand_forms(hv, &ih, skel, sizeof skel)
+                          ? imit_judge(l, &ih, &name)
+                          : IMIT_NONE;
         hv->imitation = k == IMIT_HOMOGRAPH   ? URISAN_F(HOMOGRAPH)
                         : k == IMIT_LOOKALIKE ? URISAN_F(LOOKALIKE)
                                               : 0;
