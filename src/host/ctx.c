@@ -70,7 +70,7 @@ URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
     else
         hostmemo_free(ctx->memo_mem);
     host_pslcache_free(ctx->psl);
-    host_protect_free(ctx->protect);
+    free(ctx->protect);   /* protect.c's list: one malloc'd block */
     free(ctx);
 }
 

@@ -84,7 +84,8 @@ struct urisan_host_ctx {
     void *memo_mem;            /* its own memo's mapping */
     struct hm_share *share;    /* the memo shared with other threads'
                                   contexts (urisan_host_ctx_new_sharing) */
-    struct host_protect *protect; /* protect.c: the last policy's names */
+    struct host_protect *protect; /* protect.c: the last policy's names
+                                     (one malloc'd block: free() frees it) */
     psl_table *psl;            /* pslcache.c */
     host_last last;
     unsigned off;              /* HOST_OFF_*: caches a bench turned off */
@@ -112,6 +113,5 @@ const char *host_guess_scalar(const char *uri, size_t len, size_t *n);
    (hv->imitation, hv->imitates: judged once a policy, kept in hv). */
 urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol,
                              urisan_hostview *hv);
-void host_protect_free(struct host_protect *p);
 
 #endif

@@ -31,11 +31,6 @@ struct host_protect {
 
 static void first_keys(struct host_protect *p);
 
-void host_protect_free(struct host_protect *p)
-{
-    free(p);
-}
-
 static bool high_bytes(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
