@@ -197,6 +197,38 @@ static inline void copy_kept(cli_buf *b, const run_slot *m)
     b->len += m->len;
 }
 
+/* The run that starts at field i, its fields one by one. */
+static void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
+{
+    const cli_field *f = fs->f[i];
+    if (f->run_put != NULL) {
+        f->run_put(b, row, fs, i);
+        return;
+    }
+    for (size_t k = i; k <= i + fs->run[i]; k++) {
+        cli_fields_key(b, fs, k);
+        fs->f[k]->put(b, row);
+    }
+}
+
+#ifdef URISAN_CHECK_CACHES
+/* The key is complete: the run written anew is the kept text (a debug
+   build checks every hit; a key that misses an input the run reads
+   aborts here). */
+static void check_kept(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row,
+                       const run_slot *m)
+{
+    size_t at = b->len;
+    put_run(b, fs, i, row);
+    if (!b->failed && (b->len - at != m->len || memcmp(b->p + at, m->text, m->len) != 0)) {
+        fprintf(stderr, "urisan: fields.c: the kept run of '%s' is not what its row writes "
+                        "(its run key misses an input)\n", fs->f[i]->name);
+        abort();
+    }
+    b->len = at;
+}
+#endif
+
 /* The run that starts at field i (fs->run[i] != 0): its kept bytes, or
    its fields one by one, kept for the next row with the same key. */
 static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
@@ -206,18 +238,14 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
     f->run_key(row, key);
     run_slot *m = f->run_last ? &last_memo[i % LAST_SLOTS] : &run_memo[run_index(f, key)];
     if (m->len != 0 && m->f == f && same_key(m->key, key)) {
+#ifdef URISAN_CHECK_CACHES
+        check_kept(b, fs, i, row, m);
+#endif
         copy_kept(b, m);
         return;
     }
     size_t start = b->len;
-    if (f->run_put != NULL) {
-        f->run_put(b, row, fs, i);
-    } else {
-        for (size_t k = i; k <= i + fs->run[i]; k++) {
-            cli_fields_key(b, fs, k);
-            fs->f[k]->put(b, row);
-        }
-    }
+    put_run(b, fs, i, row);
     size_t n = b->len - start;
     if (b->failed || n == 0 || n > RUN_TEXT)
         return;
