@@ -122,9 +122,12 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     FUZZ_ASSERT(h->uri != NULL || h->uri_len == 0, "hit without a URI");
     FUZZ_ASSERT(h->display != NULL || h->display_len == 0, "display length without text");
     FUZZ_ASSERT(h->decision.verdict <= URISAN_DENY, "verdict %d", (int)h->decision.verdict);
-    /* a link written in Unicode is judged as an all-ASCII URI */
-    for (size_t i = 0; h->written != NULL && i < h->uri_len; i++)
-        FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80, "converted IRI with byte %zu >= 0x80", i);
+    /* a link written in Unicode is judged as an all-ASCII URI; one that
+       cannot be converted (not UTF-8, hidden characters) is judged as
+       written, and raw non-ASCII is invalid (fail closed) */
+    for (size_t i = 0; i < h->uri_len; i++)
+        FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80 || (h->flags & URISAN_F(INVALID)),
+                    "byte %zu >= 0x80 in a URI judged without invalid", i);
     return true;
 }
 

@@ -114,7 +114,12 @@ typedef struct {
                                   the URI a browser opens for it (host by
                                   UTS #46 to A-labels, the rest UTF-8
                                   percent-encoded), which is what was
-                                  judged; NULL when uri is as written */
+                                  judged; a UNC path (\\host\share):
+                                  the path as written, uri its file: URI;
+                                  NULL when uri is as written. A uri
+                                  that still holds a byte >= 0x80 could
+                                  not be converted and is flagged
+                                  invalid */
     size_t written_len;
 } urisan_mail_hit;
 

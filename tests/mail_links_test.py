@@ -272,6 +272,15 @@ def test_unc():
     r = by.get("file://fileserver.evil.example/share/invoice.pdf")
     check(r is not None and r["registrable_domain"] == "evil.example" and r["verdict"] == "deny",
           "UNC host: registrable domain, file: denied by default: %r" % r)
+    # a path that is not UTF-8 is not converted: kept as written, judged
+    # as written (fail closed): invalid and denied, in host or path
+    for raw in (b"\\\\h\\x\xac", b"\\\\h\xac\\x"):
+        data = b"Subject: t\nContent-Type: text/plain; charset=utf-8\n\n" + raw + b"\n"
+        rc, rows, _ = rows_of(["--mail", "-"], data)
+        r = rows[0] if len(rows) == 1 else None
+        check(r is not None and r.get("written") is not None and "invalid" in r["flags"]
+              and r["verdict"] == "deny" and rc == 1,
+              "UNC path not UTF-8 %r: invalid, denied: %r" % (raw, rows))
 
 
 # ---- recall against an independent extraction ---------------------------
