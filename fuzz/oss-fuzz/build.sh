@@ -21,7 +21,7 @@ CFLAGS="$CFLAGS" LDFLAGS="${LDFLAGS:-} $CFLAGS" meson setup "$build" \
     -Dfuzzer_ldflags="$LIB_FUZZING_ENGINE" >/dev/null
 
 # Build only the harnesses (fuzz/<name>.c that meson defined).
-targets=$(ninja -C "$build" -t targets all | sed -n 's/^\(fuzz\/[a-z_]*\): .*/\1/p' | sort -u)
+targets=$(ninja -C "$build" -t targets all | sed -n 's/^\(fuzz\/[a-z0-9_]*\): .*/\1/p' | sort -u)
 [ -n "$targets" ] || { echo "oss-fuzz build.sh: no harness targets" >&2; exit 1; }
 # shellcheck disable=SC2086
 ninja -C "$build" $targets
