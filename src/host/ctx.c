@@ -177,9 +177,13 @@ bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const uri
     bool some = host_of_uri(uri, len, u, &host, &n);
     /* the key is whole or none: the compare reads key[0..klen) alone */
     assert(hl->klen == SIZE_MAX || hl->klen <= HOST_LAST_KEY);
-    if (n == hl->klen && hostmemo_same(host, hl->key, n) && !(ctx->off & HOST_OFF_LAST))
+    bool same = n == hl->klen && hostmemo_same(host, hl->key, n);
+    if (same && !(ctx->off & HOST_OFF_LAST))
         return hl->name;
     hl->name = urisan_host_view(ctx, host, n, &hl->hv) && some;
+    if (same)   /* `last` off: viewed again, the same view, the same serial
+                   (so the command's key runs measure apart from it) */
+        return hl->name;
     hl->serial = ++ctx->serials;
     hl->klen = n;
     if (n <= HOST_LAST_KEY)
