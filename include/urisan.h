@@ -11,8 +11,8 @@
  *  - Nothing in the library allocates memory, recurses, or keeps state
  *    between calls. Every entry point runs in time linear in its input.
  *  - Functions that write text (urisan_policy_format, urisan_format_ip,
- *    urisan_decision_format, urisan_resolve, urisan_normalize,
- *    urisan_check_base) take (buf, cap), always set *needed to the length
+ *    urisan_decision_format, urisan_reasons_format, urisan_resolve,
+ *    urisan_normalize, urisan_check_base) take (buf, cap), always set *needed to the length
  *    of the text, NOT counting a terminating NUL, and return
  *    URISAN_E_NOSPACE when the text does not fit (nothing is written
  *    then). The text is NUL-terminated when there is room for the NUL:
@@ -462,6 +462,22 @@ typedef struct {
 URISAN_API urisan_status urisan_decision_format(const urisan_decision *d,
                                                 char *buf, size_t cap,
                                                 size_t *needed);
+
+/*
+ * A list of reasons alone: the names of the flags f (bit order), then of
+ * the rules (a bit set of urisan_rule_reason, reason order), joined by
+ * ",": "homograph,idn,no_authority"; "" (*needed 0) for none. The lists
+ * inside urisan_decision_format's text, and those of serve's
+ * X-Urisan-Deny-Reasons / X-Urisan-Flag-Reasons headers, the Squid
+ * helper's message and the Lua module's verdict: urisan_reasons_format(
+ * d.deny_flags, d.rules, ...) for a denied decision's, (d.flag_flags, 0,
+ * ...) for the flags only reported. Bits with no name are left out.
+ * *needed is always set; URISAN_E_NOSPACE when cap is short;
+ * URISAN_E_BAD_ARGUMENT when needed is NULL.
+ */
+URISAN_API urisan_status urisan_reasons_format(urisan_flags f, unsigned rules,
+                                               char *buf, size_t cap,
+                                               size_t *needed);
 
 URISAN_API void urisan_decide(const char *in, size_t len,
                               const urisan_uri *uri,

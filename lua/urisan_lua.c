@@ -544,30 +544,18 @@ static int l_check(lua_State *L)
 }
 
 /* Names of f's bits (then of rules) joined by ",", as X-Urisan-*-Reasons
-   has them; "" for none. */
+   has them (urisan_reasons_format); "" for none. */
 static void push_joined(lua_State *L, urisan_flags f, unsigned rules)
 {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    int n = 0;
-    while (f != 0) {
-        unsigned bit = (unsigned)__builtin_ctzll(f);
-        f &= f - 1;
-        const char *name = urisan_flag_name((urisan_flag)bit);
-        if (name == NULL)
-            continue;
-        if (n++ > 0)
-            luaL_addchar(&b, ',');
-        luaL_addstring(&b, name);
-    }
-    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-        if (!((rules >> r) & 1u))
-            continue;
-        if (n++ > 0)
-            luaL_addchar(&b, ',');
-        luaL_addstring(&b, urisan_rule_reason_name((urisan_rule_reason)r));
-    }
-    luaL_pushresult(&b);
+    char small[512];
+    size_t n = 0;
+    urisan_reasons_format(f, rules, NULL, 0, &n);
+    char *p = n <= sizeof small ? small : lua_newuserdata(L, n);
+    if (urisan_reasons_format(f, rules, p, n, &n) != URISAN_OK)
+        n = 0;   /* cannot be: measured above */
+    lua_pushlstring(L, p, n);
+    if (p != small)
+        lua_remove(L, -2);   /* the userdata */
 }
 
 /* urisan.verdict(uri [, opts]) -> verdict, deny reasons, flag reasons:

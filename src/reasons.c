@@ -2,7 +2,9 @@
  * reasons.c - the reasons of a decision as one line of text, deny reasons
  * apart from the flags only reported (urisan_decision_format): the text
  * `urisan check` prints and the Squid helper logs, so that nobody has to
- * guess which flag denied.
+ * guess which flag denied; and a list of reasons alone, "a,b,c"
+ * (urisan_reasons_format): serve's headers, the Squid helper's message,
+ * the Lua module's verdict.
  */
 #include "risk.h"
 
@@ -20,10 +22,11 @@ static void put(fmt_out *o, const char *s, size_t len)
     o->n += len;
 }
 
-/* ",name" (or "name" first) for every bit of f; returns how many. */
-static size_t put_flags(fmt_out *o, urisan_flags f, size_t before)
+/* ",name" (or "name" first) for every bit of f (bit order), then of
+   rules (reason order); k: how many are written before; returns how many
+   then. The one writer of a comma-joined list of reasons. */
+static size_t put_names(fmt_out *o, urisan_flags f, unsigned rules, size_t k)
 {
-    size_t k = before;
     for (unsigned bit = 0; bit < 64; bit++) {
         const char *name;
         if (((f >> bit) & 1u) == 0 || (name = urisan_flag_name((urisan_flag)bit)) == NULL)
@@ -32,32 +35,59 @@ static size_t put_flags(fmt_out *o, urisan_flags f, size_t before)
             put(o, ",", 1);
         put(o, name, strlen(name));
     }
+    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
+        if (((rules >> r) & 1u) == 0)
+            continue;
+        const char *name = urisan_rule_reason_name((urisan_rule_reason)r);
+        if (k++ > 0)
+            put(o, ",", 1);
+        put(o, name, strlen(name));
+    }
     return k;
 }
 
-/* The text of d into o (urisan_decision_format). */
-static void write_decision(fmt_out *o, const urisan_decision *d)
+typedef struct {
+    const urisan_decision *d;   /* urisan_decision_format */
+    urisan_flags f;             /* urisan_reasons_format */
+    unsigned rules;
+} fmt_what;
+
+/* The text of w into o: the decision's, or the list of f and rules. */
+static void write_text(fmt_out *o, const fmt_what *w)
 {
-    if (d->verdict != URISAN_ALLOW) {
-        if (d->verdict == URISAN_DENY) {
-            put(o, "denied:", 7);
-            size_t k = put_flags(o, d->deny_flags, 0);
-            for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-                if (((d->rules >> r) & 1u) == 0)
-                    continue;
-                const char *name = urisan_rule_reason_name((urisan_rule_reason)r);
-                if (k++ > 0)
-                    put(o, ",", 1);
-                put(o, name, strlen(name));
-            }
-        }
-        if (d->flag_flags != 0) {
-            if (o->n > 0)
-                put(o, ";", 1);
-            put(o, "flagged:", 8);
-            put_flags(o, d->flag_flags, 0);
-        }
+    const urisan_decision *d = w->d;
+    if (d == NULL) {
+        put_names(o, w->f, w->rules, 0);
+        return;
     }
+    if (d->verdict == URISAN_ALLOW)
+        return;
+    if (d->verdict == URISAN_DENY) {
+        put(o, "denied:", 7);
+        put_names(o, d->deny_flags, d->rules, 0);
+    }
+    if (d->flag_flags != 0) {
+        if (o->n > 0)
+            put(o, ";", 1);
+        put(o, "flagged:", 8);
+        put_names(o, d->flag_flags, 0, 0);
+    }
+}
+
+/* Measure first: a text that does not fit writes nothing. */
+static urisan_status format(const fmt_what *w, char *buf, size_t cap, size_t *needed)
+{
+    fmt_out o = {NULL, 0, 0};
+    write_text(&o, w);
+    if (o.n <= cap && buf != NULL) {
+        fmt_out out = {buf, cap, 0};
+        write_text(&out, w);
+    }
+    *needed = o.n;
+    if (o.n > cap || (buf == NULL && o.n > 0))
+        return URISAN_E_NOSPACE;
+    urisan_nul_after(buf, cap, o.n);
+    return URISAN_OK;
 }
 
 URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *buf,
@@ -68,16 +98,15 @@ URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *
             *needed = 0;
         return URISAN_E_BAD_ARGUMENT;
     }
-    /* measure first: a text that does not fit writes nothing */
-    fmt_out o = {NULL, 0, 0};
-    write_decision(&o, d);
-    if (o.n <= cap && buf != NULL) {
-        fmt_out w = {buf, cap, 0};
-        write_decision(&w, d);
-    }
-    *needed = o.n;
-    if (o.n > cap || (buf == NULL && o.n > 0))
-        return URISAN_E_NOSPACE;
-    urisan_nul_after(buf, cap, o.n);
-    return URISAN_OK;
+    fmt_what w = {d, 0, 0};
+    return format(&w, buf, cap, needed);
+}
+
+URISAN_API urisan_status urisan_reasons_format(urisan_flags f, unsigned rules, char *buf,
+                                               size_t cap, size_t *needed)
+{
+    if (needed == NULL)
+        return URISAN_E_BAD_ARGUMENT;
+    fmt_what w = {NULL, f, rules};
+    return format(&w, buf, cap, needed);
 }

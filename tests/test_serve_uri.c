@@ -264,6 +264,18 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
 }
 END_TEST
 
+/* The reason headers' buffers hold every flag and rule name at once
+   (serve_uri.c writes them with urisan_reasons_format and no check of
+   its own). */
+START_TEST(every_reason_fits_the_header_buffers)
+{
+    size_t n = 0;
+    urisan_reasons_format(~(urisan_flags)0, ~0u, NULL, 0, &n);
+    ck_assert_uint_gt(n, 0);
+    ck_assert_uint_lt(n, SERVE_REASONS_MAX);
+}
+END_TEST
+
 static Suite *serve_suite(void)
 {
     Suite *s = suite_create("serve_uri");
@@ -272,6 +284,7 @@ static Suite *serve_suite(void)
                         (int)(sizeof build_cases / sizeof build_cases[0]));
     tcase_add_test(tc, trust_lists_are_validated);
     tcase_add_test(tc, answers_carry_verdict_and_reasons_apart);
+    tcase_add_test(tc, every_reason_fits_the_header_buffers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
  * written. One test per writer.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,46 @@ START_TEST(decision_format_nul_terminates_when_there_is_room)
     /* the README's program printed "denied:host_deniedal;..." before */
     holds(w_decision, "http://user:pw@127.0.0.1/", "denied:password;flagged:userinfo,ip_literal,"
                                                    "ip_loopback");
+}
+END_TEST
+
+typedef struct {
+    urisan_flags f;
+    unsigned rules;
+} reason_set;
+
+static urisan_status w_reasons(const void *arg, char *buf, size_t cap, size_t *needed)
+{
+    const reason_set *r = arg;
+    return urisan_reasons_format(r->f, r->rules, buf, cap, needed);
+}
+
+START_TEST(reasons_format_nul_terminates_when_there_is_room)
+{
+    reason_set none = { 0, 0 };
+    holds(w_reasons, &none, "");
+    /* flags in bit order, then rules in reason order; bits without a
+       name (above the last flag, above the last rule) are left out */
+    reason_set some = { URISAN_F(IP_LOOPBACK) | URISAN_F(USERINFO) | (urisan_flags)1 << 63,
+                        1u << URISAN_REASON_NO_AUTHORITY | 1u << URISAN_REASON_HOST_DENIED |
+                            1u << 31 };
+    holds(w_reasons, &some, "userinfo,ip_loopback,host_denied,no_authority");
+    reason_set rules = { 0, 1u << URISAN_REASON_NOT_ABSOLUTE };
+    holds(w_reasons, &rules, "not_absolute");
+    /* the lists inside urisan_decision_format's text */
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    static const char in[] = "http://user:pw@127.0.0.1/";
+    urisan_check(in, strlen(in), NULL, &u, &r, &d);
+    char deny[256], flag[256], text[600], both[600];
+    size_t n;
+    ck_assert_int_eq(urisan_reasons_format(d.deny_flags, d.rules, deny, sizeof deny, &n), URISAN_OK);
+    ck_assert_int_eq(urisan_reasons_format(d.flag_flags, 0, flag, sizeof flag, &n), URISAN_OK);
+    ck_assert_int_eq(urisan_decision_format(&d, text, sizeof text, &n), URISAN_OK);
+    snprintf(both, sizeof both, "denied:%s;flagged:%s", deny, flag);
+    ck_assert_str_eq(text, both);
+    ck_assert_int_eq(urisan_reasons_format(0, 0, NULL, 0, NULL), URISAN_E_BAD_ARGUMENT);
 }
 END_TEST
 
@@ -152,6 +193,7 @@ int main(void)
     TCase *t = tcase_create("nul");
     tcase_add_test(t, decision_format_nul_terminates_when_there_is_room);
     tcase_add_test(t, format_ip_nul_terminates_when_there_is_room);
+    tcase_add_test(t, reasons_format_nul_terminates_when_there_is_room);
     tcase_add_test(t, policy_format_nul_terminates_when_there_is_room);
     tcase_add_test(t, resolve_nul_terminates_when_there_is_room);
     tcase_add_test(t, normalize_nul_terminates_when_there_is_room);

@@ -30,7 +30,7 @@ baseline)
     shift 2
     tmp=$(mktemp -d)
     mkdir -p "$tmp/src"
-    cp "$root"/src/*.c "$root"/src/*.h "$tmp/src/"
+    cp "$root"/src/*.c "$root"/src/*.h "$root"/src/*.inc "$tmp/src/"
     for f in "$@"; do
         git -C "$root" show "HEAD:$f" > "$tmp/$f"
     done

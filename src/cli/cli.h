@@ -248,6 +248,9 @@ void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
 void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d);
 /* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
+/* "A,B,C": the names of f's flags, then of the rules
+   (urisan_reasons_format); nothing when none. */
+void cli_text_reason_list(cli_buf *b, urisan_flags f, unsigned rules);
 /* --explain (explain.c): each reason of d (in the order of
    cli_jv_reasons) with the rule of p that made it, "FILE:LINE" or
    "profile NAME": {"reason":"origin",...}; {} when allowed. The text

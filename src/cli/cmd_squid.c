@@ -88,30 +88,6 @@ static void add_quoted(cli_buf *b, const char *prefix, const char *s, size_t n)
     cli_buf_addc(b, '"');
 }
 
-/* Reason names: the flags, then the policy rules, comma-separated. */
-static void add_reasons(cli_buf *b, urisan_flags flags, unsigned rules)
-{
-    bool any = false;
-    for (unsigned bit = 0; bit < 64; bit++) {
-        const char *name;
-        if (((flags >> bit) & 1u) == 0 ||
-            (name = urisan_flag_name((urisan_flag)bit)) == NULL)
-            continue;
-        if (any)
-            cli_buf_addc(b, ',');
-        cli_buf_adds(b, name);
-        any = true;
-    }
-    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-        if (((rules >> r) & 1u) == 0)
-            continue;
-        if (any)
-            cli_buf_addc(b, ',');
-        cli_buf_adds(b, urisan_rule_reason_name((urisan_rule_reason)r));
-        any = true;
-    }
-}
-
 static bool internal_failure(urisan_status st)
 {
     /* Statuses that say the library could not judge, as opposed to the
@@ -152,7 +128,7 @@ static void add_verdict(cli_buf *out, cli_buf *tmp, const urisan_decision *dec)
 {
     cli_buf_clear(tmp);
     if (dec->verdict == URISAN_DENY) {
-        add_reasons(tmp, dec->deny_flags, dec->rules);
+        cli_text_reason_list(tmp, dec->deny_flags, dec->rules);
         if (tmp->len == 0)
             cli_buf_adds(tmp, "denied");
         cli_buf_adds(out, "ERR message=");

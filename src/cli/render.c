@@ -329,27 +329,47 @@ void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
     cli_jv_flags(b, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
 }
 
-static void render_text_reasons(cli_buf *b, const void *arg)
+/* What a library writer (urisan.h "Functions that write text") gives,
+   at b's end: measured, then written into the room reserved. */
+typedef struct {
+    const urisan_decision *d;   /* urisan_decision_format */
+    urisan_flags f;             /* else urisan_reasons_format */
+    unsigned rules;
+} text_of;
+
+static urisan_status write_text_of(const text_of *t, char *buf, size_t cap, size_t *n)
 {
-    /* "denied:...;flagged:..." (urisan_decision_format), "-" for none */
-    const urisan_decision *d = arg;
+    return t->d != NULL ? urisan_decision_format(t->d, buf, cap, n)
+                        : urisan_reasons_format(t->f, t->rules, buf, cap, n);
+}
+
+/* Returns the length written (0: none, or b failed). */
+static size_t put_text_of(cli_buf *b, const text_of *t)
+{
     size_t n = 0;
-    urisan_decision_format(d, NULL, 0, &n);
-    if (n == 0) {
-        cli_buf_addc(b, '-');
-        return;
-    }
-    if (!cli_buf_room(b, n) && !cli_buf_reserve(b, n))
-        return; /* b is marked failed */
-    if (urisan_decision_format(d, b->p + b->len, n, &n) == URISAN_OK)
-        b->len += n;
-    else
+    write_text_of(t, NULL, 0, &n);
+    if (n == 0 || (!cli_buf_room(b, n) && !cli_buf_reserve(b, n)))
+        return 0; /* none, or b is marked failed */
+    if (write_text_of(t, b->p + b->len, n, &n) != URISAN_OK) {
         cli_buf_fail(b);
+        return 0;
+    }
+    b->len += n;
+    return n;
 }
 
 void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
-    render_text_reasons(b, d);
+    /* "denied:...;flagged:...", "-" for none */
+    text_of t = { d, 0, 0 };
+    if (put_text_of(b, &t) == 0 && !b->failed)
+        cli_buf_addc(b, '-');
+}
+
+void cli_text_reason_list(cli_buf *b, urisan_flags f, unsigned rules)
+{
+    text_of t = { NULL, f, rules };
+    put_text_of(b, &t);
 }
 
 /* ------------------------------------------------------------------ */

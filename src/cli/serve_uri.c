@@ -331,19 +331,14 @@ static void finish_words(words_t *w)
     }
 }
 
-/* The names of the flags f (bit order), then of the rules (reason
-   order), into w: the lists `urisan check` prints. */
+/* The names of the flags f, then of the rules, into the empty list w
+   (urisan_reasons_format: the lists `urisan check` prints); every name
+   fits (test_serve_uri: all of them). */
 static void add_reasons(words_t *w, urisan_flags f, unsigned rules)
 {
-    for (unsigned bit = 0; bit < 64; bit++) {
-        const char *name = (f >> bit & 1) ? urisan_flag_name((urisan_flag)bit) : NULL;
-        if (name != NULL)
-            add_word(w, name);
-    }
-    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-        if (rules >> r & 1)
-            add_word(w, urisan_rule_reason_name((urisan_rule_reason)r));
-    }
+    size_t n = 0;
+    if (w->len == 0 && urisan_reasons_format(f, rules, w->p, SERVE_REASONS_MAX, &n) == URISAN_OK)
+        w->len = n;
 }
 
 /* The length of p's text (urisan_policy_format), measured only. */
