@@ -507,6 +507,52 @@ URISAN_API void urisan_decide_more(const char *in, size_t len,
                                    urisan_nested_more_fn more, void *mctx,
                                    urisan_decision *out);
 
+/*
+ * The host a client resolves for host[0..n) - a URI's host as written, or
+ * a nested URL's as decoded, percent-escapes and all - when that is
+ * another name: UTS #46 processing (percent-decoding, mapping, A-labels),
+ * which the host layer does (urisan_host.h). Writes it to out[0..cap)
+ * (no NUL needed) and returns its length; 0: the host as written is what
+ * a client resolves, or it is no name (an IP literal is the analysis'
+ * own); URISAN_HOST_MAP_FAILED: it could not be told (no memory, longer
+ * than cap), and the host then counts as in every deny-host list and in
+ * no allow-host list (fail closed). Asked only about a host with a
+ * non-ASCII byte or a percent-escape, and only under a policy with
+ * deny-host or allow-host entries.
+ */
+typedef size_t (*urisan_host_map_fn)(void *ctx, const char *host, size_t n, char *out,
+                                     size_t cap);
+#define URISAN_HOST_MAP_FAILED SIZE_MAX
+#define URISAN_MAPPED_HOST_MAX 256   /* cap: a DNS name (253) and more */
+
+/* What urisan_decide_with asks its caller; a NULL function: nothing. */
+typedef struct {
+    urisan_nested_more_fn more;   /* as urisan_decide_more */
+    void *more_ctx;
+    urisan_host_map_fn map;       /* the host a client resolves */
+    void *map_ctx;
+} urisan_decide_hooks;
+
+/* urisan_decide asking hooks (NULL: urisan_decide): nested rules take
+   what more gives (urisan_decide_more); deny-host and allow-host judge,
+   besides the host as written, the form map gives - a URI passes them
+   only when both forms pass - and deny-host judges each nested URL's
+   host the same way. The host layer's one decision (urisan_judge) is
+   this call: a host written in fullwidth letters, with a zero-width
+   space, percent-encoded or as U-labels meets `deny-host evil.example
+   xn--bcher-kva.de` in the form a browser resolves. */
+URISAN_API void urisan_decide_with(const char *in, size_t len,
+                                   const urisan_uri *uri,
+                                   const urisan_report *rep,
+                                   const urisan_policy *pol,
+                                   const urisan_decide_hooks *hooks,
+                                   urisan_decision *out);
+
+/* 1 when p has deny-host or allow-host entries (which a host map,
+   urisan_decide_with, can concern), else 0 (p NULL: the default policy,
+   which has none). */
+URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p);
+
 /* 1 when a `deny nested:FLAG` or `flag nested:FLAG` rule of p names a
    flag of f, else 0 (p NULL: the default policy, which has none). */
 URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags f);

@@ -63,6 +63,11 @@ URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags 
     return p != NULL && p->magic == POL_MAGIC && ((p->nested_deny | p->nested_flag) & f) != 0;
 }
 
+URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p)
+{
+    return p != NULL && p->magic == POL_MAGIC && (p->n_deny_host | p->n_allow_host) > 0;
+}
+
 URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kind kind,
                                        unsigned bit, const char **profile)
 {
@@ -161,8 +166,47 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     return host_in(p, arr, cnt, h, n, ip, ipn);
 }
 
+/* The host a client resolves for h[0..n), when the caller's map (the
+   host layer's UTS #46 form) says it is not h as written: its length in
+   out, 0 for none, URISAN_HOST_MAP_FAILED when it could not be told. Only
+   a host with a non-ASCII byte or a percent-escape can be another name
+   (an ASCII host differs from its form only in case, which the lists
+   ignore; an IP literal is the analysis' own). */
+static size_t mapped_host(const urisan_decide_hooks *hk, const char *h, size_t n,
+                          char out[URISAN_MAPPED_HOST_MAX])
+{
+    if (hk == NULL || hk->map == NULL || n == 0 || h[0] == '[')
+        return 0;
+    size_t i = 0;
+    while (i < n && (unsigned char)h[i] < 0x80 && h[i] != '%')
+        i++;
+    if (i == n)
+        return 0;
+    size_t m = hk->map(hk->map_ctx, h, n, out, URISAN_MAPPED_HOST_MAX);
+    return m <= URISAN_MAPPED_HOST_MAX ? m : URISAN_HOST_MAP_FAILED;
+}
+
+/* The deny-host and allow-host reasons of the form m[0..mn) a client
+   resolves (mapped_host): a URI passes these lists only when the host as
+   written and this form both pass. Not known (URISAN_HOST_MAP_FAILED):
+   it is in every deny list and no allow list (fail closed). */
+static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
+{
+    unsigned rules = 0;
+    bool failed = mn == URISAN_HOST_MAP_FAILED;
+    if (mn > 1 && !failed && m[mn - 1] == '.')
+        mn--;
+    if (p->n_deny_host > 0 && (failed || host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0)))
+        rules |= 1u << URISAN_REASON_HOST_DENIED;
+    if (p->n_allow_host > 0 &&
+        (failed || !host_in(p, p->allow_host, p->n_allow_host, m, mn, "", 0)))
+        rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
+    return rules;
+}
+
 static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
-                             const urisan_report *rep, const urisan_policy *p)
+                             const urisan_report *rep, const urisan_policy *p,
+                             const urisan_decide_hooks *hk)
 {
     unsigned rules = 0;
     /* the default policy and most profiles have none of these rules */
@@ -214,6 +258,12 @@ static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
         rules |= 1u << URISAN_REASON_HOST_DENIED;
     if (p->n_allow_host > 0 && !host_listed(p, p->allow_host, p->n_allow_host, in, len, uri, rep))
         rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
+    if ((p->n_deny_host | p->n_allow_host) > 0 && has_host) {
+        char m[URISAN_MAPPED_HOST_MAX];
+        size_t mn = mapped_host(hk, in + uri->host.off, uri->host.len, m);
+        if (mn > 0)
+            rules |= mapped_reasons(p, m, mn);
+    }
     /* deny-ip / allow-ip: only a host that is an IP literal has an
        address (ip_family is set only with ip_literal) */
     if ((p->n_deny_ip > 0 || p->n_allow_ip > 0) && rep != NULL &&
@@ -237,6 +287,7 @@ typedef struct {
     unsigned rules;
     urisan_nested_more_fn more;   /* NULL: no nested rule on its flags */
     void *mctx;
+    const urisan_decide_hooks *hk; /* its map: the host a client resolves */
     urisan_flags more_flags;      /* what more gave, every reading */
 } nested_judge;
 
@@ -263,9 +314,13 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nes
         const urisan_uri *u = v[i].u;
         if (j->more != NULL)
             j->more_flags |= j->more(j->mctx, v[i].t, v[i].tn) & URISAN_HOST_FLAGS;
-        if (p->n_deny_host > 0 && span_in(u->host, v[i].tn) &&
-            host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r))
-            j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
+        if (p->n_deny_host > 0 && span_in(u->host, v[i].tn)) {
+            char m[URISAN_MAPPED_HOST_MAX];
+            size_t mn = mapped_host(j->hk, v[i].t + u->host.off, u->host.len, m);
+            if (host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r) ||
+                (mn > 0 && (mapped_reasons(p, m, mn) & (1u << URISAN_REASON_HOST_DENIED))))
+                j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
+        }
         if (p->n_deny_ip > 0 && (v[i].r->flags & URISAN_F(IP_LITERAL)) != 0 &&
             (urisan_pol_ip_reasons(p, v[i].r) & (1u << URISAN_REASON_IP_DENIED)) != 0)
             j->rules |= 1u << URISAN_REASON_NESTED_IP_DENIED;
@@ -279,14 +334,17 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nes
    (reasons nested_host_denied, nested_ip_denied). check --json lists
    which nested URL carries what. */
 static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_uri *uri,
-                                      const urisan_policy *p, urisan_nested_more_fn more,
-                                      void *mctx, urisan_decision *out)
+                                      const urisan_policy *p, const urisan_decide_hooks *hk,
+                                      urisan_decision *out)
 {
     char scratch[URISAN_NESTED_SCRATCH];
     urisan_nested_report nr;
-    nested_judge j = {p, 0, NULL, mctx, 0};
-    if (more != NULL && ((p->nested_deny | p->nested_flag) & URISAN_HOST_FLAGS) != 0)
-        j.more = more;
+    nested_judge j = {p, 0, NULL, NULL, hk, 0};
+    if (hk != NULL && hk->more != NULL &&
+        ((p->nested_deny | p->nested_flag) & URISAN_HOST_FLAGS) != 0) {
+        j.more = hk->more;
+        j.mctx = hk->more_ctx;
+    }
     bool visit = p->n_deny_host > 0 || p->n_deny_ip > 0 || j.more != NULL;
     if (urisan_nested_walk(in, len, uri, p, scratch, sizeof scratch, visit ? judge_nested : NULL,
                            &j, &nr) != URISAN_OK)
@@ -374,7 +432,7 @@ URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *i
    for the nested callback it does not have. */
 static inline void decide(const char *in, size_t len, const urisan_uri *uri,
                           const urisan_report *rep, const urisan_policy *pol,
-                          urisan_nested_more_fn more, void *mctx, urisan_decision *out)
+                          const urisan_decide_hooks *hk, urisan_decision *out)
 {
     if (out == NULL)
         return;
@@ -389,11 +447,11 @@ static inline void decide(const char *in, size_t len, const urisan_uri *uri,
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
     if (pol != NULL && (in != NULL || len == 0))
-        out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol);
+        out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol, hk);
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
         ((pol->nested_deny | pol->nested_flag) != 0 || pol->n_deny_host > 0 ||
          pol->n_deny_ip > 0))
-        nested_rules(in, len, uri, pol, more, mctx, out);
+        nested_rules(in, len, uri, pol, hk, out);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;
     else if (out->flag_flags != 0)
@@ -406,7 +464,7 @@ URISAN_API void urisan_decide(const char *in, size_t len, const urisan_uri *uri,
                               const urisan_report *rep, const urisan_policy *pol,
                               urisan_decision *out)
 {
-    decide(in, len, uri, rep, pol, NULL, NULL, out);
+    decide(in, len, uri, rep, pol, NULL, out);
 }
 
 URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri *uri,
@@ -414,7 +472,15 @@ URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri 
                                    urisan_nested_more_fn more, void *mctx,
                                    urisan_decision *out)
 {
-    decide(in, len, uri, rep, pol, more, mctx, out);
+    urisan_decide_hooks hk = {more, mctx, NULL, NULL};
+    decide(in, len, uri, rep, pol, &hk, out);
+}
+
+URISAN_API void urisan_decide_with(const char *in, size_t len, const urisan_uri *uri,
+                                   const urisan_report *rep, const urisan_policy *pol,
+                                   const urisan_decide_hooks *hooks, urisan_decision *out)
+{
+    decide(in, len, uri, rep, pol, hooks, out);
 }
 
 /* urisan_check's facts: the parse and analysis of in[0..len) (pol

@@ -110,8 +110,9 @@ def homograph_set():
 def nested_urls():
     inner = [b"https://xn--80ak6aa92e.com/", b"http://127.0.0.1/admin", b"javascript:alert(1)",
              b"http://ex\xe2\x80\x8bample.com/", b"http://\xef\xbd\x85vil.com/", b"http://a.b/",
-             b"mailto:a@xn--80ak6aa92e.com", b"+https:\\\\xn--80ak6aa92e.com/"]
-    out = []
+             b"mailto:a@xn--80ak6aa92e.com", b"+https:\\\\xn--80ak6aa92e.com/",
+             b"https://b\xc3\xbccher.de/", b"https://%65vil.com/"]
+    out = list(inner)   # each judged on its own too
     for u in inner:
         once = urllib.parse.quote(u, safe=b"").encode()
         twice = urllib.parse.quote(once, safe=b"").encode()
@@ -157,6 +158,19 @@ def configs(tmp):
                                                             safe=b"").encode()]
     out.append({"name": "mail+deny-host-flags", "args": ["--profile", "mail", "--policy", pol],
                 "profile": "mail", "policy": pol, "must_deny": must})
+    # the host lists meet the host a client resolves (UTS #46: mapped,
+    # percent-decoded, A-labels), of the URI and of its nested URLs
+    lists = os.path.join(tmp, "host-lists.policy")
+    with open(lists, "w") as f:
+        f.write("allow invalid non_ascii ambiguous_authority\n"
+                "deny-host evil.com xn--bcher-kva.de xn--80ak6aa92e.com\n")
+    must = [b"http://\xef\xbd\x85vil.com/", b"https://b\xc3\xbccher.de/", b"https://%65vil.com/",
+            b"https://r.example/?url=" + urllib.parse.quote(b"http://\xef\xbd\x85vil.com/",
+                                                            safe=b"").encode(),
+            b"https://r.example/?url=" + urllib.parse.quote(b"https://b\xc3\xbccher.de/",
+                                                            safe=b"").encode()]
+    out.append({"name": "host-lists", "args": ["--policy", lists], "profile": "default",
+                "policy": lists, "must_deny": must})
     return out
 
 # ------------------------------------------------------------------ doors

@@ -247,6 +247,34 @@ def test_check_host_rules_match_the_uts46_form_too():
     assert lines[2].startswith("allow"), lines
 
 
+def test_host_lists_meet_idn_escaped_and_nested_hosts_in_their_uts46_form():
+    # these passed `deny-host` before: only a host UTS #46 maps beyond case
+    # (host_uts46) was compared in its other form, never a plain IDN, a
+    # percent-escaped host or a nested URL's host
+    nested = "https://r.example/?url=" + "http%3A%2F%2F%EF%BD%85vil.com%2F"
+    uris = ["https://b\u00fccher.de/", "https://b%C3%BCcher.de/x", "https://%65vil.com/",
+            nested, "https://xn--bcher-kva.de/", "https://good.com/",
+            "https://r.example/?url=https%3A%2F%2Fgood.com%2F"]
+
+    def run(path):
+        r = subprocess.run([URISAN, "check", "--policy", path] + uris, capture_output=True)
+        return [l.split(" ")[0:2] for l in r.stdout.decode().splitlines()]
+    got = with_policy("allow invalid non_ascii ambiguous_authority\n"
+                      "deny-host evil.com xn--bcher-kva.de\n", run)
+    want = [["deny", "denied:host_denied;flagged:idn"],
+            ["deny", "denied:host_denied;flagged:idn"],
+            ["deny", "denied:host_denied"],
+            ["deny", "denied:nested_host_denied;flagged:nested_url"],
+            ["deny", "denied:host_denied;flagged:idn"],
+            ["allow", "-"],
+            ["flag", "flagged:nested_url"]]
+    assert got == want, got
+    # allow-host: both forms must pass, so an IDN passes as its xn-- form only
+    got = with_policy("allow invalid non_ascii ambiguous_authority\n"
+                      "allow-host xn--bcher-kva.de\n", run)
+    assert [g[0] for g in got[:2]] == ["deny", "deny"] and got[4][0] == "flag", got
+
+
 def main():
     r = subprocess.run([URISAN, "check", "--json", "http://a.example/"], capture_output=True)
     if b"host_unicode" not in r.stdout:

@@ -303,6 +303,92 @@ START_TEST(nested_rules_judge_what_the_caller_adds_to_each_nested_url)
 }
 END_TEST
 
+/* A host map as the host layer's: "%65vil.example", "\xef\xbd\x85vil.example"
+   (fullwidth e) resolve to evil.example; "fail." cannot be told; the hosts
+   asked about are counted. */
+static size_t fake_map(void *ctx, const char *host, size_t n, char *out, size_t cap)
+{
+    unsigned *asked = ctx;
+    (*asked)++;
+    static const char *const to_evil[] = {"%65vil.example", "\xef\xbd\x85vil.example"};
+    for (size_t i = 0; i < 2; i++)
+        if (n == strlen(to_evil[i]) && memcmp(host, to_evil[i], n) == 0 && cap >= 12) {
+            memcpy(out, "evil.example", 12);
+            return 12;
+        }
+    if (n >= 5 && memcmp(host, "fail%", 5) == 0)
+        return URISAN_HOST_MAP_FAILED;
+    return 0;
+}
+
+static urisan_decision decide_with_map(const urisan_policy *p, const char *in, unsigned *asked)
+{
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    urisan_parse_analyze(in, strlen(in), p, &u, NULL, &r);
+    urisan_decide_hooks hk = {NULL, NULL, fake_map, asked};
+    urisan_decide_with(in, strlen(in), &u, &r, p, &hk, &d);
+    return d;
+}
+
+static char *decided(const urisan_policy *p, const char *in, unsigned *asked)
+{
+    urisan_decision d = decide_with_map(p, in, asked);
+    return format(&d);
+}
+
+START_TEST(host_lists_judge_the_host_a_client_resolves)
+{
+    urisan_policy *deny = policy_of("allow all\ndeny-host evil.example\n");
+    urisan_policy *allow = policy_of("allow all\nallow-host evil.example good.example\n");
+    urisan_policy *none = policy_of("allow all\n");
+    unsigned asked = 0;
+    ck_assert_int_eq(urisan_policy_lists_hosts(deny), 1);
+    ck_assert_int_eq(urisan_policy_lists_hosts(none), 0);
+    ck_assert_int_eq(urisan_policy_lists_hosts(NULL), 0);
+    /* the form the map gives meets deny-host; the written form alone does not */
+    ck_assert_str_eq(decided(deny, "https://%65vil.example/", &asked),
+                     "denied:host_denied");
+    ck_assert_uint_eq(asked, 1);
+    ck_assert_int_eq(check(deny, "https://%65vil.example/").verdict, URISAN_ALLOW);
+    ck_assert_str_eq(decided(deny, "https://\xef\xbd\x85vil.example/x", &asked),
+                     "denied:host_denied");
+    /* a nested URL's host too, as each reading decodes it */
+    const char *nested = "https://a.example/?u=https%3A%2F%2F%EF%BD%85vil.example%2F";
+    ck_assert_str_eq(decided(deny, nested, &asked), "denied:nested_host_denied");
+    ck_assert_int_eq(check(deny, nested).verdict, URISAN_ALLOW);
+    /* an ASCII host without escapes is never asked about */
+    asked = 0;
+    ck_assert_str_eq(decided(deny, "https://good.example/?u=//x.example/", &asked),
+                     "");
+    ck_assert_uint_eq(asked, 0);
+    /* nor under a policy without host lists */
+    ck_assert_str_eq(decided(none, "https://%65vil.example/", &asked), "");
+    ck_assert_uint_eq(asked, 0);
+    /* allow-host: both forms must pass (the written form is no entry) */
+    ck_assert_str_eq(decided(allow, "https://%65vil.example/", &asked),
+                     "denied:host_not_allowed");
+    ck_assert_str_eq(decided(allow, "https://good.example/", &asked), "");
+    /* a form that cannot be told is in every deny list and no allow list */
+    ck_assert_str_eq(decided(deny, "https://fail%2e.example/", &asked),
+                     "denied:host_denied");
+    ck_assert_str_eq(decided(allow, "https://fail%2e.example/", &asked),
+                     "denied:host_not_allowed");
+    /* no hooks: urisan_decide */
+    urisan_uri u;
+    urisan_report r;
+    urisan_decision d;
+    const char *in = "https://%65vil.example/";
+    urisan_parse_analyze(in, strlen(in), deny, &u, NULL, &r);
+    urisan_decide_with(in, strlen(in), &u, &r, deny, NULL, &d);
+    ck_assert_int_eq(d.verdict, URISAN_ALLOW);
+    free(deny);
+    free(allow);
+    free(none);
+}
+END_TEST
+
 START_TEST(a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags)
 {
     /* a value that needs decoding and does not fit the 8 KiB scratch */
@@ -568,6 +654,7 @@ static Suite *suite(void)
     tcase_add_test(t, format_parses_back_to_the_same_policy);
     tcase_add_test(t, nested_rules_judge_what_the_caller_adds_to_each_nested_url);
     tcase_add_test(t, a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags);
+    tcase_add_test(t, host_lists_judge_the_host_a_client_resolves);
     suite_add_tcase(s, t);
     t = tcase_create("profiles");
     tcase_add_test(t, every_profile_parses_and_has_a_name);

@@ -11,54 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
-/* The rules a host or address decides (decide_mapped). */
-#define HOST_RULES                                                              \
-    ((1u << URISAN_REASON_HOST_DENIED) | (1u << URISAN_REASON_HOST_NOT_ALLOWED) | \
-     (1u << URISAN_REASON_IP_DENIED) | (1u << URISAN_REASON_IP_NOT_ALLOWED))
-
 /* Is in[0..n) a mailto: URI (its scheme is the bytes before the first
    ':')? The cheap look before urisan_mailto_domain, which needs a parse. */
 static inline bool mailto_scheme(const char *in, size_t n)
 {
     return n >= 7 && (in[0] | 0x20) == 'm' && strncasecmp(in, "mailto:", 7) == 0;
-}
-
-/*
- * The policy's host and address rules on the host a browser resolves:
- * uri with its host replaced by the UTS #46 form ascii (A-labels: ignored
- * code points gone, compatibility mappings applied). A host or address
- * rule that denies that form denies the URI too (the raw form's decision
- * stands otherwise: both must pass). u: the parse of uri with the default
- * limits. Only the URI up to its host is parsed again: these rules read
- * nothing after it.
- */
-static void decide_mapped(const char *uri, const urisan_uri *u, const char *ascii,
-                          const urisan_policy *pol, urisan_decision *dec)
-{
-    if (!urisan_span_present(u->host) || u->host.len == 0 || uri[u->host.off] == '[')
-        return;
-    size_t alen = strlen(ascii);
-    if (alen == 0 || u->host.off > SIZE_MAX - alen)
-        return;
-    size_t ml = u->host.off + alen;
-    char *m = malloc(ml);
-    if (m == NULL) {
-        dec->verdict = URISAN_DENY;   /* fail closed */
-        dec->rules |= 1u << URISAN_REASON_HOST_DENIED;
-        return;
-    }
-    memcpy(m, uri, u->host.off);
-    memcpy(m + u->host.off, ascii, alen);
-    urisan_uri mu;
-    urisan_report mrep;
-    urisan_decision md;
-    urisan_parse_analyze(m, ml, pol, &mu, NULL, &mrep);
-    urisan_decide(m, ml, &mu, &mrep, pol, &md);
-    if (md.rules & HOST_RULES) {
-        dec->rules |= md.rules & HOST_RULES;
-        dec->verdict = URISAN_DENY;
-    }
-    free(m);
 }
 
 /* The flags of every address of a mailto: URI after the first one's
@@ -156,6 +113,54 @@ static urisan_flags nested_host(void *arg, const char *uri, size_t len)
     return host_flags_pol(a->ctx, a->pol, uri, len);
 }
 
+/* Can the host of uri (u: its parse) be another name for a client: a
+   non-ASCII byte or a percent-escape in it (as urisan_decide_with asks). */
+static bool may_map(const char *uri, const urisan_uri *u)
+{
+    if (!urisan_span_present(u->host))
+        return false;
+    for (size_t i = 0; i < u->host.len; i++) {
+        unsigned char c = (unsigned char)uri[u->host.off + i];
+        if (c >= 0x80 || c == '%')
+            return true;
+    }
+    return false;
+}
+
+/* urisan_host_map_fn: the host a client resolves for host[0..n), the
+   view's A-labels (UTS #46: percent-decoded, mapped, ignored code points
+   gone) when that is a name other than the bytes as written. */
+static size_t host_map(void *arg, const char *host, size_t n, char *out, size_t cap)
+{
+    const nested_arg *a = arg;
+    urisan_hostview *hv = malloc(sizeof *hv);
+    if (hv == NULL)
+        return URISAN_HOST_MAP_FAILED;   /* fail closed */
+    size_t m = 0;
+    if (urisan_host_view(a->ctx, host, n, hv) && hv->ascii[0] != '\0') {
+        m = strlen(hv->ascii);
+        if (m > cap)
+            m = URISAN_HOST_MAP_FAILED;
+        else if (m == n && strncasecmp(hv->ascii, host, n) == 0)
+            m = 0;   /* the same name */
+        else
+            memcpy(out, hv->ascii, m);
+    }
+    free(hv);
+    return m;
+}
+
+/* The one decision under pol: nested hosts judged (nested_host) and the
+   host a client resolves (host_map) meeting the host lists. */
+static void decide_once(urisan_host_ctx *ctx, const urisan_policy *pol, const char *in,
+                        size_t len, const urisan_uri *u, const urisan_report *rep,
+                        urisan_decision *dec)
+{
+    nested_arg na = { ctx, pol };
+    urisan_decide_hooks hk = { nested_host, &na, host_map, &na };
+    urisan_decide_with(in, len, u, rep, pol, &hk, dec);
+}
+
 /* No context and none to be had (no memory), or no input: deny with
    invalid, fail closed. */
 static void no_context(urisan_judgement *j)
@@ -225,12 +230,8 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
         }
         f = view_host(ctx, in, len, up, idn, mailto, pol, opts, j);
     }
-    urisan_flags added = f & ~j->rep.flags;
     j->rep.flags |= f;
-    nested_arg na = { ctx, pol };
-    urisan_decide_more(in, len, &j->uri, &j->rep, pol, nested_host, &na, &j->dec);
-    if (added != 0 && (f & URISAN_F(HOST_UTS46)))
-        decide_mapped(in, up, j->hv->ascii, pol, &j->dec);
+    decide_once(ctx, pol, in, len, &j->uri, &j->rep, &j->dec);
 }
 
 URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
@@ -300,22 +301,23 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
     urisan_flags f = uri_host_flags(ctx, pol, uri, len, &du, hv);
     if (display != NULL && urisan_host_has_invisible(display, dlen))
         f |= URISAN_F(INVISIBLE_CHAR);
-    /* a nested URL's host is judged when a nested rule names its flags */
+    /* the decision asks this library about a nested URL's host when a
+       nested rule names its flags or a host list can meet it, and about
+       the link's own host when a host list can meet its other form */
+    bool lists = urisan_policy_lists_hosts(pol) != 0;
     bool nested = (*flags & URISAN_F(NESTED_URL)) != 0 &&
-                  urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS);
-    if ((*flags | f) != *flags || nested) {
+                  (lists || urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS));
+    bool mapped = lists && may_map(uri, &du);
+    if ((*flags | f) != *flags || nested || mapped) {
         /* the library's analysis and the link's own flags, and these:
            decided once under pol */
         urisan_uri u;
         urisan_report rep;
         urisan_parse_analyze(uri, len, pol, &u, NULL, &rep);
         rep.flags |= *flags;
-        if ((rep.flags | f) != rep.flags || nested) {
+        if ((rep.flags | f) != rep.flags || nested || mapped) {
             rep.flags |= f;
-            nested_arg na = { ctx, pol };
-            urisan_decide_more(uri, len, &u, &rep, pol, nested_host, &na, dec);
-            if (f & URISAN_F(HOST_UTS46))
-                decide_mapped(uri, &du, hv->ascii, pol, dec);
+            decide_once(ctx, pol, uri, len, &u, &rep, dec);
         }
         *flags = rep.flags;
     }
