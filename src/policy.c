@@ -172,15 +172,36 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
    a host with a non-ASCII byte or a percent-escape can be another name
    (an ASCII host differs from its form only in case, which the lists
    ignore; an IP literal is the analysis' own). */
+/* Has h[0..n) a byte >= 0x80 or a '%'? Eight bytes a step: a '%' is a
+   zero byte of w ^ 0x25.., found (exactly, as any) by the zero-byte test
+   (x - 0x01..) & ~x & 0x80..; a byte >= 0x80 has its high bit. */
+static bool high_or_pct(const char *h, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)h[i] >= 0x80 || h[i] == '%')
+                return true;
+        return false;
+    }
+    /* the last step overlaps the one before: no byte loop */
+    for (size_t i = 0;; i += 8) {
+        if (i + 8 > n)
+            i = n - 8;
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        uint64_t x = w ^ (ones * '%');
+        if ((w | ((x - ones) & ~x)) & highs)
+            return true;
+        if (i + 8 == n)
+            return false;
+    }
+}
+
 static size_t mapped_host(const urisan_decide_hooks *hk, const char *h, size_t n,
                           char out[URISAN_MAPPED_HOST_MAX])
 {
-    if (hk == NULL || hk->map == NULL || n == 0 || h[0] == '[')
-        return 0;
-    size_t i = 0;
-    while (i < n && (unsigned char)h[i] < 0x80 && h[i] != '%')
-        i++;
-    if (i == n)
+    if (hk == NULL || hk->map == NULL || n == 0 || h[0] == '[' || !high_or_pct(h, n))
         return 0;
     size_t m = hk->map(hk->map_ctx, h, n, out, URISAN_MAPPED_HOST_MAX);
     return m <= URISAN_MAPPED_HOST_MAX ? m : URISAN_HOST_MAP_FAILED;

@@ -389,6 +389,40 @@ START_TEST(host_lists_judge_the_host_a_client_resolves)
 }
 END_TEST
 
+/* The look for a byte >= 0x80 or a '%' in the host (eight bytes a step,
+   the last step overlapping) finds one at every position of every length,
+   and asks nothing of an ASCII host without one. */
+START_TEST(the_map_is_asked_about_an_escape_or_high_byte_at_every_position)
+{
+    urisan_policy *deny = policy_of("allow all\ndeny-host evil.example\n");
+    for (size_t n = 1; n <= 40; n++) {
+        for (size_t pos = 0; pos <= n; pos++) {
+            for (int kind = 0; kind < 2; kind++) {
+                char in[96] = "https://";
+                size_t o = 8;
+                for (size_t i = 0; i < n; i++) {
+                    if (i == pos && kind == 0) {
+                        memcpy(in + o, "%41", 3);
+                        o += 3;
+                    } else if (i == pos) {
+                        memcpy(in + o, "\xc3\xa9", 2);
+                        o += 2;
+                    } else {
+                        in[o++] = 'a';
+                    }
+                }
+                in[o++] = '/';
+                in[o] = '\0';
+                unsigned asked = 0;
+                decided(deny, in, &asked);
+                ck_assert_msg(asked == (pos < n ? 1u : 0u), "%s: asked %u", in, asked);
+            }
+        }
+    }
+    free(deny);
+}
+END_TEST
+
 START_TEST(a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags)
 {
     /* a value that needs decoding and does not fit the 8 KiB scratch */
@@ -655,6 +689,7 @@ static Suite *suite(void)
     tcase_add_test(t, nested_rules_judge_what_the_caller_adds_to_each_nested_url);
     tcase_add_test(t, a_nested_value_too_long_to_decode_counts_as_having_the_callers_flags);
     tcase_add_test(t, host_lists_judge_the_host_a_client_resolves);
+    tcase_add_test(t, the_map_is_asked_about_an_escape_or_high_byte_at_every_position);
     suite_add_tcase(s, t);
     t = tcase_create("profiles");
     tcase_add_test(t, every_profile_parses_and_has_a_name);

@@ -101,7 +101,20 @@ URISAN_API urisan_flags urisan_host_flags_uri_policy(urisan_host_ctx *ctx,
 typedef struct {
     urisan_host_ctx *ctx;
     const urisan_policy *pol;
+    const char *in;                /* the URI deciding */
+    size_t len;
+    const urisan_uri *du;          /* its parse with the default limits */
+    const urisan_hostview *own_hv; /* the view of its host; NULL: none */
 } nested_arg;
+
+/* Is host[0..n) the URI's own host, whose view a has already? */
+static bool own_host(const nested_arg *a, const char *host, size_t n)
+{
+    const char *h;
+    size_t hl;
+    return a->own_hv != NULL && host_of_uri(a->in, a->len, a->du, &h, &hl) && hl == n &&
+           memcmp(h, host, n) == 0;
+}
 
 /* urisan_nested_more_fn: the host judgement of a nested URL, which the
    core's decision asks for when a `deny nested:` / `flag nested:` rule
@@ -127,36 +140,62 @@ static bool may_map(const char *uri, const urisan_uri *u)
     return false;
 }
 
+/* Can a URL nested in uri[0..len) have a host that is another name for
+   a client: a non-ASCII byte in uri, raw or percent-encoded (%80-%FF),
+   or an encoded '%' (%25) that decoding leaves as an escape. Else every
+   nested host, in every reading, is ASCII without escapes. */
+static bool nested_may_map(const char *uri, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)uri[i];
+        if (c >= 0x80)
+            return true;
+        if (c != '%' || i + 2 >= len)
+            continue;
+        unsigned char h = (unsigned char)(uri[i + 1] | 0x20);   /* a-f: any case */
+        if ((h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') ||
+            (uri[i + 1] == '2' && uri[i + 2] == '5'))
+            return true;
+    }
+    return false;
+}
+
 /* urisan_host_map_fn: the host a client resolves for host[0..n), the
    view's A-labels (UTS #46: percent-decoded, mapped, ignored code points
    gone) when that is a name other than the bytes as written. */
 static size_t host_map(void *arg, const char *host, size_t n, char *out, size_t cap)
 {
     const nested_arg *a = arg;
-    urisan_hostview *hv = malloc(sizeof *hv);
-    if (hv == NULL)
-        return URISAN_HOST_MAP_FAILED;   /* fail closed */
+    const urisan_hostview *view = a->own_hv;
+    urisan_hostview *hv = NULL;
+    if (!own_host(a, host, n)) {
+        if ((hv = malloc(sizeof *hv)) == NULL)
+            return URISAN_HOST_MAP_FAILED;   /* fail closed */
+        view = urisan_host_view(a->ctx, host, n, hv) ? hv : NULL;
+    }
     size_t m = 0;
-    if (urisan_host_view(a->ctx, host, n, hv) && hv->ascii[0] != '\0') {
-        m = strlen(hv->ascii);
+    if (view != NULL && view->is_name && view->ascii[0] != '\0') {
+        m = strlen(view->ascii);
         if (m > cap)
             m = URISAN_HOST_MAP_FAILED;
-        else if (m == n && strncasecmp(hv->ascii, host, n) == 0)
+        else if (m == n && strncasecmp(view->ascii, host, n) == 0)
             m = 0;   /* the same name */
         else
-            memcpy(out, hv->ascii, m);
+            memcpy(out, view->ascii, m);
     }
     free(hv);
     return m;
 }
 
 /* The one decision under pol: nested hosts judged (nested_host) and the
-   host a client resolves (host_map) meeting the host lists. */
+   host a client resolves (host_map) meeting the host lists. hv: the view
+   of in's host when there is one already (du: the parse it was made
+   from), else NULL. */
 static void decide_once(urisan_host_ctx *ctx, const urisan_policy *pol, const char *in,
                         size_t len, const urisan_uri *u, const urisan_report *rep,
-                        urisan_decision *dec)
+                        const urisan_uri *du, const urisan_hostview *hv, urisan_decision *dec)
 {
-    nested_arg na = { ctx, pol };
+    nested_arg na = { ctx, pol, in, len, du, hv };
     urisan_decide_hooks hk = { nested_host, &na, host_map, &na };
     urisan_decide_with(in, len, u, rep, pol, &hk, dec);
 }
@@ -231,7 +270,7 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
         f = view_host(ctx, in, len, up, idn, mailto, pol, opts, j);
     }
     j->rep.flags |= f;
-    decide_once(ctx, pol, in, len, &j->uri, &j->rep, &j->dec);
+    decide_once(ctx, pol, in, len, &j->uri, &j->rep, up, j->hv, &j->dec);
 }
 
 URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
@@ -306,7 +345,8 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
        the link's own host when a host list can meet its other form */
     bool lists = urisan_policy_lists_hosts(pol) != 0;
     bool nested = (*flags & URISAN_F(NESTED_URL)) != 0 &&
-                  (lists || urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS));
+                  ((lists && nested_may_map(uri, len)) ||
+                   urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS));
     bool mapped = lists && may_map(uri, &du);
     if ((*flags | f) != *flags || nested || mapped) {
         /* the library's analysis and the link's own flags, and these:
@@ -317,7 +357,7 @@ URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol
         rep.flags |= *flags;
         if ((rep.flags | f) != rep.flags || nested || mapped) {
             rep.flags |= f;
-            decide_once(ctx, pol, uri, len, &u, &rep, dec);
+            decide_once(ctx, pol, uri, len, &u, &rep, &du, hv, dec);
         }
         *flags = rep.flags;
     }
