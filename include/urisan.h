@@ -434,9 +434,9 @@ URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kin
  * urisan_decide reads the list; 0 and *profile when that entry is the
  * profile's), so `deny-host a.example` on line 2 and `deny-host
  * b.example` on line 5 name line 5 for b.example. Every other reason, and
- * a URI no entry matches as written (a host the host layer's UTS #46
- * mapping denied), as urisan_policy_origin. Parses in again: for an
- * explanation, not the hot path. No allocation.
+ * a URI no entry matches as written (a host only its UTS #46 form
+ * matches: urisan_policy_origin_with), as urisan_policy_origin. Parses
+ * in again: for an explanation, not the hot path. No allocation.
  */
 URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *in, size_t len,
                                            urisan_origin_kind kind, unsigned bit,
@@ -547,6 +547,15 @@ URISAN_API void urisan_decide_with(const char *in, size_t len,
                                    const urisan_policy *pol,
                                    const urisan_decide_hooks *hooks,
                                    urisan_decision *out);
+
+/* urisan_policy_origin_uri with the hosts also in the form hooks' map
+   gives (hooks NULL: urisan_policy_origin_uri): the entry behind a
+   host_denied that only the form a browser resolves matched. The host
+   layer's urisan_judge_origin passes its own map. */
+URISAN_API size_t urisan_policy_origin_with(const urisan_policy *p, const char *in, size_t len,
+                                            urisan_origin_kind kind, unsigned bit,
+                                            const urisan_decide_hooks *hooks,
+                                            const char **profile);
 
 /* 1 when p has deny-host or allow-host entries (which a host map,
    urisan_decide_with, can concern), else 0 (p NULL: the default policy,

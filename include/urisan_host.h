@@ -252,14 +252,23 @@ URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *bas
  * A link found in text or mail (urisan_extract, liburisan-mail): *flags
  * and *dec are the library's; the host judgement of uri and of its link
  * text display[0..dlen) (display NULL: none; invisible_char) is added to
- * *flags, and when it adds a flag the link is decided again under pol, in
- * one urisan_decide. hv: where to put the host's view, or NULL.
+ * *flags, and when it adds a flag, or a host list of pol can meet the
+ * form a browser resolves of the link's host or of a nested URL's, the
+ * link is decided again under pol, in one urisan_decide_with. hv: where
+ * to put the host's view, or NULL.
  */
 URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol,
                        const char *uri, size_t len,
                        const char *display, size_t dlen,
                        urisan_flags *flags, urisan_decision *dec,
                        urisan_hostview *hv);
+
+/* urisan_policy_origin_uri as this layer decides (--explain): the
+   deny-host entry behind host_denied or nested_host_denied is found in
+   the form a browser resolves too (ctx NULL: this thread's context). */
+URISAN_API size_t urisan_judge_origin(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                      const char *in, size_t len, urisan_origin_kind kind,
+                                      unsigned bit, const char **profile);
 
 /* Is the TR39 skeleton of hv worth showing beside the host (the key
    host_skeleton of `check --json`, `extract --json`, the Python and Lua

@@ -386,11 +386,30 @@ static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_u
     }
 }
 
+/* The deny-host entry (index + 1; 0: none) that host h[0..n) of the URI
+   t[0..tn) (u, rep: its parse and analysis) matches: as written, else in
+   the form the caller's map gives (mapped_host). */
+static size_t deny_host_at(const urisan_policy *p, const urisan_decide_hooks *hk, const char *t,
+                           size_t tn, const urisan_uri *u, const urisan_report *rep)
+{
+    size_t at = host_listed(p, p->deny_host, p->n_deny_host, t, tn, u, rep);
+    if (at != 0 || !span_in(u->host, tn))
+        return at;
+    char m[URISAN_MAPPED_HOST_MAX];
+    size_t mn = mapped_host(hk, t + u->host.off, u->host.len, m);
+    if (mn == 0 || mn == URISAN_HOST_MAP_FAILED)
+        return 0;
+    if (mn > 1 && m[mn - 1] == '.')
+        mn--;
+    return host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0);
+}
+
 /* The deny list entry behind a nested_host_denied or nested_ip_denied
    reason (urisan_policy_origin_uri): the first that matches a reading of
    a nested URL, in the order urisan_nested_walk visits them. */
 typedef struct {
     const urisan_policy *p;
+    const urisan_decide_hooks *hk;
     bool ip;
     size_t at; /* index + 1; 0: none yet */
 } nested_entry;
@@ -404,36 +423,37 @@ static void find_nested_entry(void *ctx, const urisan_nested_url *n,
     for (size_t i = 0; i < nv && f->at == 0; i++) {
         const urisan_uri *u = v[i].u;
         if (!f->ip && span_in(u->host, v[i].tn))
-            f->at = host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r);
+            f->at = deny_host_at(p, f->hk, v[i].t, v[i].tn, u, v[i].r);
         else if (f->ip && (v[i].r->flags & URISAN_F(IP_LITERAL)) != 0)
             f->at = urisan_pol_ip_denied_at(p, v[i].r);
     }
 }
 
 /* The deny-host / deny-ip entry (index + 1; 0: none) that gives rule
-   reason r to in[0..len) under p. */
+   reason r to in[0..len) under p, the hosts as hk's map gives them too. */
 static POL_NOINLINE size_t matched_entry(const urisan_policy *p, const char *in, size_t len,
-                                         unsigned r)
+                                         unsigned r, const urisan_decide_hooks *hk)
 {
     urisan_uri u;
     urisan_report rep;
     urisan_parse_analyze(in, len, p, &u, NULL, &rep);
     if (r == URISAN_REASON_HOST_DENIED)
-        return host_listed(p, p->deny_host, p->n_deny_host, in, len, &u, &rep);
+        return deny_host_at(p, hk, in, len, &u, &rep);
     if (r == URISAN_REASON_IP_DENIED)
         return (rep.flags & URISAN_F(IP_LITERAL)) != 0 ? urisan_pol_ip_denied_at(p, &rep) : 0;
     char scratch[URISAN_NESTED_SCRATCH];
     urisan_nested_report nr;
-    nested_entry f = {p, r == URISAN_REASON_NESTED_IP_DENIED, 0};
+    nested_entry f = {p, hk, r == URISAN_REASON_NESTED_IP_DENIED, 0};
     if (urisan_nested_walk(in, len, &u, p, scratch, sizeof scratch, find_nested_entry, &f,
                            &nr) != URISAN_OK)
         return 0;
     return f.at;
 }
 
-URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *in, size_t len,
-                                           urisan_origin_kind kind, unsigned bit,
-                                           const char **profile)
+URISAN_API size_t urisan_policy_origin_with(const urisan_policy *p, const char *in, size_t len,
+                                            urisan_origin_kind kind, unsigned bit,
+                                            const urisan_decide_hooks *hooks,
+                                            const char **profile)
 {
     size_t line = urisan_policy_origin(p, kind, bit, profile);
     if (p == NULL || p->magic != POL_MAGIC || in == NULL || kind != URISAN_ORIGIN_RULE)
@@ -442,10 +462,17 @@ URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *i
     bool ip = bit == URISAN_REASON_IP_DENIED || bit == URISAN_REASON_NESTED_IP_DENIED;
     if (!host && !ip)
         return line;
-    size_t at = matched_entry(p, in, len, bit);
+    size_t at = matched_entry(p, in, len, bit, hooks);
     if (at == 0)
         return line;
     return host ? p->origin.deny_host[at - 1] : p->origin.deny_ip[at - 1];
+}
+
+URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *in, size_t len,
+                                           urisan_origin_kind kind, unsigned bit,
+                                           const char **profile)
+{
+    return urisan_policy_origin_with(p, in, len, kind, bit, NULL, profile);
 }
 
 /* The decision (urisan_decide, urisan_decide_more): one body, inlined

@@ -132,6 +132,21 @@ def test_a_list_reason_names_the_entry_that_matched():
         assert json.loads(r.stdout)["explain"] == {"host_denied": f"{path}:2"}, r.stdout
 
 
+def test_a_host_only_its_browser_form_matches_names_its_entry():
+    # https://%65vil.example/ meets deny-host evil.example only in the form
+    # a browser resolves (the host layer's UTS #46 map): the entry named is
+    # line 3, not the first deny-host line
+    r = run(["check", "--json", "http://a.example/"])
+    if "host_unicode" not in r.stdout.decode():
+        return   # a build without the host layer compares hosts as written
+    with Policy(b"allow ambiguous_authority\ndeny-host a.example\ndeny-host evil.example\n") as path:
+        r = run(["check", "--json", "--explain", "--policy", path, "https://%65vil.example/",
+                 "https://r.example/?u=https%3A%2F%2F%EF%BD%85vil.example%2F"])
+        rows = [json.loads(x) for x in r.stdout.splitlines()]
+        assert rows[0]["explain"] == {"host_denied": f"{path}:3"}, rows[0]
+        assert rows[1]["explain"]["nested_host_denied"] == f"{path}:3", rows[1]
+
+
 def test_extract_explains_each_hit():
     r = run(["extract", "--json", "--explain", "--profile", "ssrf"],
             b"see http://user@example.com/ and https://ok.example/\n")

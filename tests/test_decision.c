@@ -375,6 +375,18 @@ START_TEST(host_lists_judge_the_host_a_client_resolves)
                      "denied:host_denied");
     ck_assert_str_eq(decided(allow, "https://fail%2e.example/", &asked),
                      "denied:host_not_allowed");
+    /* --explain's entry: the one the mapped form matched, not the first */
+    urisan_policy *two = policy_of("allow all\ndeny-host a.example\ndeny-host evil.example\n");
+    urisan_decide_hooks mh = {NULL, NULL, fake_map, &asked};
+    const char *prof = NULL;
+    ck_assert_uint_eq(urisan_policy_origin_with(two, "https://%65vil.example/", 23,
+                                                URISAN_ORIGIN_RULE, URISAN_REASON_HOST_DENIED,
+                                                &mh, &prof),
+                      3);
+    ck_assert_uint_eq(urisan_policy_origin_with(two, nested, strlen(nested), URISAN_ORIGIN_RULE,
+                                                URISAN_REASON_NESTED_HOST_DENIED, &mh, &prof),
+                      3);
+    free(two);
     /* no hooks: urisan_decide */
     urisan_uri u;
     urisan_report r;

@@ -4,10 +4,15 @@
  * "FILE:LINE" of the policy file, or "profile NAME" for a rule of a
  * built-in profile (the default policy is the profile "default"); for a
  * deny-host or deny-ip reason the line of the entry that matched. The
- * library remembers each rule's line (urisan_policy_origin_uri); the
+ * library remembers each rule's line (urisan_judge_origin, which finds
+ * a deny-host entry in the form a browser resolves too); the
  * command remembers which file it read (cli_policy_load).
  */
 #include "cli.h"
+
+#ifdef URISAN_HAVE_HOST
+#include "urisan_host.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +29,11 @@ static void origin_text(cli_buf *b, const urisan_policy *p, const cli_judged *u,
                         urisan_origin_kind kind, unsigned bit, bool json)
 {
     const char *prof;
+#ifdef URISAN_HAVE_HOST
+    size_t line = urisan_judge_origin(NULL, p, u->in, u->len, kind, bit, &prof);
+#else
     size_t line = urisan_policy_origin_uri(p, u->in, u->len, kind, bit, &prof);
+#endif
     const char *path = cli_policy_path();
     char num[24];
     if (json)

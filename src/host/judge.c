@@ -200,6 +200,17 @@ static void decide_once(urisan_host_ctx *ctx, const urisan_policy *pol, const ch
     urisan_decide_with(in, len, u, rep, pol, &hk, dec);
 }
 
+URISAN_API size_t urisan_judge_origin(urisan_host_ctx *ctx, const urisan_policy *pol,
+                                      const char *in, size_t len, urisan_origin_kind kind,
+                                      unsigned bit, const char **profile)
+{
+    if (ctx == NULL)
+        ctx = urisan_host_ctx_thread();   /* NULL: the hosts as written */
+    nested_arg na = { ctx, pol, in, len, NULL, NULL };
+    urisan_decide_hooks hk = { NULL, NULL, host_map, &na };
+    return urisan_policy_origin_with(pol, in, len, kind, bit, ctx != NULL ? &hk : NULL, profile);
+}
+
 /* No context and none to be had (no memory), or no input: deny with
    invalid, fail closed. */
 static void no_context(urisan_judgement *j)
