@@ -64,6 +64,10 @@ typedef struct hm_table hm_table;
    no memory. */
 hm_table *hostmemo_new(void **mem);
 void hostmemo_free(void *mem);
+/* size bytes of such memory (the registrable-domain cache's too), on a
+   2 MiB boundary; *mem: the mapping, for hostmemo_unmap(mem, size). */
+void *hostmemo_map(size_t size, void **mem);
+void hostmemo_unmap(void *mem, size_t size);
 
 /* The view of host[0..len) kept in t: true and hv filled (every field, as
    host_view_compute would), false when it is not kept. */

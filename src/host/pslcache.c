@@ -28,6 +28,7 @@ typedef struct {
 struct psl_table {
     uint32_t hash[PSL_CACHE_SETS][PSL_CACHE_WAYS];   /* of each slot's host */
     psl_slot slot[PSL_CACHE_SETS][PSL_CACHE_WAYS];
+    void *mem;                 /* the mapping (hostmemo_map) */
 };
 _Static_assert(sizeof(psl_slot) == 64, "a slot is one cache line");
 _Static_assert(PSL_CACHE_KEY <= 127, "reg, an offset into the key, fits a signed char");
@@ -37,12 +38,18 @@ _Static_assert((PSL_CACHE_SETS & (PSL_CACHE_SETS - 1)) == 0 && PSL_CACHE_SETS <=
 
 psl_table *host_pslcache_new(void)
 {
-    return calloc(1, sizeof(psl_table));
+    /* zero pages, on 2 MiB pages where the kernel gives them (memo.h) */
+    void *mem;
+    psl_table *t = hostmemo_map(sizeof(psl_table), &mem);
+    if (t != NULL)
+        t->mem = mem;
+    return t;
 }
 
 void host_pslcache_free(psl_table *t)
 {
-    free(t);
+    if (t != NULL)
+        hostmemo_unmap(t->mem, sizeof(psl_table));
 }
 
 const char *host_registrable(psl_table *cache, const char *ascii, size_t n)
