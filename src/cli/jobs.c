@@ -410,6 +410,50 @@ bool cli_jobs_add_lines(cli_jobs *j, const char *p, size_t n, size_t keep)
     return true;
 }
 
+bool cli_jobs_give_lines(cli_jobs *j, char **buf, size_t *cap, size_t whole, size_t len,
+                         size_t keep)
+{
+    if (j->units < BATCH_UNITS) { /* URISAN_JOBS_BATCH (tests): cut by lines */
+        if (!cli_jobs_add_lines(j, *buf, whole, keep))
+            return false;
+        memmove(*buf, *buf + whole, len - whole);
+        return true;
+    }
+    if (!add_notes(j))
+        return false;
+    submit(j);   /* what came before goes first */
+    pthread_mutex_lock(&j->mu);
+    batch *b = batch_get(j);
+    pthread_mutex_unlock(&j->mu);
+    if (b == NULL || (b->rcap == 0 && !grow_recs(b))) {
+        if (b != NULL)
+            batch_free(b);
+        cli_fail(j->cmd, "out of memory");
+        return false;
+    }
+    /* the batch's memory becomes the next buffer, of the same size */
+    char *next = b->data;
+    size_t ncap = *cap;
+    if (b->dcap != ncap)
+        next = realloc(next, ncap);
+    if (next == NULL) {   /* b->data is still its own */
+        batch_free(b);
+        cli_fail(j->cmd, "out of memory");
+        return false;
+    }
+    memcpy(next, *buf + whole, len - whole);
+    b->data = *buf;
+    b->dcap = *cap;
+    b->dlen = whole;
+    b->rec[0] = (job_rec){ .it = { .alen = whole, .n = { keep } }, .aoff = 0, .kind = REC_LINES };
+    b->n = 1;
+    *buf = next;
+    *cap = ncap;
+    j->cur = b;
+    submit(j);
+    return true;
+}
+
 /* Wait until every queued batch is written. */
 static void drain(cli_jobs *j)
 {

@@ -17,7 +17,9 @@
  * Memory: at most 2N + 2 batches in flight and N x 8 MiB of their input
  * (a larger unit, a message up to its bound, goes alone); a batch is 256
  * KiB of input (4096 units) and the output it made (kept for the next
- * batch up to 16 MiB: about 2.5 MiB for check --json).
+ * batch up to 16 MiB: about 2.5 MiB for check --json). Plain lines of
+ * standard input: a batch is one 64 KiB read (cli_jobs_give_lines; about
+ * 600 KiB of check --json output).
  */
 #ifndef URISAN_CLI_JOBS_H
 #define URISAN_CLI_JOBS_H
@@ -61,6 +63,12 @@ bool cli_jobs_add(cli_jobs *j, const cli_job_item *it);
    LF is no part of it); n[0]: its length; n[1]: 1 when cut to keep -
    the reading thread does no work a line. false: as cli_jobs_add. */
 bool cli_jobs_add_lines(cli_jobs *j, const char *p, size_t n, size_t keep);
+/* The same for the whole lines (*buf)[0..whole) of a buffer of *cap
+   bytes (malloc'd) without a copy: the buffer becomes the batch's, and
+   *buf, *cap a buffer of at least that size (a free batch's) that starts
+   with the rest, (*buf)[whole..len). false: as cli_jobs_add (*buf kept). */
+bool cli_jobs_give_lines(cli_jobs *j, char **buf, size_t *cap, size_t whole, size_t len,
+                         size_t keep);
 /* Every line of standard input through j (jobs_lines.c): read by the
    block, whole lines queued by cli_jobs_add_lines, a line longer than
    the block cut here; each line a unit as cli_jobs_add_lines describes.

@@ -1,8 +1,8 @@
 /*
  * jobs_lines.c - --jobs over the lines of standard input (see jobs.h):
  * read by the block, whole lines queued as one record that a worker
- * cuts (cli_jobs_add_lines), so that the reading thread does no work a
- * line. The lines are those of lines.h: a line longer than the buffer
+ * cuts (cli_jobs_give_lines: the buffer read into is the batch's), so
+ * that the reading thread does no work a line and copies nothing. The lines are those of lines.h: a line longer than the buffer
  * is cut here to its first keep bytes, its length counted to its LF.
  */
 #define _GNU_SOURCE 1 /* memrchr */
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BLOCK ((size_t)256 << 10)
+#define BLOCK ((size_t)64 << 10)
 
 typedef struct {
     cli_jobs *j;
@@ -65,9 +65,10 @@ static bool whole_lines(lreader *r)
     const char *lf = memrchr(r->buf, '\n', r->len);
     if (lf != NULL) {
         size_t w = (size_t)(lf - r->buf) + 1;
-        if (!cli_jobs_add_lines(r->j, r->buf, w, r->keep))
+        /* the buffer goes to the workers as it is; the rest of the
+           last line starts the next one */
+        if (!cli_jobs_give_lines(r->j, &r->buf, &r->cap, w, r->len, r->keep))
             return false;
-        memmove(r->buf, r->buf + w, r->len - w);
         r->len -= w;
     }
     if (r->len == r->cap) {
