@@ -16,7 +16,9 @@
 #define CMD "check"
 
 typedef struct {
-    bool json;
+    /* whole cache lines: the workers' contexts, side by side in one
+       array (jobs_ctx), share no line (denied, log, tmp are written) */
+    _Alignas(64) bool json;
     const urisan_policy *pol;
     const char *base;          /* NULL: no --base */
     size_t blen;
@@ -527,7 +529,9 @@ static void jobs_ctx_end(check_ctx *c, check_ctx *wc, unsigned n)
    view, so that no worker's state is another's. */
 static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
 {
-    check_ctx *wc = calloc(n, sizeof *wc);
+    check_ctx *wc = aligned_alloc(64, n * sizeof *wc);
+    if (wc != NULL)
+        memset(wc, 0, n * sizeof *wc);
     for (unsigned k = 0; wc != NULL && k < n; k++) {
         wc[k] = *c;
         wc[k].rbuf = NULL;

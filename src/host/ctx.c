@@ -24,9 +24,11 @@
 static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
 {
     urisan_host_init();
-    urisan_host_ctx *ctx = calloc(1, sizeof *ctx);
+    _Static_assert(sizeof(urisan_host_ctx) % 64 == 0, "a context is whole cache lines");
+    urisan_host_ctx *ctx = aligned_alloc(64, sizeof *ctx);
     if (ctx == NULL)
         return NULL;
+    memset(ctx, 0, sizeof *ctx);
     if (share) {
         ctx->share = with != NULL ? hostmemo_share_ref(with->share) : hostmemo_share_new();
         if (ctx->share != NULL)
@@ -299,6 +301,8 @@ URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t
 {
     size_t hn;
     const char *h = ctx != NULL ? host_guess(p, n < 64 ? n : 64, &hn) : NULL;
-    if (h != NULL)
+    if (h != NULL && ctx->share != NULL)
+        hostmemo_prefetch_shared(ctx->share, hostmemo_hash(h, hn));
+    else if (h != NULL)
         hostmemo_prefetch(ctx->memo, hostmemo_hash(h, hn));
 }

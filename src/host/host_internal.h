@@ -79,8 +79,11 @@ struct hm_table;
 struct hm_share;
 struct host_protect;
 struct urisan_host_ctx {
-    struct hm_table *memo;     /* memo.c: its own (share NULL), or the
-                                  shared one's table (read by prefetch) */
+    /* whole cache lines (ctx.c allocates it so): the contexts of two
+       threads, allocated one after the other, share no line (the last
+       host is written on most lines) */
+    _Alignas(64) struct hm_table *memo; /* memo.c: its own (share NULL), or
+                                  the shared one's table (read by prefetch) */
     void *memo_mem;            /* its own memo's mapping */
     struct hm_share *share;    /* the memo shared with other threads'
                                   contexts (urisan_host_ctx_new_sharing) */

@@ -231,11 +231,11 @@ bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash
 /* A shared table (memo.h): the table, its writers' mutex, the sequence
    number of each stripe of slots, its references. */
 struct hm_share {
-    hm_table *t;
+    hm_table *t;                      /* read on every look-up ... */
     void *mem;
-    pthread_mutex_t mu;
+    _Alignas(64) pthread_mutex_t mu;  /* ... not on the line a put writes */
     unsigned refs;                    /* under mu */
-    uint32_t seq[HOSTMEMO_STRIPES];   /* __atomic_* only */
+    _Alignas(64) uint32_t seq[HOSTMEMO_STRIPES];   /* __atomic_* only */
 };
 _Static_assert(sizeof(hm_entry) % sizeof(uint64_t) == 0, "an entry is read in words");
 _Static_assert((HOSTMEMO_STRIPES & (HOSTMEMO_STRIPES - 1)) == 0 &&
@@ -355,9 +355,10 @@ void hostmemo_put(hm_table *t, const char *host, size_t len, uint32_t hash,
 
 hm_share *hostmemo_share_new(void)
 {
-    hm_share *sh = calloc(1, sizeof *sh);
+    hm_share *sh = aligned_alloc(64, sizeof *sh);   /* its lines apart */
     if (sh == NULL)
         return NULL;
+    memset(sh, 0, sizeof *sh);
     sh->t = hostmemo_new(&sh->mem);
     if (sh->t == NULL || pthread_mutex_init(&sh->mu, NULL) != 0) {
         hostmemo_free(sh->t != NULL ? sh->mem : NULL);
@@ -395,10 +396,21 @@ const hm_table *hostmemo_share_table(const hm_share *sh)
     return sh->t;
 }
 
+void hostmemo_prefetch_shared(const hm_share *sh, uint32_t hash)
+{
+    /* the stripes' numbers too: read before the slots */
+    __builtin_prefetch(&sh->seq[slot_a(hash) & (HOSTMEMO_STRIPES - 1)]);
+    __builtin_prefetch(&sh->seq[slot_b(hash) & (HOSTMEMO_STRIPES - 1)]);
+    hostmemo_prefetch(sh->t, hash);
+}
+
 /* A copy of slot s of a shared table, and room for fill()'s fixed-size
    copies past its text. false: a writer was at its stripe (a miss). */
 typedef struct {
-    hm_entry e;
+    union {
+        hm_entry e;
+        uint64_t w[HM_WORDS];   /* the words read (no second copy) */
+    } u;
     char slack[HM_COPY];
 } hm_copy;
 static bool read_slot(const hm_share *sh, size_t s, hm_copy *c)
@@ -408,14 +420,10 @@ static bool read_slot(const hm_share *sh, size_t s, hm_copy *c)
     if (v & 1)
         return false;
     const uint64_t *src = (const uint64_t *)(const void *)&sh->t->e[s];
-    uint64_t w[HM_WORDS];
     for (size_t i = 0; i < HM_WORDS; i++)
-        w[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+        c->u.w[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(seq, __ATOMIC_RELAXED) != v)
-        return false;
-    memcpy(&c->e, w, sizeof w);
-    return true;
+    return __atomic_load_n(seq, __ATOMIC_RELAXED) == v;
 }
 
 bool hostmemo_get_shared(const hm_share *sh, const char *host, size_t len, uint32_t hash,
@@ -425,11 +433,11 @@ bool hostmemo_get_shared(const hm_share *sh, const char *host, size_t len, uint3
         return false;
     hm_copy c;
     memset(c.slack, 0, sizeof c.slack);
-    if (!read_slot(sh, slot_a(hash), &c) || !holds(&c.e, host, len)) {
-        if (!read_slot(sh, slot_b(hash), &c) || !holds(&c.e, host, len))
+    if (!read_slot(sh, slot_a(hash), &c) || !holds(&c.u.e, host, len)) {
+        if (!read_slot(sh, slot_b(hash), &c) || !holds(&c.u.e, host, len))
             return false;
     }
-    fill(hv, &c.e);
+    fill(hv, &c.u.e);
     return true;
 }
 

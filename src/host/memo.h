@@ -102,6 +102,9 @@ void hostmemo_prefetch(const hm_table *t, uint32_t hash);
 typedef struct hm_share hm_share;
 /* A shared table with one reference (NULL: no memory). */
 hm_share *hostmemo_share_new(void);
+/* hostmemo_prefetch for a shared table: its slots and their stripes'
+   numbers. */
+void hostmemo_prefetch_shared(const hm_share *sh, uint32_t hash);
 /* One more reference (a context that shares it). */
 hm_share *hostmemo_share_ref(hm_share *sh);
 /* One reference less; the table goes with the last one. NULL: nothing. */
