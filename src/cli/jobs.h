@@ -3,7 +3,8 @@
  * written in input order, byte for byte what one thread writes.
  *
  * The reading thread copies each unit of input (a log line, a message)
- * into a batch, or plain lines by the block (cli_jobs_add_lines); a
+ * into a batch, or plain lines by the block (cli_jobs_add_lines; the
+ * lines of standard input without a copy, cli_jobs_give_lines); a
  * worker takes the next batch, runs the command's function on each unit
  * with its own context (the command's: check's share one memo of host
  * views, urisan_host_ctx_new_sharing), and its output lines and messages
