@@ -109,7 +109,8 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
     return ctx;
 }
 
-/* The shortcuts, and the view kept for the same bytes (memo.h). */
+/* The shortcuts, and the view kept for the same bytes (memo.h): in the
+   memo shared with other threads' contexts, or in the context's own. */
 URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
                                  urisan_hostview *hv)
 {
@@ -117,23 +118,18 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
     if (len > HOSTMEMO_KEY_MAX || (ctx->off & HOST_OFF_MEMO))
         return host_view_compute(host, len, hv, true, psl);
     uint32_t h = hostmemo_hash(host, len);
-    if (ctx->share != NULL) {
-        if (hostmemo_get_shared(ctx->share, host, len, h, hv)) {
-            hv->imitation_of = 0;   /* a policy's, judged by protect.c */
-            hv->imitation = 0;
-            return hv->is_name;
-        }
-        bool name = host_view_compute(host, len, hv, true, psl);
-        hostmemo_put_shared(ctx->share, host, len, h, hv);
-        return name;
-    }
-    if (hostmemo_get(ctx->memo, host, len, h, hv)) {
+    hm_share *sh = ctx->share;
+    if (sh != NULL ? hostmemo_get_shared(sh, host, len, h, hv)
+                   : hostmemo_get(ctx->memo, host, len, h, hv)) {
         hv->imitation_of = 0;   /* a policy's, judged by protect.c */
         hv->imitation = 0;
         return hv->is_name;
     }
     bool name = host_view_compute(host, len, hv, true, psl);
-    hostmemo_put(ctx->memo, host, len, h, hv);
+    if (sh != NULL)
+        hostmemo_put_shared(sh, host, len, h, hv);
+    else
+        hostmemo_put(ctx->memo, host, len, h, hv);
     return name;
 }
 
