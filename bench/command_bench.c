@@ -27,6 +27,7 @@
  * Linearity (cmdbench_linear, with the command linked in): see
  * command_bench.h.
  */
+#define _DEFAULT_SOURCE 1 /* wait4 */
 #include "command_bench.h"
 
 #include <errno.h>
@@ -46,12 +47,13 @@
 #define MAX_ROWS 12
 #define MAX_ROUNDS 100
 
-static double wall_s(void)
+double cmdbench_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+#define wall_s cmdbench_now
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -59,10 +61,47 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median_of(double *v, size_t n)
+double cmdbench_median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_dbl);
     return (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double tv_s(struct timeval t)
+{
+    return (double)t.tv_sec + (double)t.tv_usec * 1e-6;
+}
+
+int cmdbench_spawn(const char *const *argv, int in_fd, int close_fd, const char *out)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid < 0 ? -1 : (int)pid;
+    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fo < 0 || dup2(in_fd, 0) < 0 || dup2(fo, 1) < 0)
+        _exit(126);
+    close(in_fd);
+    close(fo);
+    if (close_fd >= 0)
+        close(close_fd);
+    execvp(argv[0], (char *const *)(uintptr_t)argv);
+    _exit(127);
+}
+
+int cmdbench_reap(int pid, double t0, cmdbench_times *t)
+{
+    int st = 0;
+    struct rusage ru;
+    while (wait4(pid, &st, 0, &ru) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    t->wall = cmdbench_now() - t0;
+    t->user = tv_s(ru.ru_utime);
+    t->sys = tv_s(ru.ru_stime);
+    t->rss_kib = ru.ru_maxrss;
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
 /* ------------------------------------------------------------------ */
@@ -279,46 +318,24 @@ typedef struct {
     int failed;
 } row_t;
 
-static double tv_s(struct timeval t)
-{
-    return (double)t.tv_sec + (double)t.tv_usec * 1e-6;
-}
-
 /* Runs argv with stdin from in and stdout to out (a path); status and
    times. -1 when it could not start. */
 static int run(const char *const *argv, const char *in, const char *out, double *wall,
                double *user, double *sys)
 {
-    fflush(stdout);
-    struct rusage r0, r1;
-    getrusage(RUSAGE_CHILDREN, &r0);
-    double t0 = wall_s();
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int fi = open(in, O_RDONLY);
-        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fi < 0 || fo < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0)
-            _exit(126);
+    double t0 = cmdbench_now();
+    int fi = open(in, O_RDONLY);
+    int pid = fi < 0 ? -1 : cmdbench_spawn(argv, fi, -1, out);
+    if (fi >= 0)
         close(fi);
-        close(fo);
-        execvp(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(127);
+    cmdbench_times t;
+    int st = pid < 0 ? -1 : cmdbench_reap(pid, t0, &t);
+    if (st >= 0) {
+        *wall = t.wall;
+        *user = t.user;
+        *sys = t.sys;
     }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    *wall = wall_s() - t0;
-    /* one child at a time: the children's totals grew by this one's */
-    getrusage(RUSAGE_CHILDREN, &r1);
-    *user = tv_s(r1.ru_utime) - tv_s(r0.ru_utime);
-    *sys = tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return WEXITSTATUS(st);
+    return st;
 }
 
 static size_t count_lines(const char *path)
@@ -442,9 +459,9 @@ int cmdbench_end_to_end(const cmdbench_opts *o)
         double mw[MAX_ROWS], mu[MAX_ROWS], ms[MAX_ROWS];
         size_t ref = 0;
         for (size_t i = 0; i < n; i++) {
-            mw[i] = median_of(rows[i].wall, rounds);
-            mu[i] = median_of(rows[i].user, rounds);
-            ms[i] = median_of(rows[i].sys, rounds);
+            mw[i] = cmdbench_median(rows[i].wall, rounds);
+            mu[i] = cmdbench_median(rows[i].user, rounds);
+            ms[i] = cmdbench_median(rows[i].sys, rounds);
             if (rows[i].urisan)
                 ref = i;
         }

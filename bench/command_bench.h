@@ -43,6 +43,22 @@ int cmdbench_end_to_end(const cmdbench_opts *o);
  */
 int cmdbench_stream(const cmdbench_opts *o);
 
+/* The clock and the children (command_bench.c; the command and stream
+   rows time their subprocesses the same way). */
+double cmdbench_now(void);                     /* CLOCK_MONOTONIC, seconds */
+double cmdbench_median(double *v, size_t n);   /* sorts v */
+typedef struct {
+    double wall, user, sys;   /* seconds */
+    long rss_kib;             /* max RSS */
+} cmdbench_times;
+/* A child running argv (looked up in PATH) with standard input in_fd and
+   standard output the file out (created); close_fd (-1: none) closed in
+   it too. -1 when it could not be started. */
+int cmdbench_spawn(const char *const *argv, int in_fd, int close_fd, const char *out);
+/* Wait for child pid started at t0 (cmdbench_now): its times (wait4) into
+   *t; its exit status, 128 + signal when killed, -1 when lost. */
+int cmdbench_reap(int pid, double t0, cmdbench_times *t);
+
 #ifdef BENCH_HAVE_CLI
 /*
  * Linearity of the command paths, in process (the command's code linked

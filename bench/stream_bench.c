@@ -35,13 +35,6 @@
 #define SB_ROWS 4
 #define SB_MAX_ROUNDS 20
 
-static double sb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Append s to the block (grown as needed). */
 static void put(char **b, size_t *n, size_t *cap, const char *s, size_t len)
 {
@@ -121,48 +114,25 @@ static void run_row(sb_row *r, unsigned k, const char *block, size_t blen, size_
         r->failed = 1;
         return;
     }
-    double t0 = sb_now();
+    double t0 = cmdbench_now();
     pid_t gen = generator(p[1], block, blen, size);
-    pid_t cmd = fork();
-    if (cmd == 0) {
-        int out = open("/dev/null", O_WRONLY);
-        if (out < 0 || dup2(p[0], 0) < 0 || dup2(out, 1) < 0)
-            _exit(126);
-        close(p[0]);
-        close(p[1]);
-        execv(r->argv[0], (char *const *)(uintptr_t)r->argv);
-        _exit(127);
-    }
+    int cmd = cmdbench_spawn(r->argv, p[0], p[1], "/dev/null");
     close(p[0]);
     close(p[1]);
-    int st = 0, gst = 0;
-    struct rusage ru;
-    while (wait4(cmd, &st, 0, &ru) < 0 && errno == EINTR)
-        ;
-    r->wall[k] = sb_now() - t0;
-    r->cpu[k] = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    if (ru.ru_maxrss > r->rss_kib)
-        r->rss_kib = ru.ru_maxrss;
+    int gst = 0;
+    cmdbench_times t = { 0, 0, 0, 0 };
+    int st = cmd < 0 ? -1 : cmdbench_reap(cmd, t0, &t);
+    r->wall[k] = t.wall;
+    r->cpu[k] = t.user + t.sys;
+    if (t.rss_kib > r->rss_kib)
+        r->rss_kib = t.rss_kib;
     while (waitpid(gen, &gst, 0) < 0 && errno == EINTR)
         ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) > 1 || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0) {
-        printf("stream: %s exited %d (generator %d)\n", r->name,
-               WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+    if (st < 0 || st > 1 || !WIFEXITED(gst) || WEXITSTATUS(gst) != 0) {
+        printf("stream: %s exited %d (generator %d)\n", r->name, st,
                WIFEXITED(gst) ? WEXITSTATUS(gst) : -1);
         r->failed = 1;
     }
-}
-
-static double sb_median(double *v, unsigned n)
-{
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void sb_rows(sb_row *rows, const char *cmd)
@@ -206,7 +176,7 @@ static int one_size(const char *cmd, size_t mib, unsigned rounds, char *const bl
         /* whole blocks: the bytes actually written */
         size_t blen = blens[r->mbox];
         double bytes = (double)((size + blen - 1) / blen * blen);
-        double w = sb_median(r->wall, rounds), c = sb_median(r->cpu, rounds);
+        double w = cmdbench_median(r->wall, rounds), c = cmdbench_median(r->cpu, rounds);
         printf("  %-28s %6zu %9.2f %9.2f %9.1f %9.1f %9.1f%s\n", r->name, mib, w, c,
                bytes / w / 1e6, bytes / c / 1e6, (double)r->rss_kib / 1024.0,
                r->failed ? "  FAILED" : "");
