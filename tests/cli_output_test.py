@@ -10,7 +10,8 @@ import os
 import select
 import subprocess
 import sys
-import traceback
+
+from testlib import run_tests
 
 URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
 
@@ -371,19 +372,7 @@ def test_text_output_escapes_every_class_a_terminal_acts_on():
 
 
 def main():
-    tests = [(k, v) for k, v in globals().items() if k.startswith("test_") and callable(v)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok   " + name)
-        except Exception:
-            failed += 1
-            print("FAIL " + name)
-            traceback.print_exc()
-    print("%d tests, %d failed" % (len(tests), failed))
-    return 1 if failed else 0
-
+    return run_tests(globals())
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,7 +12,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
+
+from testlib import run_tests
 
 URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
 SRCDIR = os.environ.get("URISAN_SRCDIR",
@@ -1022,19 +1023,7 @@ def test_spec_reader_refuses_malformed_lines():
 
 
 def main():
-    tests = [(n, f) for n, f in sorted(globals().items())
-             if n.startswith("test_") and callable(f)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print(f"ok   {name}")
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}")
-            traceback.print_exc(file=sys.stdout)
-    print(f"{len(tests) - failed}/{len(tests)} passed")
-    return 1 if failed else 0
+    return run_tests(globals())
 
 
 if __name__ == "__main__":

@@ -16,29 +16,20 @@ import subprocess
 import sys
 import tempfile
 
+import testlib
+from testlib import check, failures
+
 URISAN = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAIL = os.path.join(HERE, "mail")
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
 
 def run(args, stdin=b""):
-    p = subprocess.run([URISAN, "extract"] + args, input=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout, p.stderr
+    return testlib.extract(URISAN, args, stdin)
 
 
 def hits(args, stdin=b""):
-    rc, out, err = run(["--json"] + args, stdin)
-    rows = [json.loads(line) for line in out.decode("utf-8").splitlines()]
-    return rc, rows, err
+    return testlib.extract_rows(URISAN, args, stdin)
 
 
 def uris(rows):
@@ -297,7 +288,6 @@ def test_big_message():
             check(rss_kib * 1024 < 60 * size + (512 << 20),
                   "big: peak RSS %d KiB for a %d-byte message" % (rss_kib, size))
         print("big message: %d bytes, %d hits, peak RSS %d KiB" % (size, len(lines), rss_kib))
-
 
 
 # Tree construction (issue 18): what parse5 and the HTML standard put in

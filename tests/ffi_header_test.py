@@ -18,18 +18,13 @@ import subprocess
 import sys
 import tempfile
 
+from testlib import check, failures
+
 cc, header, lib, version = sys.argv[1:5]
 cflags = sys.argv[5:]      # a sanitizer build's -fsanitize=...
 # A sanitizer build preloads its runtime into this python (meson sets
 # LD_PRELOAD); the compiler and the test program must not inherit it.
 os.environ.pop("LD_PRELOAD", None)
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 C_PROG = r"""

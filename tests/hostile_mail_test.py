@@ -13,17 +13,11 @@ import os
 import subprocess
 import sys
 
+from testlib import check, failures
+
 URISAN = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOSTILE = os.path.join(HERE, "mail", "hostile")
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def extract(path_or_bytes, extra=()):

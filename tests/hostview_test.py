@@ -9,7 +9,8 @@ Usage: hostview_test.py URISAN. Exit 77 when built without hostview.
 import json
 import subprocess
 import sys
-import traceback
+
+from testlib import run_tests
 
 URISAN = sys.argv[1] if len(sys.argv) > 1 else "urisan"
 
@@ -280,19 +281,7 @@ def main():
     if b"host_unicode" not in r.stdout:
         print("SKIP: urisan built without hostview (ICU, libidn2, libpsl)")
         return 77
-    tests = [(n, f) for n, f in sorted(globals().items())
-             if n.startswith("test_") and callable(f)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print(f"ok   {name}")
-        except Exception:
-            failed += 1
-            print(f"FAIL {name}")
-            traceback.print_exc(file=sys.stdout)
-    print(f"{len(tests) - failed}/{len(tests)} passed")
-    return 1 if failed else 0
+    return run_tests(globals())
 
 
 if __name__ == "__main__":

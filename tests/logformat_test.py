@@ -9,14 +9,9 @@ import subprocess
 import sys
 import tempfile
 
+from testlib import check, failures
+
 URISAN = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(args, stdin=b""):

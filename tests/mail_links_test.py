@@ -12,33 +12,23 @@
 
 Usage: mail_links_test.py path/to/urisan   (exit 77: built without mail)
 """
-import json
 import os
-import subprocess
 import sys
+
+import testlib
+from testlib import check, failures
 
 URISAN = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAIL = os.path.join(HERE, "mail")
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
 
 def extract(args, stdin=b""):
-    p = subprocess.run([URISAN, "extract"] + args, input=stdin,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout, p.stderr
+    return testlib.extract(URISAN, args, stdin)
 
 
 def rows_of(args, stdin=b""):
-    rc, out, err = extract(["--json"] + args, stdin)
-    return rc, [json.loads(line) for line in out.decode("utf-8").splitlines()], err
+    return testlib.extract_rows(URISAN, args, stdin)
 
 
 def message(parts):

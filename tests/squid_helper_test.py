@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from testlib import run_tests
+
 URISAN = None
 TIMEOUT = 10.0
 
@@ -323,18 +325,7 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     URISAN = os.path.abspath(argv[1])
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print("ok   %s" % name)
-        except Exception as e:  # report every failure, keep going
-            failed += 1
-            print("FAIL %s: %s" % (name, e))
-    print("%d of %d passed" % (len(tests) - failed, len(tests)))
-    return 1 if failed else 0
-
+    return run_tests(globals())
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
