@@ -17,7 +17,7 @@ import sys
 
 URISAN, SRC = sys.argv[1], sys.argv[2]
 DATA = os.environ.get("URISAN_DATA", "")
-CACHES = ("memo", "psl", "last", "skeleton", "runs")
+CACHES = ("memo", "skeleton", "runs")
 
 
 def inputs():

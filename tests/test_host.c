@@ -1,11 +1,10 @@
 /*
  * test_host.c - the host layer's shortcuts (src/host) give the answer of
  * its full path: an ASCII host without an A-label takes no libidn2/ICU
- * call (its skeleton from a per-byte table), registrable domains come
- * through a context's cache (pslcache.c), and a host seen before is
+ * call (its skeleton from a per-byte table), and a host seen before is
  * answered from the context's memo of views (memo.c);
- * host_view_compute(..., false, NULL) does every host through libidn2,
- * ICU and libpsl. Compared field by field on
+ * host_view_compute(..., false) does every host through libidn2 and
+ * ICU. Compared field by field on
  * generated hosts (every printable byte, case, escapes, lengths around
  * the cache key and the skeleton buffer, A-label look-alikes), on every
  * host of the shared URL lists, and twice each (cache miss, then hit).
@@ -27,7 +26,7 @@ static void same_view(const char *host, size_t len)
 {
     for (int round = 0; round < 2; round++) {
         bool a = urisan_host_view(ctx, host, len, &fast);
-        bool b = host_view_compute(host, len, &full, false, NULL);
+        bool b = host_view_compute(host, len, &full, false);
         ck_assert_msg(a == b, "return differs for '%.*s'", (int)len, host);
         ck_assert_msg(fast.is_name == full.is_name && fast.idn == full.idn &&
                       fast.invisible == full.invisible && fast.why == full.why &&
@@ -219,7 +218,7 @@ static void *share_thread(void *p)
             bool r = urisan_host_view(a->c, h, (size_t)n, &got);
             if (k % 17 != pass)
                 continue;
-            bool r2 = host_view_compute(h, (size_t)n, &want, false, NULL);
+            bool r2 = host_view_compute(h, (size_t)n, &want, false);
             a->compared++;
             if (r != r2 || !views_equal(&got, &want))
                 a->differ++;

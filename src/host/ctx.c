@@ -1,8 +1,8 @@
 /*
  * ctx.c - a context of liburisan-host (urisan_host.h): the memo of views
- * (memo.c), the registrable-domain cache (pslcache.c), the view of the
- * last host; the view of a URI's host through them; the guess of the next
- * line's host (urisan_host_prefetch).
+ * (memo.c) and the view of the last host with its serial; the view of a
+ * URI's host through them; the guess of the next line's host
+ * (urisan_host_prefetch).
  */
 #include "host_internal.h"
 #include "memo.h"
@@ -36,8 +36,7 @@ static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
     } else {
         ctx->memo = hostmemo_new(&ctx->memo_mem);
     }
-    ctx->psl = host_pslcache_new();
-    if (ctx->memo == NULL || ctx->psl == NULL) {
+    if (ctx->memo == NULL) {
         urisan_host_ctx_free(ctx);
         return NULL;
     }
@@ -71,7 +70,6 @@ URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
         hostmemo_share_unref(ctx->share);
     else
         hostmemo_free(ctx->memo_mem);
-    host_pslcache_free(ctx->psl);
     free(ctx->protect);   /* protect.c's list: one malloc'd block */
     free(ctx);
 }
@@ -114,9 +112,8 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
 URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
                                  urisan_hostview *hv)
 {
-    psl_table *psl = ctx->off & HOST_OFF_PSL ? NULL : ctx->psl;
     if (len > HOSTMEMO_KEY_MAX || (ctx->off & HOST_OFF_MEMO))
-        return host_view_compute(host, len, hv, true, psl);
+        return host_view_compute(host, len, hv, true);
     uint32_t h = hostmemo_hash(host, len);
     hm_share *sh = ctx->share;
     if (sh != NULL ? hostmemo_get_shared(sh, host, len, h, hv)
@@ -125,7 +122,7 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
         hv->imitation = 0;
         return hv->is_name;
     }
-    bool name = host_view_compute(host, len, hv, true, psl);
+    bool name = host_view_compute(host, len, hv, true);
     if (sh != NULL)
         hostmemo_put_shared(sh, host, len, h, hv);
     else
@@ -175,20 +172,21 @@ bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const uri
     bool some = host_of_uri(uri, len, u, &host, &n);
     /* the key is whole or none: the compare reads key[0..klen) alone */
     assert(hl->klen == SIZE_MAX || hl->klen <= HOST_LAST_KEY);
-    bool same = n == hl->klen && hostmemo_same(host, hl->key, n);
-    if (same && !(ctx->off & HOST_OFF_LAST))
-        return hl->name;
-    hl->name = urisan_host_view(ctx, host, n, &hl->hv) && some;
-    if (same)   /* `last` off: viewed again, the same view, the same serial
-                   (so the command's key runs measure apart from it) */
-        return hl->name;
+    /* The same bytes give the same view (the memo's, or computed again)
+       unless a policy judged it since (imitation_of: protect.c writes the
+       imitated name into it): then the serial stays, and text kept under
+       it (the command's key runs) is the text of this view. */
+    bool same = n == hl->klen && hostmemo_same(host, hl->key, n) && hl->hv.imitation_of == 0;
+    bool name = urisan_host_view(ctx, host, n, &hl->hv) && some;
+    if (same)
+        return name;
     hl->serial = ++ctx->serials;
     hl->klen = n;
     if (n <= HOST_LAST_KEY)
         memcpy(hl->key, host, n);
     else
         hl->klen = SIZE_MAX;
-    return hl->name;
+    return name;
 }
 
 /* ---- the next line's host, guessed ---- */

@@ -4,16 +4,15 @@
  *
  *   data.c      ICU's spoof checker and the Public Suffix List, loaded once
  *   skeleton.c  the TR39 skeleton of an ASCII host from a table of bytes
- *   pslcache.c  registrable domains by host, a cache a context
  *   view.c      a host as a reader sees it (UTS #46, TR39, invisible)
  *   memo.c      the views of hosts already seen, a memo a context
- *   ctx.c       the context, the views through its memo, the last host
+ *   ctx.c       the context, the views through its memo, the last host's
  *   imitation.c does a brand label imitate a protected name (pure)
  *   protect.c   a policy's protected names and a view's imitation of them
  *   judge.c     the decision (urisan_judge, urisan_judge_link)
  *
- * The calls go one way: judge -> protect -> imitation, ctx -> view, memo
- * -> pslcache, skeleton -> data (tools/src_graph.py src/host: no cycle).
+ * The calls go one way: judge -> protect -> imitation, ctx -> view -> memo,
+ * skeleton -> data (tools/src_graph.py src/host: no cycle).
  */
 #ifndef URISAN_HOST_INTERNAL_H
 #define URISAN_HOST_INTERNAL_H
@@ -36,8 +35,6 @@ const psl_ctx_t *host_psl(void);
    Every cache keeps answers that are a function of its key alone, so the
    results are the same either way; only the time differs. */
 #define HOST_OFF_MEMO     1u   /* memo.c: every view computed */
-#define HOST_OFF_PSL      2u   /* pslcache.c: libpsl asked each time */
-#define HOST_OFF_LAST     4u   /* ctx.c host_last: the memo asked each time */
 #define HOST_OFF_SKELETON 8u   /* skeleton.c: ICU's skeleton of ASCII hosts */
 unsigned host_caches_off(void);
 
@@ -48,27 +45,18 @@ void host_skeleton_init(const USpoofChecker *spoof);
    has none there. *jplain: the skeleton is its own JSON text. */
 bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain);
 
-/* pslcache.c: registrable domains by host (one cache a context). */
-typedef struct psl_table psl_table;
-psl_table *host_pslcache_new(void);
-void host_pslcache_free(psl_table *t);
-/* psl_registrable_domain of ascii[0..n) (NUL-terminated) through t (t may
-   be NULL: no cache). */
-const char *host_registrable(psl_table *t, const char *ascii, size_t n);
-
 /* view.c: the view of host[0..len) computed (no memo). shortcut: a plain
-   ASCII host without ICU and libidn2, registrable domains through cache;
-   false: everything through ICU, libidn2 and libpsl (tests compare). */
-bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut,
-                       psl_table *cache);
+   ASCII host without ICU and libidn2; false: everything through ICU and
+   libidn2 (tests compare). */
+bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut);
 
-/* ctx.c: the view of the last host a context asked about (issue 17: in a
-   log, half the lines name the host of the line before). A host whose
-   bytes are the last one's is not looked at again. */
-#define HOST_LAST_KEY 64   /* longer hosts are viewed each time */
+/* ctx.c: the view of the last host a context asked about and its serial
+   (urisan_judgement.hv_serial): a host whose bytes are the last one's
+   keeps the serial (in a log, half the lines name the host of the line
+   before), so text kept under it is kept. */
+#define HOST_LAST_KEY 64   /* longer hosts get a new serial each time */
 typedef struct {
     urisan_hostview hv;
-    bool name;                 /* what the view of key returned */
     size_t klen;               /* key[0..klen): the host; SIZE_MAX: none */
     char key[HOST_LAST_KEY];
     uint64_t serial;
@@ -89,7 +77,6 @@ struct urisan_host_ctx {
                                   contexts (urisan_host_ctx_new_sharing) */
     struct host_protect *protect; /* protect.c: the last policy's names
                                      (one malloc'd block: free() frees it) */
-    psl_table *psl;            /* pslcache.c */
     host_last last;
     unsigned off;              /* HOST_OFF_*: caches a bench turned off */
     uint64_t serials;          /* the last serial given: a context's are

@@ -411,8 +411,7 @@ static void view_idn(urisan_hostview *hv, const char *raw)
         judge_labels(hv);
 }
 
-static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool shortcut,
-                      psl_table *cache)
+static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool shortcut)
 {
     pthread_once(&cls_once, init_host_cls);
     hv->is_name = hv->idn = hv->invisible = hv->uts46 = hv->json_plain = false;
@@ -442,9 +441,7 @@ static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool sh
         view_idn(hv, raw);
 
     if (host_psl() != NULL) {
-        const char *reg = !shortcut ? psl_registrable_domain(host_psl(), hv->ascii)
-                          : plain   ? host_registrable(cache, hv->ascii, rn)
-                                    : host_registrable(cache, hv->ascii, strlen(hv->ascii));
+        const char *reg = psl_registrable_domain(host_psl(), hv->ascii);
         if (reg != NULL)
             copy_str(hv->registrable, sizeof hv->registrable, reg);
     }
@@ -458,10 +455,9 @@ static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool sh
 }
 
 /* view_host, and the lengths of the forms it wrote. */
-bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut,
-                       psl_table *cache)
+bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut)
 {
-    bool name = view_host(host, len, hv, shortcut, cache);
+    bool name = view_host(host, len, hv, shortcut);
     hv->unicode_len = strlen(hv->unicode);
     hv->skeleton_len = strlen(hv->skeleton);
     hv->imitates_len = strlen(hv->imitates);
