@@ -121,16 +121,16 @@ URISAN_API bool urisan_host_init(void);
 URISAN_API void urisan_host_shutdown(void);
 
 /* A context: the memo of hosts already viewed (a fixed table of 4 MiB,
-   and 4 MiB of registrable domains, taken from the system as they are
-   touched) and the view of the last host. NULL: no memory. */
+   taken from the system as it is touched) and the view of the last
+   host. NULL: no memory. */
 URISAN_API urisan_host_ctx *urisan_host_ctx_new(void);
 URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx);
 /*
  * A context that shares its memo of views with other contexts, each used
  * by a thread of its own: with NULL, a new memo (4 MiB, as
  * urisan_host_ctx_new's); else with's memo (with made by this call).
- * Only the memo is shared; each context keeps its own last host's view
- * and registrable-domain cache, and is used by one thread at a time.
+ * Only the memo is shared; each context keeps its own last host's view,
+ * and is used by one thread at a time.
  * Free each context with urisan_host_ctx_free, in any order: the memo
  * goes with the last. Every answer is the one a context of its own gives.
  * NULL: no memory, or with is not a sharing context.

@@ -3,8 +3,7 @@
  * (ctx.c) by the host as written (issue 17).
  *
  * A log names the same hosts again and again; each view costs a
- * decode, a skeleton, and a libpsl look-up (~9,000 instructions on a
- * miss of the registrable-domain cache). A view is a function of the
+ * decode, a skeleton, and a libpsl look-up (~9,000 instructions). A view is a function of the
  * host's bytes alone (and of ICU's and libpsl's data, loaded once), so
  * the answer kept for the same bytes is the answer: the memo is keyed by
  * the exact bytes and compared in full on every hit.
@@ -54,7 +53,7 @@ static inline bool hostmemo_same(const char *a, const char *b, size_t n)
     return (d | (x ^ y)) == 0;
 }
 
-/* 32 bits of a host's bytes (also the registrable-domain cache's). */
+/* 32 bits of a host's bytes. */
 uint32_t hostmemo_hash(const char *s, size_t n);
 
 typedef struct hm_table hm_table;
