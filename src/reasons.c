@@ -25,20 +25,33 @@ static void put(fmt_out *o, const char *s, size_t len)
 /* ",name" (or "name" first) for every bit of f (bit order), then of
    rules (reason order); k: how many are written before; returns how many
    then. The one writer of a comma-joined list of reasons. */
+/* The lowest set bit of m != 0. */
+static unsigned low_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned n = 0;
+    for (; (m & 1u) == 0; m >>= 1)
+        n++;
+    return n;
+#endif
+}
+
 static size_t put_names(fmt_out *o, urisan_flags f, unsigned rules, size_t k)
 {
-    for (unsigned bit = 0; bit < 64; bit++) {
-        const char *name;
-        if (((f >> bit) & 1u) == 0 || (name = urisan_flag_name((urisan_flag)bit)) == NULL)
+    /* the set bits alone, lowest first: a line has a few of 64 */
+    for (uint64_t m = (uint64_t)f; m != 0; m &= m - 1) {
+        const char *name = urisan_flag_name((urisan_flag)low_bit(m));
+        if (name == NULL)
             continue;
         if (k++ > 0)
             put(o, ",", 1);
         put(o, name, strlen(name));
     }
-    for (unsigned r = 0; r < URISAN_REASON_COUNT_; r++) {
-        if (((rules >> r) & 1u) == 0)
-            continue;
-        const char *name = urisan_rule_reason_name((urisan_rule_reason)r);
+    uint64_t known = ((uint64_t)1 << URISAN_REASON_COUNT_) - 1;
+    for (uint64_t m = (uint64_t)rules & known; m != 0; m &= m - 1) {
+        const char *name = urisan_rule_reason_name((urisan_rule_reason)low_bit(m));
         if (k++ > 0)
             put(o, ",", 1);
         put(o, name, strlen(name));
