@@ -166,12 +166,6 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     return host_in(p, arr, cnt, h, n, ip, ipn);
 }
 
-/* The host a client resolves for h[0..n), when the caller's map (the
-   host layer's UTS #46 form) says it is not h as written: its length in
-   out, 0 for none, URISAN_HOST_MAP_FAILED when it could not be told. Only
-   a host with a non-ASCII byte or a percent-escape can be another name
-   (an ASCII host differs from its form only in case, which the lists
-   ignore; an IP literal is the analysis' own). */
 /* Has h[0..n) a byte >= 0x80 or a '%'? Eight bytes a step: a '%' is a
    zero byte of w ^ 0x25.., found (exactly, as any) by the zero-byte test
    (x - 0x01..) & ~x & 0x80..; a byte >= 0x80 has its high bit. */
@@ -198,13 +192,22 @@ static bool high_or_pct(const char *h, size_t n)
     }
 }
 
+/* The host a client resolves for h[0..n), when the caller's map (the
+   host layer's UTS #46 form) says it is not h as written: its length in
+   out without one trailing dot (as host_listed compares), 0 for none,
+   URISAN_HOST_MAP_FAILED when it could not be told. Only a host with a
+   non-ASCII byte or a percent-escape can be another name (an ASCII host
+   differs from its form only in case, which the lists ignore; an IP
+   literal is the analysis' own). */
 static size_t mapped_host(const urisan_decide_hooks *hk, const char *h, size_t n,
                           char out[URISAN_MAPPED_HOST_MAX])
 {
     if (hk == NULL || hk->map == NULL || n == 0 || h[0] == '[' || !high_or_pct(h, n))
         return 0;
     size_t m = hk->map(hk->map_ctx, h, n, out, URISAN_MAPPED_HOST_MAX);
-    return m <= URISAN_MAPPED_HOST_MAX ? m : URISAN_HOST_MAP_FAILED;
+    if (m > URISAN_MAPPED_HOST_MAX)
+        return URISAN_HOST_MAP_FAILED;
+    return m > 1 && out[m - 1] == '.' ? m - 1 : m;
 }
 
 /* The deny-host and allow-host reasons of the form m[0..mn) a client
@@ -215,8 +218,6 @@ static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
 {
     unsigned rules = 0;
     bool failed = mn == URISAN_HOST_MAP_FAILED;
-    if (mn > 1 && !failed && m[mn - 1] == '.')
-        mn--;
     if (p->n_deny_host > 0 && (failed || host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0)))
         rules |= 1u << URISAN_REASON_HOST_DENIED;
     if (p->n_allow_host > 0 &&
@@ -399,8 +400,6 @@ static size_t deny_host_at(const urisan_policy *p, const urisan_decide_hooks *hk
     size_t mn = mapped_host(hk, t + u->host.off, u->host.len, m);
     if (mn == 0 || mn == URISAN_HOST_MAP_FAILED)
         return 0;
-    if (mn > 1 && m[mn - 1] == '.')
-        mn--;
     return host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0);
 }
 
