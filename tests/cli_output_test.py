@@ -203,7 +203,10 @@ def test_many_lines_cross_the_block_boundary_in_order():
 def test_interactive_peer_gets_each_answer_before_its_next_line():
     # A peer that writes one line and waits (a coprocess, Squid): the answer
     # must come although stdin stays open and stdout is a pipe.
-    for args in (["check", "--json"], ["check"], ["normalize"], ["squid-acl"]):
+    # --jobs: the workers read standard input in turn; the one that would
+    # wait has every line read so far judged and written first.
+    for args in (["check", "--json"], ["check"], ["normalize"], ["squid-acl"],
+                 ["check", "--json", "--jobs", "2"], ["check", "--jobs", "3"]):
         p = subprocess.Popen([URISAN] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         try:

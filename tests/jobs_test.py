@@ -179,6 +179,25 @@ def long_lines():
                 expect(out.count(b"\n") == want, f"{args} a line of {n} + {end!r}: {want} lines")
 
 
+def unreadable_input():
+    """Standard input that cannot be read (a directory): the same message
+    and exit status, whichever worker's turn it is to read."""
+    for args in (["check"], ["check", "--json"]):
+        got = []
+        for n in ("1", "2"):
+            d = os.open("/", os.O_RDONLY)
+            try:
+                got.append(subprocess.run([URISAN, *args, "--jobs", n], stdin=d,
+                                          capture_output=True))
+            finally:
+                os.close(d)
+        one, two = got
+        expect(one.returncode == 2 and b"reading standard input" in one.stderr,
+               f"{args} on a directory: exit 2 and the message ({one.returncode})")
+        expect((one.returncode, one.stdout, one.stderr) == (two.returncode, two.stdout, two.stderr),
+               f"{args} on a directory: --jobs 2 differs from --jobs 1")
+
+
 def property_test(urls):
     rnd = random.Random(27)
     url_lines = urls.splitlines() or [b"http://a.example/"]
@@ -222,6 +241,7 @@ def main():
     if urls:
         logs(urls)
     long_lines()
+    unreadable_input()
     property_test(urls)
     print(f"{runs} comparisons; " + (f"{fails} failed" if fails else "all passed"))
     return 1 if fails else 0

@@ -57,6 +57,10 @@ struct cli_jobs {
     size_t units;        /* units a batch holds at most */
     bool quit;
     bool writing;        /* a thread is writing the batches at the head */
+    cli_jobs_pull_fn pull;   /* the input read by the workers (cli_jobs_pull) */
+    void *pull_arg;
+    bool pulling;        /* a worker is in pull */
+    pthread_cond_t pulled;   /* pull is done (the thread in cli_jobs_pull) */
     atomic_bool stopped; /* a unit's output failed: the rest is dropped
                             (read by the reading thread without j->mu) */
     cli_buf rerr;        /* the reading thread's messages, not queued yet */
@@ -201,28 +205,66 @@ static void write_done(cli_jobs *j)
     j->writing = false;
 }
 
+/* Take the next batch and run it (j->mu held; released while it runs). */
+static void run_next(cli_jobs *j, void *w)
+{
+    batch *b = j->ring[j->taken++ % j->rcap];
+    bool skip = atomic_load_explicit(&j->stopped, memory_order_relaxed);
+    pthread_mutex_unlock(&j->mu);
+    if (!skip)
+        run_batch(j, w, b);
+    pthread_mutex_lock(&j->mu);
+    b->done = true;
+    write_done(j);
+    pthread_cond_broadcast(&j->done);
+}
+
+/* Read the next piece of input (j->mu held; released while reading):
+   this worker's turn; the reading thread's messages in their place. */
+static void pull_next(cli_jobs *j)
+{
+    j->pulling = true;
+    pthread_mutex_unlock(&j->mu);
+    cli_out_capture(NULL, &j->rerr);
+    bool more = j->pull(j->pull_arg);
+    cli_out_capture(NULL, NULL);
+    pthread_mutex_lock(&j->mu);
+    j->pulling = false;
+    if (!more) {
+        j->pull = NULL;
+        pthread_cond_signal(&j->pulled);
+    }
+    pthread_cond_broadcast(&j->work);   /* a worker waiting for the turn */
+}
+
 static void *worker(void *arg)
 {
     cli_jobs *j = arg;
     pthread_mutex_lock(&j->mu);
     void *w = j->wctx[j->next_worker++];
     for (;;) {
-        while (!j->quit && j->taken == j->tail)
-            pthread_cond_wait(&j->work, &j->mu);
-        if (j->taken == j->tail)
+        if (j->taken < j->tail)
+            run_next(j, w);
+        else if (j->pull != NULL && !j->pulling)
+            pull_next(j);
+        else if (j->quit && j->pull == NULL)
             break;
-        batch *b = j->ring[j->taken++ % j->rcap];
-        bool skip = atomic_load_explicit(&j->stopped, memory_order_relaxed);
-        pthread_mutex_unlock(&j->mu);
-        if (!skip)
-            run_batch(j, w, b);
-        pthread_mutex_lock(&j->mu);
-        b->done = true;
-        write_done(j);
-        pthread_cond_broadcast(&j->done);
+        else
+            pthread_cond_wait(&j->work, &j->mu);
     }
     pthread_mutex_unlock(&j->mu);
     return NULL;
+}
+
+void cli_jobs_pull(cli_jobs *j, cli_jobs_pull_fn pull, void *arg)
+{
+    pthread_mutex_lock(&j->mu);
+    j->pull = pull;
+    j->pull_arg = arg;
+    pthread_cond_broadcast(&j->work);
+    while (j->pull != NULL)
+        pthread_cond_wait(&j->pulled, &j->mu);
+    pthread_mutex_unlock(&j->mu);
 }
 
 cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job_fn fn,
@@ -259,6 +301,7 @@ cli_jobs *cli_jobs_start(const char *cmd, unsigned n, void *const *wctx, cli_job
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->work, NULL);
     pthread_cond_init(&j->done, NULL);
+    pthread_cond_init(&j->pulled, NULL);
     for (unsigned k = 0; k < n; k++) {
         int e = pthread_create(&j->th[k], NULL, worker, j);
         if (e != 0) {
@@ -503,6 +546,7 @@ bool cli_jobs_end(cli_jobs *j)
     pthread_mutex_destroy(&j->mu);
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->done);
+    pthread_cond_destroy(&j->pulled);
     free(j->ring);
     free(j->th);
     free(j->wctx);

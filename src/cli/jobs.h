@@ -4,8 +4,9 @@
  *
  * The reading thread copies each unit of input (a log line, a message)
  * into a batch, or plain lines by the block (cli_jobs_add_lines; the
- * lines of standard input without a copy, cli_jobs_give_lines); a
- * worker takes the next batch, runs the command's function on each unit
+ * lines of standard input without a copy, cli_jobs_give_lines, read by
+ * the workers themselves in turn: cli_jobs_pull); a worker takes the
+ * next batch, runs the command's function on each unit
  * with its own context (the command's: check's share one memo of host
  * views, urisan_host_ctx_new_sharing), and its output lines and messages
  * for standard error go into the batch (cli_out_capture). The worker
@@ -75,6 +76,15 @@ bool cli_jobs_give_lines(cli_jobs *j, char **buf, size_t *cap, size_t whole, siz
    the block cut here; each line a unit as cli_jobs_add_lines describes.
    The status as cli_each_input's. */
 int cli_jobs_each_line(const char *cmd, cli_jobs *j, size_t keep);
+/* The input read by the workers themselves, in turn: a worker with no
+   batch to take calls pull(arg) (one worker at a time; what it tells on
+   standard error goes in its place, as the reading thread's), which reads
+   the next piece and queues it (cli_jobs_add, cli_jobs_give_lines, ...),
+   then most often runs that batch itself: the bytes it read are in its
+   core's cache, and no third thread competes for the cores. false: the
+   input has ended. Returns when pull has returned false. */
+typedef bool (*cli_jobs_pull_fn)(void *arg);
+void cli_jobs_pull(cli_jobs *j, cli_jobs_pull_fn pull, void *arg);
 /* Before the input may wait: queue what is read, wait until it is all
    written and flush the output (an interactive peer gets its answers). */
 void cli_jobs_idle(cli_jobs *j, int fd);

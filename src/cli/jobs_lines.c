@@ -1,9 +1,11 @@
 /*
  * jobs_lines.c - --jobs over the lines of standard input (see jobs.h):
- * read by the block, whole lines queued as one record that a worker
- * cuts (cli_jobs_give_lines: the buffer read into is the batch's), so
- * that the reading thread does no work a line and copies nothing. The lines are those of lines.h: a line longer than the buffer
- * is cut here to its first keep bytes, its length counted to its LF.
+ * read by the block by the workers in turn (cli_jobs_pull), whole lines
+ * queued as one record that a worker cuts (cli_jobs_give_lines: the
+ * buffer read into is the batch's), so that reading does no work a line
+ * and copies nothing but the start of the last line. The lines are those
+ * of lines.h: a line longer than the buffer is cut here to its first keep
+ * bytes, its length counted to its LF.
  */
 #define _GNU_SOURCE 1 /* memrchr */
 #include "cli.h"
@@ -19,6 +21,9 @@
 
 typedef struct {
     cli_jobs *j;
+    const char *cmd;
+    int status;          /* CLI_EXIT_*: a read failed */
+    bool io_ok;          /* false: a unit's output failed, or no memory */
     size_t keep;
     char *buf;           /* buf[0..len): read, not queued: a line's start */
     size_t cap, len;
@@ -89,38 +94,44 @@ static bool last_line(lreader *r)
     return r->len == 0 || put_line(r, r->buf, r->len);
 }
 
+/* One read of standard input, queued (cli_jobs_pull: on a worker, its
+   turn). false: the input has ended, or reading stops. */
+static bool pull_lines(void *arg)
+{
+    lreader *r = arg;
+    cli_jobs_idle(r->j, STDIN_FILENO);   /* answers out before a read may wait */
+    ssize_t n;
+    do {
+        n = read(STDIN_FILENO, r->buf + r->len, r->cap - r->len);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        if (n < 0)
+            r->status = cli_fail(r->cmd, "reading standard input: %s", strerror(errno));
+        else
+            r->io_ok = last_line(r);
+        return false;
+    }
+    cli_progress_bytes(r->buf + r->len, (size_t)n);
+    if (r->longl)
+        r->io_ok = long_line(r, (size_t)n);
+    else
+        r->len += (size_t)n;
+    if (r->io_ok && !r->longl)
+        r->io_ok = whole_lines(r);
+    return r->io_ok;
+}
+
 int cli_jobs_each_line(const char *cmd, cli_jobs *j, size_t keep)
 {
-    lreader r = { .j = j, .keep = keep ? keep : 1 };
+    lreader r = { .j = j, .cmd = cmd, .keep = keep ? keep : 1, .io_ok = true,
+                  .status = CLI_EXIT_OK };
     r.cap = r.keep + 2 > BLOCK ? r.keep + 2 : BLOCK;
     r.buf = malloc(r.cap);
     if (r.buf == NULL)
         return cli_fail(cmd, "out of memory");
-    bool io_ok = true;
-    int status = CLI_EXIT_OK;
-    while (io_ok) {
-        cli_jobs_idle(j, STDIN_FILENO);   /* answers out before a read may wait */
-        ssize_t n;
-        do {
-            n = read(STDIN_FILENO, r.buf + r.len, r.cap - r.len);
-        } while (n < 0 && errno == EINTR);
-        if (n <= 0) {
-            if (n < 0)
-                status = cli_fail(cmd, "reading standard input: %s", strerror(errno));
-            else
-                io_ok = last_line(&r);
-            break;
-        }
-        cli_progress_bytes(r.buf + r.len, (size_t)n);
-        if (r.longl)
-            io_ok = long_line(&r, (size_t)n);
-        else
-            r.len += (size_t)n;
-        if (io_ok && !r.longl)
-            io_ok = whole_lines(&r);
-    }
+    cli_jobs_pull(j, pull_lines, &r);
     free(r.buf);
-    if (!io_ok && cli_out_error() == 0 && !ferror(stdout))
-        status = cli_fail(cmd, "out of memory for an output line");
-    return status;
+    if (!r.io_ok && cli_out_error() == 0 && !ferror(stdout))
+        r.status = cli_fail(cmd, "out of memory for an output line");
+    return r.status;
 }
