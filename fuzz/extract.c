@@ -11,7 +11,10 @@
  *  3. flags and verdict equal urisan_check of the hit's URI;
  *  4. resuming: batches of 2 hits and a small scratch give exactly the
  *     hits of one big call, and every call makes progress;
- *  5. the whole input is scanned (*next == len).
+ *  5. the whole input is scanned (*next == len);
+ *  6. urisan_extract_with (the resumed run) calls its decision hook once
+ *     for each hit it stores, and a hook deciding as the core does gives
+ *     the hits of urisan_extract.
  */
 #include <stdbool.h>
 
@@ -20,6 +23,17 @@
 #define BIG 4096
 
 static urisan_hit big_hits[BIG];
+
+/* A decision hook that decides as the core does, and counts its calls. */
+static void count_decide(void *ctx, const urisan_policy *pol, const char *in, size_t len,
+                         const urisan_uri *u, urisan_report *rep, const char *display,
+                         size_t dlen, urisan_decision *out)
+{
+    (void)display;
+    (void)dlen;
+    ++*(size_t *)ctx;
+    urisan_decide(in, len, u, rep, pol, out);
+}
 
 static bool is_ws(unsigned char c)
 {
@@ -96,21 +110,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Resumed in batches of two with just the minimal scratch. */
     if (st == URISAN_OK) {
         urisan_hit h2[2];
-        size_t got = 0, start = 0;
+        size_t got = 0, start = 0, calls = 0;
+        const urisan_link_hooks hk = { count_decide, &calls };
         char *small = malloc(scap);
         if (small == NULL)
             abort();
         for (;;) {
-            size_t m = 0, nx = 0;
-            urisan_status s2 = urisan_extract(in, size, start, NULL, h2, 2, &m, small, scap, &nx);
+            size_t m = 0, nx = 0, calls0 = calls;
+            urisan_status s2 = urisan_extract_with(in, size, start, 0, NULL, &hk, h2, 2, &m, small,
+                                                   scap, &nx);
             FUZZ_ASSERT(s2 == URISAN_OK || s2 == URISAN_E_TOO_MANY, "resume status %s",
                         fuzz_status(s2));
+            FUZZ_ASSERT(calls - calls0 == m, "%zu decisions for %zu hits", calls - calls0, m);
             for (size_t k = 0; k < m; k++, got++) {
                 FUZZ_ASSERT(got < n, "resumed run finds more hits (%zu) than one call", got + 1);
                 const urisan_hit *a = &big_hits[got], *b = &h2[k];
                 FUZZ_ASSERT(a->off == b->off && a->len == b->len && a->form == b->form &&
                                 a->uri_len == b->uri_len &&
-                                memcmp(a->uri, b->uri, a->uri_len) == 0 && a->flags == b->flags,
+                                memcmp(a->uri, b->uri, a->uri_len) == 0 && a->flags == b->flags &&
+                                a->decision.verdict == b->decision.verdict &&
+                                a->decision.deny_flags == b->decision.deny_flags &&
+                                a->decision.flag_flags == b->decision.flag_flags &&
+                                a->decision.rules == b->decision.rules,
                             "resumed hit %zu differs", got);
             }
             if (s2 == URISAN_OK) {

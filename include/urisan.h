@@ -761,6 +761,74 @@ URISAN_API urisan_status urisan_extract_more(const char *text, size_t len,
                                              char *scratch, size_t scratch_cap,
                                              size_t *next);
 
+/*
+ * The decision of a link found in text or mail, taken by the caller:
+ * in[0..len) the URI, uri its parse under pol's limits, rep its analysis
+ * plus what the finder knows of it (liburisan-mail: link_text_mismatch),
+ * display[0..dlen) the link text (NULL: none). The function may add
+ * flags to rep->flags (they are the link's flags then) and fills *out:
+ * the link's one decision under pol (urisan_decide, or
+ * urisan_decide_with with hooks of its own). The host layer's
+ * urisan_judge_link_decide (urisan_host.h) is one: its host judgement
+ * folded in before the one decision.
+ */
+typedef void (*urisan_link_decide_fn)(void *ctx, const urisan_policy *pol,
+                                      const char *in, size_t len,
+                                      const urisan_uri *uri, urisan_report *rep,
+                                      const char *display, size_t dlen,
+                                      urisan_decision *out);
+
+/* What urisan_extract_with (and liburisan-mail's urisan_mail_scan_with)
+   asks its caller; decide NULL: urisan_decide, as without hooks. */
+typedef struct {
+    urisan_link_decide_fn decide;
+    void *decide_ctx;
+} urisan_link_hooks;
+
+/*
+ * urisan_extract_more with the decision of each hit taken by hooks
+ * (NULL: urisan_decide, which is urisan_extract_more): each hit is
+ * parsed and analysed once, then hooks->decide is called once for it,
+ * in the order the hits are stored and before the call returns; a hit's
+ * flags and decision are what it left in rep->flags and *out. A candidate
+ * left undecided (more) or not stored (hits or scratch full) is not
+ * decided.
+ */
+URISAN_API urisan_status urisan_extract_with(const char *text, size_t len,
+                                             size_t start, int more,
+                                             const urisan_policy *pol,
+                                             const urisan_link_hooks *hooks,
+                                             urisan_hit *hits, size_t cap,
+                                             size_t *count,
+                                             char *scratch, size_t scratch_cap,
+                                             size_t *next);
+
+/*
+ * For a caller that decides each hit of urisan_extract_with when it
+ * delivers it (so that what its decision keeps of a link - a host view -
+ * is that link's): urisan_link_keep, as the hook with a keeper as its
+ * context, keeps each hit's parse and report in facts[n++] and leaves the
+ * hit undecided (decision all zero; flags the analysis'). Set n to 0
+ * before each call; after it n equals *count, and facts[k] is hit k's.
+ * A hit past cap is counted but not kept.
+ */
+typedef struct {
+    urisan_uri uri;
+    urisan_report rep;
+} urisan_link_facts;
+
+typedef struct {
+    urisan_link_facts *facts;  /* room for cap hits */
+    size_t cap;
+    size_t n;                  /* hits kept (or counted past cap) */
+} urisan_link_keeper;
+
+URISAN_API void urisan_link_keep(void *keeper, const urisan_policy *pol,
+                                 const char *in, size_t len,
+                                 const urisan_uri *uri, urisan_report *rep,
+                                 const char *display, size_t dlen,
+                                 urisan_decision *out);
+
 #ifdef __cplusplus
 }
 #endif

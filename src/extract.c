@@ -33,6 +33,7 @@ typedef struct {
     size_t scap, sused;
     bool more;      /* the text goes on past len (urisan_extract_more) */
     bool starved;   /* a read reached len while more: undecided */
+    const urisan_link_hooks *hooks; /* the caller's decision; NULL: none */
 } ex_ctx;
 
 /* What a candidate came to. */
@@ -198,7 +199,8 @@ static size_t trim_bare(const char *t, size_t s, size_t e)
     return e;
 }
 
-/* Analyse and store one hit; EX_FULL when hits are full. */
+/* Analyse, decide (the caller's hook, else urisan_decide) and store one
+   hit; EX_FULL when hits are full. */
 static ex_res add_hit(ex_ctx *x, size_t off, size_t len, const char *uri,
                       size_t ulen, unsigned form)
 {
@@ -212,7 +214,12 @@ static ex_res add_hit(ex_ctx *x, size_t off, size_t len, const char *uri,
     h->uri = uri;
     h->uri_len = ulen;
     h->form = form;
-    (void)urisan_check(uri, ulen, x->pol, &u, &rep, &h->decision);
+    (void)urisan_check_facts(uri, ulen, x->pol, &u, &rep);
+    if (x->hooks != NULL && x->hooks->decide != NULL)
+        x->hooks->decide(x->hooks->decide_ctx, x->pol, uri, ulen, &u, &rep, NULL, 0,
+                         &h->decision);
+    else
+        urisan_decide(uri, ulen, &u, &rep, x->pol, &h->decision);
     h->flags = rep.flags;
     return EX_HIT;
 }
@@ -246,6 +253,10 @@ static size_t assemble(ex_ctx *x, size_t s, size_t e, const char *pre,
  */
 static ex_res emit(ex_ctx *x, size_t s, size_t e, size_t content, unsigned form)
 {
+    /* a candidate that read to the end of a text that goes on is
+       undecided (extract_scan drops it): not analysed, not decided */
+    if (x->starved)
+        return EX_NONE;
     const char *pre = NULL;
     size_t plen = 0;
     /* Longer than max_uri, the text itself is analysed (too_long). */
@@ -438,10 +449,11 @@ URISAN_API size_t urisan_extract_scratch_size(const urisan_policy *pol)
     return URISAN_EXTRACT_SCRATCH(lim.max_uri);
 }
 
-/* urisan_extract and urisan_extract_more: more says whether the text goes
-   on past len. */
+/* urisan_extract, urisan_extract_more and urisan_extract_with: more says
+   whether the text goes on past len; hooks: the caller's decision. */
 static urisan_status extract_scan(const char *text, size_t len, size_t start, int more,
-                                  const urisan_policy *pol, urisan_hit *hits, size_t cap,
+                                  const urisan_policy *pol, const urisan_link_hooks *hooks,
+                                  urisan_hit *hits, size_t cap,
                                   size_t *count, char *scratch, size_t scratch_cap,
                                   size_t *next)
 {
@@ -470,6 +482,7 @@ static urisan_status extract_scan(const char *text, size_t len, size_t start, in
     x.sused = 0;
     x.more = more;
     x.starved = false;
+    x.hooks = hooks;
 
     size_t i = start;
     while (i < len) {
@@ -509,7 +522,7 @@ URISAN_API urisan_status urisan_extract(const char *text, size_t len,
                                         char *scratch, size_t scratch_cap,
                                         size_t *next)
 {
-    return extract_scan(text, len, start, false, pol, hits, cap, count, scratch,
+    return extract_scan(text, len, start, false, pol, NULL, hits, cap, count, scratch,
                         scratch_cap, next);
 }
 
@@ -521,6 +534,37 @@ URISAN_API urisan_status urisan_extract_more(const char *text, size_t len,
                                              char *scratch, size_t scratch_cap,
                                              size_t *next)
 {
-    return extract_scan(text, len, start, more != 0, pol, hits, cap, count, scratch,
+    return extract_scan(text, len, start, more != 0, pol, NULL, hits, cap, count, scratch,
+                        scratch_cap, next);
+}
+
+URISAN_API void urisan_link_keep(void *keeper, const urisan_policy *pol, const char *in,
+                                 size_t len, const urisan_uri *uri, urisan_report *rep,
+                                 const char *display, size_t dlen, urisan_decision *out)
+{
+    urisan_link_keeper *k = keeper;
+    (void)pol;
+    (void)in;
+    (void)len;
+    (void)display;
+    (void)dlen;
+    if (k->n < k->cap) {
+        k->facts[k->n].uri = *uri;
+        k->facts[k->n].rep = *rep;
+    }
+    k->n++;
+    memset(out, 0, sizeof *out); /* decided when the caller delivers it */
+}
+
+URISAN_API urisan_status urisan_extract_with(const char *text, size_t len,
+                                             size_t start, int more,
+                                             const urisan_policy *pol,
+                                             const urisan_link_hooks *hooks,
+                                             urisan_hit *hits, size_t cap,
+                                             size_t *count,
+                                             char *scratch, size_t scratch_cap,
+                                             size_t *next)
+{
+    return extract_scan(text, len, start, more != 0, pol, hooks, hits, cap, count, scratch,
                         scratch_cap, next);
 }
