@@ -20,8 +20,9 @@
  *     adds the host's flags and decides once under a policy.
  *
  * Every front end (the urisan command's check, extract, milter, serve and
- * squid-acl, the Python module) calls urisan_judge or urisan_judge_link
- * and prints what it gives:
+ * squid-acl, the Python module) calls urisan_judge, or hands
+ * urisan_judge_link_decide to the code that finds links, and prints what
+ * it gives:
  *
  *     urisan_host_ctx *ctx = urisan_host_ctx_new();   // once a thread
  *     urisan_judgement j;
@@ -164,7 +165,7 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
 URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size_t len,
                           urisan_hostview *hv);
 /* The flags this library gives the host of uri[0..len) as a link's
-   (urisan_judge_link): its view's, and those of a mailto: URI's every
+   (urisan_judge_link_decide): its view's, and those of a mailto: URI's every
    address. What a nested URL's host adds to the union `deny nested:FLAG`
    judges (urisan_judge), and what `check --json` lists for it. ctx NULL:
    this thread's; no memory: every flag (fail closed). */
@@ -251,19 +252,34 @@ URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *bas
                                            urisan_judgement *j, urisan_error *err);
 
 /*
- * A link found in text or mail (urisan_extract, liburisan-mail): *flags
- * and *dec are the library's; the host judgement of uri and of its link
- * text display[0..dlen) (display NULL: none; invisible_char) is added to
- * *flags, and when it adds a flag, or a host list of pol can meet the
- * form a browser resolves of the link's host or of a nested URL's, the
- * link is decided again under pol, in one urisan_decide_with. hv: where
- * to put the host's view, or NULL.
+ * A link found in text or mail, decided once: the urisan_link_decide_fn
+ * (urisan.h) of this library, for urisan_extract_with and liburisan-mail's
+ * urisan_mail_scan_with:
+ *
+ *     urisan_link_judge lj = { ctx, &hv };     // hv: the link's host view
+ *     urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+ *     urisan_mail_scan_with(msg, len, pol, &lim, &hk, &sink, &res);
+ *
+ * To the link's flags (rep->flags: the core's analysis, and what the
+ * finder adds, link_text_mismatch) it adds the host judgement of in's
+ * host (and of a mailto: URI's every address) and of the link text
+ * display[0..dlen) (invisible_char), then decides once under pol, in one
+ * urisan_decide_with: a nested URL's host is judged when a nested rule
+ * names this library's flags, and the host lists meet the form a browser
+ * resolves of the link's host and of a nested URL's. No memory: flag
+ * invalid, denied (fail closed).
  */
-URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol,
-                       const char *uri, size_t len,
-                       const char *display, size_t dlen,
-                       urisan_flags *flags, urisan_decision *dec,
-                       urisan_hostview *hv);
+typedef struct {
+    urisan_host_ctx *ctx;      /* NULL: this thread's context */
+    urisan_hostview *hv;       /* where the view of the link's host goes
+                                  (overwritten by each link); NULL: none
+                                  kept */
+} urisan_link_judge;
+
+URISAN_API void urisan_judge_link_decide(void *judge, const urisan_policy *pol,
+                                         const char *in, size_t len, const urisan_uri *uri,
+                                         urisan_report *rep, const char *display, size_t dlen,
+                                         urisan_decision *dec);
 
 /* urisan_policy_origin_uri as this layer decides (--explain): the
    deny-host entry behind host_denied or nested_host_denied is found in

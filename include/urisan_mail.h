@@ -5,8 +5,11 @@
  * MIME structure with GMime 3, undoes transfer encodings and charsets,
  * finds the links of text parts (urisan_extract) and of HTML parts (every
  * attribute whose value is a URL, CSS url() and @import, the visible text;
- * the text of each <a> as its display), judges each link with the core
- * (flags, policy verdict) and adds link_text_mismatch (libpsl). Built when
+ * the text of each <a> as its display), parses and analyses each link
+ * once with the core, adds link_text_mismatch (libpsl), and decides it
+ * once: with the caller's hook (urisan_mail_scan_with; the host layer's
+ * urisan_judge_link_decide folds its host judgement in), else with the
+ * core's urisan_decide. Built when
  * GMime 3 and libpsl are found (meson option 'mail'); pkg-config name
  * "urisan-mail".
  *
@@ -102,8 +105,9 @@ typedef struct {
     size_t display_len;
     bool has_form;             /* text hits: form holds URISAN_HIT_* bits */
     unsigned form;
-    urisan_flags flags;        /* core flags, plus link_text_mismatch */
-    urisan_decision decision;  /* the policy's verdict on these flags */
+    urisan_flags flags;        /* core flags, plus link_text_mismatch and
+                                  what the caller's hook added */
+    urisan_decision decision;  /* the one decision of the link */
     const char *header;        /* source header: the field's name as in the
                                   message ("Subject"); part is "HEADER"
                                   (the message) or "2.HEADER" (an attached
@@ -200,7 +204,8 @@ typedef struct {
     const char *message;       /* one line of English, no newline */
     size_t value, max;         /* what was counted, and the limit */
     urisan_flags flags;        /* URISAN_F(MAIL_LIMIT) */
-    urisan_decision decision;  /* the policy's verdict on the flag */
+    urisan_decision decision;  /* the policy's verdict on the flag (the
+                                  hook's, for the empty URI, when given) */
 } urisan_mail_diag;
 
 /* Callbacks return false to stop the scan (status URISAN_MAIL_STOPPED). */
@@ -235,6 +240,26 @@ URISAN_API urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
                                                const urisan_mail_limits *lim,
                                                const urisan_mail_sink *sink,
                                                urisan_mail_result *res);
+
+/*
+ * urisan_mail_scan with each link decided by hooks->decide (urisan.h;
+ * hooks NULL or its decide NULL: urisan_mail_scan). A link is parsed and
+ * analysed once - the URI a browser opens for it: a relative href
+ * resolved against <base href>, a link written in Unicode converted, a
+ * UNC path as its file: URI - and hooks->decide is called once for it,
+ * with its flags (link_text_mismatch among them) and its link text,
+ * right before sink.on_hit gets it: what the hook's context keeps of the
+ * link (urisan_link_judge's host view) is that hit's. A limit reached is
+ * decided the same way (the empty URI, flag mail_limit) before
+ * sink.on_diag. The host layer's urisan_judge_link_decide is the hook
+ * every urisan front end passes.
+ */
+URISAN_API urisan_mail_status urisan_mail_scan_with(const char *msg, size_t len,
+                                                    const urisan_policy *pol,
+                                                    const urisan_mail_limits *lim,
+                                                    const urisan_link_hooks *hooks,
+                                                    const urisan_mail_sink *sink,
+                                                    urisan_mail_result *res);
 
 /*
  * link_text_mismatch (SPEC section 3, bit 28) on its own: the visible

@@ -798,19 +798,22 @@ static int l_extract(lua_State *L)
     if (mem == NULL)
         return luaL_error(L, "urisan.extract: out of memory");
     urisan_hit *hits = (urisan_hit *)(void *)(mem + hoff);
+#ifdef URISAN_HAVE_HOST_LAYER
+    /* each link decided once, the host layer's judgement folded in */
+    urisan_link_judge lj = { ctx_of(L)->host, NULL };
+    const urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+    const urisan_link_hooks *hooks = &hk;
+#else
+    const urisan_link_hooks *hooks = NULL;   /* the core decides */
+#endif
     lua_newtable(L);
     int out = 0;
     size_t start = 0;
     for (;;) {
         size_t n = 0, next = start;
-        urisan_status st = urisan_extract(text, len, start, pol, hits, HIT_BATCH, &n, mem, scap,
-                                          &next);
+        urisan_status st = urisan_extract_with(text, len, start, 0, pol, hooks, hits, HIT_BATCH,
+                                               &n, mem, scap, &next);
         for (size_t k = 0; k < n; k++) {
-#ifdef URISAN_HAVE_HOST_LAYER
-            /* the host layer's flags of the link, decided again once */
-            urisan_judge_link(ctx_of(L)->host, pol, hits[k].uri, hits[k].uri_len, NULL, 0,
-                              &hits[k].flags, &hits[k].decision, NULL);
-#endif
             push_hit(L, &hits[k]);
             lua_rawseti(L, -2, ++out);
         }

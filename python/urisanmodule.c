@@ -79,17 +79,17 @@ static urisan_status decide_base(const char *base, size_t blen, const char *ref,
 #endif
 }
 
-/* A link urisan_extract found: the host layer's judgement added (as
-   `urisan extract` does). */
-static void judge_hit(urisan_hit *h, const urisan_policy *pol)
-{
+/* The one decision of a link that urisan_extract_with or liburisan-mail
+   finds: the host layer's (this thread's context; its judgement folded
+   in before the decision, as `urisan extract` decides), else the core's
+   (hooks NULL). */
 #ifdef URISAN_HAVE_HOST
-    urisan_judge_link(NULL, pol, h->uri, h->uri_len, NULL, 0, &h->flags, &h->decision, NULL);
+static urisan_link_judge link_judge = { NULL, NULL };   /* read only */
+static const urisan_link_hooks link_hooks_ = { urisan_judge_link_decide, &link_judge };
+#define LINK_HOOKS (&link_hooks_)
 #else
-    (void)h;
-    (void)pol;
+#define LINK_HOOKS NULL
 #endif
-}
 
 /* Flags only the host layer sets: refused in a policy without it. */
 #ifdef URISAN_HAVE_HOST
@@ -1039,7 +1039,6 @@ fail:
 typedef struct {
     PyObject *list;
     bool failed;         /* a Python error is set */
-    const urisan_policy *pol;
 } mail_rows;
 
 static PyObject *opt_text(const char *p, size_t n)
@@ -1079,12 +1078,7 @@ static bool mail_row_add(mail_rows *r, PyObject *o)
 static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
 {
     mail_rows *r = ctx;
-    urisan_mail_hit judged = *hit;   /* the host layer's judgement added */
-    const urisan_mail_hit *h = &judged;
-#ifdef URISAN_HAVE_HOST
-    urisan_judge_link(NULL, r->pol, judged.uri, judged.uri_len, judged.display,
-                      judged.display_len, &judged.flags, &judged.decision, NULL);
-#endif
+    const urisan_mail_hit *h = hit;   /* decided once (LINK_HOOKS) */
     PyObject *o = PyDict_New();
     if (o == NULL ||
         put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
@@ -1136,7 +1130,7 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
 /* The rows of the message data[0..len), or NULL with an exception. */
 static PyObject *mail_scan_rows(const char *data, size_t len, const urisan_policy *pol)
 {
-    mail_rows r = { PyList_New(0), false, pol };
+    mail_rows r = { PyList_New(0), false };
     if (r.list == NULL)
         return NULL;
     urisan_mail_limits lim;
@@ -1144,7 +1138,7 @@ static PyObject *mail_scan_rows(const char *data, size_t len, const urisan_polic
     urisan_mail_sink sink = { on_mail_hit, on_mail_diag, &r };
     urisan_mail_result res;
     /* the callbacks build Python objects: the GIL is held */
-    urisan_mail_status st = urisan_mail_scan(data, len, pol, &lim, &sink, &res);
+    urisan_mail_status st = urisan_mail_scan_with(data, len, pol, &lim, LINK_HOOKS, &sink, &res);
     if (r.failed) {
         Py_DECREF(r.list);
         return NULL;
@@ -1215,9 +1209,8 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
         size_t n = 0, next = start;
         urisan_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = urisan_extract(t.p, len, start, pol, hits, HIT_BATCH, &n, scratch, scap, &next);
-        for (size_t k = 0; k < n; k++)
-            judge_hit(&hits[k], pol);
+        st = urisan_extract_with(t.p, len, start, 0, pol, LINK_HOOKS, hits, HIT_BATCH, &n,
+                                 scratch, scap, &next);
         Py_END_ALLOW_THREADS
         for (size_t k = 0; k < n; k++) {
             PyObject *d = hit_dict(&hits[k]);

@@ -47,6 +47,8 @@ typedef struct ex_ctx {
                               NULL, the calling thread's own (--jobs) */
     urisan_hostview hv;  /* the host of the row being written */
     bool skeleton_always; /* --fields: host_skeleton when it is named */
+    urisan_link_keeper keep; /* free text: each hit's parse and analysis
+                                (HIT_BATCH), decided as its row is written */
 #endif
 } ex_ctx;
 
@@ -275,15 +277,10 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     return cli_out_end();
 }
 
+/* One row, decided already (its host's view in c->hv). */
 static bool put_row(ex_ctx *c, ex_row *r)
 {
     r->c = c;
-#ifdef URISAN_HAVE_HOST
-    /* homograph, invisible_char: facts about the host and the link text,
-       judged by the policy like any flag. */
-    urisan_judge_link(c->host, c->pol, r->uri, r->uri_len, r->display, r->display_len,
-                      &r->flags, &r->dec, &c->hv);
-#endif
     if (r->dec.verdict == URISAN_DENY)
         c->denied = true;
     bool ok = c->json ? cli_fields_line(&c->fields, r) != CLI_LINE_FAILED : write_text(c, r);
@@ -294,18 +291,37 @@ static bool put_row(ex_ctx *c, ex_row *r)
     return true;
 }
 
+/* A batch of free-text hits: urisan_extract_more, or with the host layer
+   urisan_extract_with keeping each hit's facts for its decision. */
+static urisan_status extract_batch(ex_ctx *c, const char *t, size_t len, size_t start,
+                                   bool more, size_t *n, size_t *next)
+{
+#ifdef URISAN_HAVE_HOST
+    const urisan_link_hooks keep = { urisan_link_keep, &c->keep };
+    c->keep.n = 0;
+    urisan_status st = urisan_extract_with(t, len, start, more, c->pol, &keep, c->hits,
+                                           HIT_BATCH, n, c->scratch, c->scap, next);
+    if (c->keep.n != *n) /* urisan_extract_with decides each hit stored, once */
+        abort();
+    return st;
+#else
+    return urisan_extract_more(t, len, start, more, c->pol, c->hits, HIT_BATCH, n,
+                               c->scratch, c->scap, next);
+#endif
+}
+
 /* Free text t[start..len) of the input from byte base on: every hit of
-   urisan_extract_more, batch after batch; more: the text goes on past
-   len. *next: where the undecided rest starts (len when none). false:
-   an output failure, or the extraction failed. */
+   urisan_extract_more, batch after batch, each decided once (with the
+   host layer: urisan_judge_link_decide) as its row is written; more: the
+   text goes on past len. *next: where the undecided rest starts (len
+   when none). false: an output failure, or the extraction failed. */
 static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t base,
                       bool more, size_t *next)
 {
     for (;;) {
         size_t n = 0;
         *next = start;
-        urisan_status st = urisan_extract_more(t, len, start, more, c->pol, c->hits,
-                                               HIT_BATCH, &n, c->scratch, c->scap, next);
+        urisan_status st = extract_batch(c, t, len, start, more, &n, next);
         for (size_t k = 0; k < n; k++) {
             const urisan_hit *h = &c->hits[k];
             ex_row r;
@@ -319,6 +335,13 @@ static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t
             r.form = h->form;
             r.flags = h->flags;
             r.dec = h->decision;
+#ifdef URISAN_HAVE_HOST
+            urisan_link_judge lj = { c->host, &c->hv };
+            urisan_report rep = c->keep.facts[k].rep;
+            urisan_judge_link_decide(&lj, c->pol, h->uri, h->uri_len, &c->keep.facts[k].uri,
+                                     &rep, NULL, 0, &r.dec);
+            r.flags = rep.flags;
+#endif
             if (!put_row(c, &r))
                 return false;
         }
@@ -562,7 +585,16 @@ static int scan_mail(ex_ctx *c, const char *path, const char *data, size_t len)
     urisan_mail_limits_default(&lim);
     urisan_mail_sink sink = { on_mail_hit, on_mail_diag, c };
     urisan_mail_result res;
-    urisan_mail_status st = urisan_mail_scan(data, len, c->pol, &lim, &sink, &res);
+#ifdef URISAN_HAVE_HOST
+    /* each link decided once, the host layer's judgement folded in; the
+       view of its host goes to c->hv before on_mail_hit writes its row */
+    urisan_link_judge lj = { c->host, &c->hv };
+    const urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+    const urisan_link_hooks *hooks = &hk;
+#else
+    const urisan_link_hooks *hooks = NULL;
+#endif
+    urisan_mail_status st = urisan_mail_scan_with(data, len, c->pol, &lim, hooks, &sink, &res);
     (void)path;
     switch (st) {
     case URISAN_MAIL_OK:
@@ -698,6 +730,11 @@ static bool workers_make(ex_ctx *c, unsigned n)
         *w = *c;
         w->workers = NULL;
         w->scratch = malloc(c->scap);
+#ifdef URISAN_HAVE_HOST
+        w->keep.facts = malloc(HIT_BATCH * sizeof *w->keep.facts);
+        if (w->keep.facts == NULL)
+            return false;
+#endif
         if (w->scratch == NULL)
             return false;
     }
@@ -706,8 +743,12 @@ static bool workers_make(ex_ctx *c, unsigned n)
 
 static void workers_free(ex_ctx *c)
 {
-    for (unsigned k = 0; c->workers != NULL && k < c->njobs; k++)
+    for (unsigned k = 0; c->workers != NULL && k < c->njobs; k++) {
         free(c->workers[k].scratch);
+#ifdef URISAN_HAVE_HOST
+        free(c->workers[k].keep.facts);
+#endif
+    }
     free(c->workers);
     c->workers = NULL;
 }
@@ -842,6 +883,14 @@ int cmd_extract(int argc, char **argv)
     c->pol = pol;
     c->scap = urisan_extract_scratch_size(pol);
     c->scratch = malloc(c->scap);
+#ifdef URISAN_HAVE_HOST
+    c->keep.facts = malloc(HIT_BATCH * sizeof *c->keep.facts);
+    c->keep.cap = HIT_BATCH;
+    if (c->keep.facts == NULL) {
+        free(c->scratch);
+        c->scratch = NULL; /* out of memory, below */
+    }
+#endif
     c->njobs = njobs;
     cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
                                               opts[OPT_NO_PROGRESS].seen));
@@ -853,6 +902,9 @@ int cmd_extract(int argc, char **argv)
         status = CLI_EXIT_FAIL;
     workers_free(c);
     free(c->scratch);
+#ifdef URISAN_HAVE_HOST
+    free(c->keep.facts);
+#endif
     free(c);
     free(pol);
     return cli_finish(CMD, status);

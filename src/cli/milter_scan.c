@@ -131,11 +131,7 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
 static bool on_hit(void *ctx, const urisan_mail_hit *h)
 {
     scan_state *s = ctx;
-    urisan_flags flags = h->flags;
-    urisan_decision dec = h->decision;
-    /* the one decision, in this thread's context of the host layer */
-    urisan_judge_link(NULL, s->conf->pol, h->uri, h->uri_len, h->display, h->display_len,
-                      &flags, &dec, &s->hv);
+    const urisan_decision dec = h->decision; /* the one decision (scan_message) */
     s->links++;
     if (dec.verdict == URISAN_DENY)
         s->denied++;
@@ -191,7 +187,11 @@ static urisan_mail_status scan_message(const milter_conf *conf, const char *msg,
     urisan_mail_sink sink = { on_hit, on_diag, s };
     urisan_mail_result res;
     memset(&res, 0, sizeof res);
-    return urisan_mail_scan(msg, len, conf->pol, &lim, &sink, &res);
+    /* each link decided once, in this thread's context of the host
+       layer; its host's view goes to s->hv before on_hit gets it */
+    urisan_link_judge lj = { NULL, &s->hv };
+    const urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+    return urisan_mail_scan_with(msg, len, conf->pol, &lim, &hk, &sink, &res);
 }
 
 /* What was not scanned (an error), or NULL when the message was whole. */

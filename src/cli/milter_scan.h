@@ -1,8 +1,9 @@
 /*
  * milter_scan.h - what `urisan milter` does with one message, apart from
  * libmilter (so fuzz/milter.c and tests drive it directly): scan the
- * message with liburisan-mail, add homograph / invisible_char /
- * host_uts46 (liburisan-host's urisan_judge_link), and turn the worst verdict into an action, the
+ * message with liburisan-mail, each link decided once with homograph /
+ * invisible_char / host_uts46 folded in (liburisan-host's
+ * urisan_judge_link_decide as its hook), and turn the worst verdict into an action, the
  * X-Urisan-Verdict and X-Urisan-Links header values and a reply text.
  */
 #ifndef URISAN_CLI_MILTER_SCAN_H

@@ -9,7 +9,7 @@
  *   ctx.c       the context, the views through its memo, the last host's
  *   imitation.c does a brand label imitate a protected name (pure)
  *   protect.c   a policy's protected names and a view's imitation of them
- *   judge.c     the decision (urisan_judge, urisan_judge_link)
+ *   judge.c     the decision (urisan_judge, urisan_judge_link_decide)
  *
  * The calls go one way: judge -> protect -> imitation, ctx -> view -> memo,
  * skeleton -> data (tools/src_graph.py src/host: no cycle).

@@ -2,8 +2,10 @@
  * judge.c - the one decision (urisan_host.h): parse and analysis by the
  * core library, the host judgement of this one, and urisan_decide once.
  * Every front end (check, extract, milter, serve, squid-acl, the Python
- * module) calls urisan_judge or urisan_judge_link: a URI gets the same
- * verdict and flags whichever door it comes through.
+ * module) calls urisan_judge, or hands urisan_judge_link_decide to the
+ * code that finds links (urisan_extract_with, liburisan-mail), which calls
+ * it once a link: a URI gets the same verdict and flags whichever door it
+ * comes through.
  */
 #include "host_internal.h"
 
@@ -43,7 +45,7 @@ static urisan_flags other_addresses(urisan_host_ctx *ctx, const urisan_policy *p
 /* The flags of the host of uri[0..len) (du: its parse with the default
    limits; the view goes to hv) and of a mailto: URI's later addresses,
    under pol's protected names (NULL: none): what a link's host adds
-   (urisan_judge_link) and a nested URL's. */
+   (urisan_judge_link_decide) and a nested URL's. */
 static urisan_flags uri_host_flags(urisan_host_ctx *ctx, const urisan_policy *pol,
                                    const char *uri, size_t len, const urisan_uri *du,
                                    urisan_hostview *hv)
@@ -124,40 +126,6 @@ static urisan_flags nested_host(void *arg, const char *uri, size_t len)
 {
     const nested_arg *a = arg;
     return host_flags_pol(a->ctx, a->pol, uri, len);
-}
-
-/* Can the host of uri (u: its parse) be another name for a client: a
-   non-ASCII byte or a percent-escape in it (as urisan_decide_with asks). */
-static bool may_map(const char *uri, const urisan_uri *u)
-{
-    if (!urisan_span_present(u->host))
-        return false;
-    for (size_t i = 0; i < u->host.len; i++) {
-        unsigned char c = (unsigned char)uri[u->host.off + i];
-        if (c >= 0x80 || c == '%')
-            return true;
-    }
-    return false;
-}
-
-/* Can a URL nested in uri[0..len) have a host that is another name for
-   a client: a non-ASCII byte in uri, raw or percent-encoded (%80-%FF),
-   or an encoded '%' (%25) that decoding leaves as an escape. Else every
-   nested host, in every reading, is ASCII without escapes. */
-static bool nested_may_map(const char *uri, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)uri[i];
-        if (c >= 0x80)
-            return true;
-        if (c != '%' || i + 2 >= len)
-            continue;
-        unsigned char h = (unsigned char)(uri[i + 1] | 0x20);   /* a-f: any case */
-        if ((h >= '8' && h <= '9') || (h >= 'a' && h <= 'f') ||
-            (uri[i + 1] == '2' && uri[i + 2] == '5'))
-            return true;
-    }
-    return false;
 }
 
 /* urisan_host_map_fn: the host a client resolves for host[0..n), the
@@ -332,45 +300,36 @@ URISAN_API urisan_status urisan_judge_base(urisan_host_ctx *ctx, const char *bas
     return st;
 }
 
-URISAN_API void urisan_judge_link(urisan_host_ctx *ctx, const urisan_policy *pol,
-                                  const char *uri, size_t len,
-                                  const char *display, size_t dlen,
-                                  urisan_flags *flags, urisan_decision *dec,
-                                  urisan_hostview *hv)
+URISAN_API void urisan_judge_link_decide(void *judge, const urisan_policy *pol,
+                                         const char *in, size_t len, const urisan_uri *u,
+                                         urisan_report *rep, const char *display, size_t dlen,
+                                         urisan_decision *dec)
 {
-    urisan_hostview *own = NULL;
+    const urisan_link_judge *lj = judge;
+    urisan_host_ctx *ctx = lj != NULL ? lj->ctx : NULL;
+    urisan_hostview *hv = lj != NULL ? lj->hv : NULL, *own = NULL;
     if ((ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL) ||
         (hv == NULL && (hv = own = malloc(sizeof *own)) == NULL)) {
-        *flags |= URISAN_F(INVALID);   /* fail closed */
+        rep->flags |= URISAN_F(INVALID);   /* fail closed */
+        urisan_decide(in, len, u, rep, pol, dec);
         dec->verdict = URISAN_DENY;
         dec->deny_flags |= URISAN_F(INVALID);
         return;
     }
-    urisan_uri du;   /* the parse a view reads: the default limits */
-    urisan_parse(uri, len, NULL, &du, NULL);
-    urisan_flags f = uri_host_flags(ctx, pol, uri, len, &du, hv);
+    urisan_uri dl;   /* the parse a view reads: the default limits */
+    const urisan_uri *du = u;
+    if (!default_limits(pol)) {
+        urisan_parse(in, len, NULL, &dl, NULL);
+        du = &dl;
+    }
+    urisan_flags f = uri_host_flags(ctx, pol, in, len, du, hv);
     if (display != NULL && urisan_host_has_invisible(display, dlen))
         f |= URISAN_F(INVISIBLE_CHAR);
-    /* the decision asks this library about a nested URL's host when a
-       nested rule names its flags or a host list can meet it, and about
-       the link's own host when a host list can meet its other form */
-    bool lists = urisan_policy_lists_hosts(pol) != 0;
-    bool nested = (*flags & URISAN_F(NESTED_URL)) != 0 &&
-                  ((lists && nested_may_map(uri, len)) ||
-                   urisan_policy_judges_nested(pol, URISAN_HOST_FLAGS));
-    bool mapped = lists && may_map(uri, &du);
-    if ((*flags | f) != *flags || nested || mapped) {
-        /* the library's analysis and the link's own flags, and these:
-           decided once under pol */
-        urisan_uri u;
-        urisan_report rep;
-        urisan_parse_analyze(uri, len, pol, &u, NULL, &rep);
-        rep.flags |= *flags;
-        if ((rep.flags | f) != rep.flags || nested || mapped) {
-            rep.flags |= f;
-            decide_once(ctx, pol, uri, len, &u, &rep, &du, hv, dec);
-        }
-        *flags = rep.flags;
-    }
+    /* the link's flags and the host's, decided once: the decision asks
+       this library about a nested URL's host and about the form a
+       browser resolves of a host with a non-ASCII byte or a
+       percent-escape (urisan_decide_with's own test) */
+    rep->flags |= f;
+    decide_once(ctx, pol, in, len, u, rep, du, hv, dec);
     free(own);
 }

@@ -1,8 +1,11 @@
 /*
  * scan.c - urisan_mail_scan (include/urisan_mail.h): the MIME walk
- * (mime.c) feeds each decoded part to the text scan (urisan_extract) or
- * the HTML scan (html.c); every link is judged by the core and the
- * policy, link texts by linktext.c, and handed to the caller's sink.
+ * (mime.c) feeds each decoded part to the text scan (urisan_extract_with)
+ * or the HTML scan (html.c); every link is parsed and analysed by the
+ * core once (the URI a browser opens for it: a relative one resolved, one
+ * written in Unicode converted), its link text judged by linktext.c, then
+ * decided once - by the caller's hook (the host layer's judgement folded
+ * in) or the core's urisan_decide - right before it goes to the sink.
  */
 #include "mail_internal.h"
 
@@ -19,8 +22,11 @@ typedef struct {
     const urisan_policy *pol;
     const urisan_mail_limits *lim;
     const urisan_mail_sink *sink;
+    const urisan_link_hooks *hooks; /* the caller's decision; NULL: the core's */
     urisan_mail_result *res;
     urisan_hit hits[HIT_BATCH];
+    urisan_link_keeper keep; /* the parse and analysis of each text hit,
+                                kept for its decision when delivered */
     char *scratch;
     size_t scap;
     bool stopped;        /* a callback returned false */
@@ -90,23 +96,36 @@ void urisan_mail_limits_default(urisan_mail_limits *lim)
     lim->max_params_total = 4096;
 }
 
-/* A link written in Unicode: judged as the URI a browser opens for it
-   (iri.c), the text as written kept in h->written. *conv: the converted
-   URI, freed by the caller (g_free); NULL when h is as written. */
-static void judge_iri(const scan_ctx *c, urisan_mail_hit *h, char **conv)
+/* The one decision of a link (or of a limit reached): the caller's hook,
+   else the core's. rep->flags: the link's flags, the hook's added. */
+static void decide_link(const scan_ctx *c, const char *in, size_t len, const urisan_uri *u,
+                        urisan_report *rep, const char *display, size_t dlen,
+                        urisan_decision *dec)
+{
+    if (c->hooks != NULL && c->hooks->decide != NULL)
+        c->hooks->decide(c->hooks->decide_ctx, c->pol, in, len, u, rep, display, dlen, dec);
+    else
+        urisan_decide(in, len, u, rep, c->pol, dec);
+}
+
+/* A link written in Unicode (the analysis *rep of h->uri has non_ascii):
+   the URI a browser opens for it (iri.c) is what is decided, parsed and
+   analysed into *u and *rep, and h->written keeps the text as written.
+   *conv: the converted URI, freed by the caller (g_free); NULL when h is
+   as written (not written in Unicode, or not convertible). */
+static void iri_form(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisan_report *rep,
+                     char **conv)
 {
     size_t n = 0;
-    *conv = mail_iri_to_uri(h->uri, h->uri_len, &n);
-    if (*conv == NULL)
+    *conv = NULL;
+    if (!(rep->flags & URISAN_F(NON_ASCII)) ||
+        (*conv = mail_iri_to_uri(h->uri, h->uri_len, &n)) == NULL)
         return;
     h->written = h->uri;
     h->written_len = h->uri_len;
     h->uri = *conv;
     h->uri_len = n;
-    urisan_uri u;
-    urisan_report rep;
-    urisan_check(h->uri, h->uri_len, c->pol, &u, &rep, &h->decision);
-    h->flags = rep.flags;
+    urisan_parse_analyze(h->uri, h->uri_len, c->pol, u, NULL, rep);
 }
 
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
@@ -134,13 +153,13 @@ static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, co
     dg.message = msg;
     dg.value = value;
     dg.max = max;
-    dg.flags = URISAN_F(MAIL_LIMIT);
     urisan_uri u;
     urisan_report rep;
     memset(&rep, 0, sizeof rep);
     urisan_parse("", 0, NULL, &u, NULL);
-    rep.flags = dg.flags;
-    urisan_decide("", 0, &u, &rep, c->pol, &dg.decision);
+    rep.flags = URISAN_F(MAIL_LIMIT);
+    decide_link(c, "", 0, &u, &rep, NULL, 0, &dg.decision);
+    dg.flags = rep.flags;
     if (dg.decision.verdict > c->res->worst)
         c->res->worst = dg.decision.verdict;
     if (c->sink->on_diag == NULL)
@@ -170,21 +189,14 @@ static bool scan_unc(scan_ctx *c, const char *part, const char *t, size_t len,
         char *buf = g_malloc(u.len + 8);
         r.uri = buf;
         r.uri_len = mail_unc_uri(t, &u, buf, u.len + 8);
-        r.written = t + u.off;
-        r.written_len = u.len;
         urisan_uri pu;
         urisan_report rep;
-        urisan_check(r.uri, r.uri_len, c->pol, &pu, &rep, &r.decision);
+        urisan_parse_analyze(r.uri, r.uri_len, c->pol, &pu, NULL, &rep);
         char *conv = NULL;
-        if (rep.flags & URISAN_F(NON_ASCII)) { /* a host written in Unicode */
-            size_t cn = 0;
-            conv = mail_iri_to_uri(r.uri, r.uri_len, &cn);
-            if (conv != NULL) {
-                r.uri = conv;
-                r.uri_len = cn;
-                urisan_check(r.uri, r.uri_len, c->pol, &pu, &rep, &r.decision);
-            }
-        }
+        iri_form(c, &r, &pu, &rep, &conv); /* a host written in Unicode */
+        r.written = t + u.off;             /* the path as written, either way */
+        r.written_len = u.len;
+        decide_link(c, r.uri, r.uri_len, &pu, &rep, NULL, 0, &r.decision);
         r.flags = rep.flags;
         bool ok = deliver(c, &r);
         g_free(conv);
@@ -196,15 +208,22 @@ static bool scan_unc(scan_ctx *c, const char *part, const char *t, size_t len,
 }
 
 /* A text part (or the visible text of an HTML part, vis): every hit of
-   urisan_extract, batch after batch. */
+   urisan_extract_with, batch after batch, its parse and analysis kept
+   (urisan_link_keep) and decided as it is delivered, so that what the
+   caller's hook keeps of a link (a host view) is the link's the sink
+   gets next. */
 static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
                       urisan_mail_source source, const char *header, const html_doc *vis)
 {
     size_t start = 0;
+    const urisan_link_hooks keep = { urisan_link_keep, &c->keep };
     for (;;) {
         size_t n = 0, next = start;
-        urisan_status st = urisan_extract(t, len, start, c->pol, c->hits, HIT_BATCH, &n,
-                                          c->scratch, c->scap, &next);
+        c->keep.n = 0;
+        urisan_status st = urisan_extract_with(t, len, start, 0, c->pol, &keep, c->hits,
+                                               HIT_BATCH, &n, c->scratch, c->scap, &next);
+        if (c->keep.n != n) /* urisan_extract_with decides each hit stored, once */
+            abort();
         for (size_t k = 0; k < n; k++) {
             const urisan_hit *h = &c->hits[k];
             urisan_mail_hit r;
@@ -218,11 +237,14 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.uri_len = h->uri_len;
             r.has_form = true;
             r.form = h->form;
-            r.flags = h->flags;
-            r.decision = h->decision;
+            const urisan_uri *u = &c->keep.facts[k].uri;
+            urisan_report rep = c->keep.facts[k].rep;
+            urisan_uri cu;
             char *conv = NULL;
-            if (h->flags & URISAN_F(NON_ASCII))
-                judge_iri(c, &r, &conv);
+            iri_form(c, &r, &cu, &rep, &conv);
+            decide_link(c, r.uri, r.uri_len, conv != NULL ? &cu : u, &rep, NULL, 0,
+                        &r.decision);
+            r.flags = rep.flags;
             bool ok = deliver(c, &r);
             g_free(conv);
             if (!ok)
@@ -330,7 +352,8 @@ static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char 
     }
 }
 
-/* One link of an HTML part: judged (with its text) and delivered. */
+/* One link of an HTML part: the URI a browser opens for it parsed and
+   analysed once, its text judged, decided once and delivered. */
 static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const html_link *l,
                      const char *base, size_t blen)
 {
@@ -351,18 +374,17 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     urisan_report rep;
     if (!l->base && base != NULL && !has_scheme(r.uri, r.uri_len))
         html_target(&r, base, blen, &own); /* relative: resolved first */
-    urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+    urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     if (!l->base && own == NULL && (rep.flags & URISAN_F(NON_ASCII))) {
-        html_target(&r, NULL, 0, &own); /* written in Unicode */
+        html_target(&r, NULL, 0, &own); /* written in Unicode: that form */
         if (own != NULL)
-            urisan_check(r.uri, r.uri_len, c->pol, &u, &rep, &r.decision);
+            urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     }
+    /* A fact about the link, judged by the policy like any flag. */
     if (r.display != NULL &&
-        urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len)) {
-        /* A fact about the link, judged by the policy like any flag. */
+        urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
         rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
-        urisan_decide(r.uri, r.uri_len, &u, &rep, c->pol, &r.decision);
-    }
+    decide_link(c, r.uri, r.uri_len, &u, &rep, r.display, r.display_len, &r.decision);
     r.flags = rep.flags;
     bool ok = deliver(c, &r);
     g_free(own);
@@ -420,6 +442,16 @@ urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
                                     const urisan_mail_sink *sink,
                                     urisan_mail_result *res)
 {
+    return urisan_mail_scan_with(msg, len, pol, lim, NULL, sink, res);
+}
+
+urisan_mail_status urisan_mail_scan_with(const char *msg, size_t len,
+                                         const urisan_policy *pol,
+                                         const urisan_mail_limits *lim,
+                                         const urisan_link_hooks *hooks,
+                                         const urisan_mail_sink *sink,
+                                         urisan_mail_result *res)
+{
     urisan_mail_result local;
     urisan_mail_limits deflim;
     if (res == NULL)
@@ -437,10 +469,15 @@ urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
     c->pol = pol;
     c->lim = lim;
     c->sink = sink;
+    c->hooks = hooks;
     c->res = res;
     c->scap = urisan_extract_scratch_size(pol);
     c->scratch = malloc(c->scap);
-    if (c->scratch == NULL) {
+    c->keep.facts = malloc(HIT_BATCH * sizeof *c->keep.facts);
+    c->keep.cap = HIT_BATCH;
+    if (c->scratch == NULL || c->keep.facts == NULL) {
+        free(c->scratch);
+        free(c->keep.facts);
         free(c);
         return URISAN_MAIL_NOMEM;
     }
@@ -478,6 +515,7 @@ urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
             st = URISAN_MAIL_LIMIT;
     }
     free(c->scratch);
+    free(c->keep.facts);
     free(c);
     return st;
 }
