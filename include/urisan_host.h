@@ -127,13 +127,11 @@ URISAN_API void urisan_host_shutdown(void);
 URISAN_API urisan_host_ctx *urisan_host_ctx_new(void);
 URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx);
 /*
- * A context that shares a memo of views with other contexts, each used
- * by a thread of its own: with NULL, a new shared memo (4 MiB, as
- * urisan_host_ctx_new's); else with's (with made by this call). Each
- * context also has a memo of its own (4 MiB), asked first: the shared
- * one is asked for a host this context has not met, and a host one
- * thread viewed is not viewed again by another. Each context keeps its
- * own last host's view, and is used by one thread at a time.
+ * A context that shares its memo of views with other contexts, each used
+ * by a thread of its own: with NULL, a new memo (4 MiB, as
+ * urisan_host_ctx_new's); else with's memo (with made by this call).
+ * Only the memo is shared; each context keeps its own last host's view,
+ * and is used by one thread at a time.
  * Free each context with urisan_host_ctx_free, in any order: the memo
  * goes with the last. Every answer is the one a context of its own gives.
  * NULL: no memory, or with is not a sharing context.

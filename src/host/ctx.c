@@ -29,13 +29,12 @@ static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
     if (ctx == NULL)
         return NULL;
     memset(ctx, 0, sizeof *ctx);
-    /* its own memo, asked first; a sharing context's misses ask the
-       shared one before a view is computed */
-    ctx->memo = hostmemo_new(&ctx->memo_mem);
-    if (share && ctx->memo != NULL) {
+    if (share) {
         ctx->share = with != NULL ? hostmemo_share_ref(with->share) : hostmemo_share_new();
-        if (ctx->share == NULL)
-            ctx->memo = NULL;   /* freed below, by its mapping */
+        if (ctx->share != NULL)
+            ctx->memo = (hm_table *)(uintptr_t)hostmemo_share_table(ctx->share);
+    } else {
+        ctx->memo = hostmemo_new(&ctx->memo_mem);
     }
     if (ctx->memo == NULL) {
         urisan_host_ctx_free(ctx);
@@ -67,8 +66,10 @@ URISAN_API void urisan_host_ctx_free(urisan_host_ctx *ctx)
 {
     if (ctx == NULL)
         return;
-    hostmemo_share_unref(ctx->share);   /* NULL: nothing */
-    hostmemo_free(ctx->memo_mem);
+    if (ctx->share != NULL)
+        hostmemo_share_unref(ctx->share);
+    else
+        hostmemo_free(ctx->memo_mem);
     free(ctx->protect);   /* protect.c's list: one malloc'd block */
     free(ctx);
 }
@@ -107,11 +108,7 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
 }
 
 /* The shortcuts, and the view kept for the same bytes (memo.h): in the
-   context's own memo, else in the memo shared with other threads'
-   contexts (then kept in its own too: a host a thread meets again costs
-   it what it costs a context of its own, without the shared memo's
-   sequence numbers and copy; the shared memo is asked once a host a
-   thread, so a host is still viewed once for all threads). */
+   memo shared with other threads' contexts, or in the context's own. */
 URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
                                  urisan_hostview *hv)
 {
@@ -119,20 +116,17 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
         return host_view_compute(host, len, hv, true);
     uint32_t h = hostmemo_hash(host, len);
     hm_share *sh = ctx->share;
-    bool kept = hostmemo_get(ctx->memo, host, len, h, hv);
-    if (!kept && sh != NULL && hostmemo_get_shared(sh, host, len, h, hv)) {
-        hostmemo_put(ctx->memo, host, len, h, hv);
-        kept = true;
-    }
-    if (kept) {
+    if (sh != NULL ? hostmemo_get_shared(sh, host, len, h, hv)
+                   : hostmemo_get(ctx->memo, host, len, h, hv)) {
         hv->imitation_of = 0;   /* a policy's, judged by protect.c */
         hv->imitation = 0;
         return hv->is_name;
     }
     bool name = host_view_compute(host, len, hv, true);
-    hostmemo_put(ctx->memo, host, len, h, hv);
     if (sh != NULL)
         hostmemo_put_shared(sh, host, len, h, hv);
+    else
+        hostmemo_put(ctx->memo, host, len, h, hv);
     return name;
 }
 
@@ -301,6 +295,8 @@ URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t
 {
     size_t hn;
     const char *h = ctx != NULL ? host_guess(p, n < 64 ? n : 64, &hn) : NULL;
-    if (h != NULL)   /* its own memo: asked first (urisan_host_view) */
+    if (h != NULL && ctx->share != NULL)
+        hostmemo_prefetch_shared(ctx->share, hostmemo_hash(h, hn));
+    else if (h != NULL)
         hostmemo_prefetch(ctx->memo, hostmemo_hash(h, hn));
 }

@@ -70,11 +70,11 @@ struct urisan_host_ctx {
     /* whole cache lines (ctx.c allocates it so): the contexts of two
        threads, allocated one after the other, share no line (the last
        host is written on most lines) */
-    _Alignas(64) struct hm_table *memo; /* memo.c: its own, asked first */
+    _Alignas(64) struct hm_table *memo; /* memo.c: its own (share NULL), or
+                                  the shared one's table (read by prefetch) */
     void *memo_mem;            /* its own memo's mapping */
     struct hm_share *share;    /* the memo shared with other threads'
-                                  contexts (urisan_host_ctx_new_sharing),
-                                  asked on a miss of its own; or NULL */
+                                  contexts (urisan_host_ctx_new_sharing) */
     struct host_protect *protect; /* protect.c: the last policy's names
                                      (one malloc'd block: free() frees it) */
     host_last last;

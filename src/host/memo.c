@@ -391,6 +391,19 @@ void hostmemo_share_unref(hm_share *sh)
     free(sh);
 }
 
+const hm_table *hostmemo_share_table(const hm_share *sh)
+{
+    return sh->t;
+}
+
+void hostmemo_prefetch_shared(const hm_share *sh, uint32_t hash)
+{
+    /* the stripes' numbers too: read before the slots */
+    __builtin_prefetch(&sh->seq[slot_a(hash) & (HOSTMEMO_STRIPES - 1)]);
+    __builtin_prefetch(&sh->seq[slot_b(hash) & (HOSTMEMO_STRIPES - 1)]);
+    hostmemo_prefetch(sh->t, hash);
+}
+
 /* A copy of slot s of a shared table, and room for fill()'s fixed-size
    copies past its text. false: a writer was at its stripe (a miss). */
 typedef struct {

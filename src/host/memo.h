@@ -84,9 +84,7 @@ void hostmemo_prefetch(const hm_table *t, uint32_t hash);
 /*
  * A memo shared by the contexts of several threads (urisan_host.h,
  * urisan_host_ctx_new_sharing): one table, so that a host viewed by one
- * thread is not viewed again by another. Each context asks its own table
- * first and this one on a miss only, keeping what it finds (ctx.c): a
- * look-up here costs more than in a table of one thread's.
+ * thread is not viewed again by another.
  *
  * Look-ups take no lock: an entry is read word by word (relaxed atomic
  * loads) between two reads of its stripe's sequence number (a seqlock:
@@ -103,10 +101,15 @@ void hostmemo_prefetch(const hm_table *t, uint32_t hash);
 typedef struct hm_share hm_share;
 /* A shared table with one reference (NULL: no memory). */
 hm_share *hostmemo_share_new(void);
+/* hostmemo_prefetch for a shared table: its slots and their stripes'
+   numbers. */
+void hostmemo_prefetch_shared(const hm_share *sh, uint32_t hash);
 /* One more reference (a context that shares it). */
 hm_share *hostmemo_share_ref(hm_share *sh);
 /* One reference less; the table goes with the last one. NULL: nothing. */
 void hostmemo_share_unref(hm_share *sh);
+/* The table (for hostmemo_prefetch). */
+const hm_table *hostmemo_share_table(const hm_share *sh);
 /* hostmemo_get and hostmemo_put on a shared table, from any thread. */
 bool hostmemo_get_shared(const hm_share *sh, const char *host, size_t len, uint32_t hash,
                          urisan_hostview *hv);
