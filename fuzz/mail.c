@@ -16,7 +16,10 @@
  *  6. urisan_mail_scan: every hit has a part, a named source and a URI
  *     inside its length; res.hits counts the hits delivered; a limit
  *     reached is told to on_diag and sets URISAN_MAIL_LIMIT; a link
- *     written in Unicode is judged as an all-ASCII URI.
+ *     written in Unicode is judged as an all-ASCII URI;
+ *  7. urisan_mail_scan_with calls its decision hook once for each hit and
+ *     each limit, right before the sink gets it, and a hook deciding as
+ *     the core does gives urisan_mail_scan's hits and worst verdict.
  * The raw input is also scanned as HTML on its own, so the tokenizer is
  * fuzzed without a MIME wrapper.
  */
@@ -111,12 +114,33 @@ static bool on_part(void *ctx, const mail_part *p)
 
 typedef struct {
     size_t hits, diags;
+    size_t calls;   /* of the decision hook (urisan_mail_scan_with) */
+    bool hooked;
 } scan_count;
+
+/* A decision hook that decides as the core does, and counts its calls. */
+static void count_decide(void *ctx, const urisan_policy *pol, const char *in, size_t len,
+                         const urisan_uri *u, urisan_report *rep, const char *display,
+                         size_t dlen, urisan_decision *out)
+{
+    (void)display;
+    (void)dlen;
+    ((scan_count *)ctx)->calls++;
+    urisan_decide(in, len, u, rep, pol, out);
+}
+
+/* With the hook: one call since the last hit or limit, this one's. */
+static void one_call_before(const scan_count *sc)
+{
+    FUZZ_ASSERT(!sc->hooked || sc->calls == sc->hits + sc->diags,
+                "%zu decisions for %zu hits and %zu limits", sc->calls, sc->hits, sc->diags);
+}
 
 static bool on_hit(void *ctx, const urisan_mail_hit *h)
 {
     scan_count *sc = ctx;
     sc->hits++;
+    one_call_before(sc);
     FUZZ_ASSERT(h->part != NULL && h->part[0] != '\0', "hit without a part");
     FUZZ_ASSERT(urisan_mail_source_name(h->source) != NULL, "hit with source %d", (int)h->source);
     FUZZ_ASSERT(h->uri != NULL || h->uri_len == 0, "hit without a URI");
@@ -135,6 +159,7 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
 {
     scan_count *sc = ctx;
     sc->diags++;
+    one_call_before(sc);
     FUZZ_ASSERT(urisan_mail_limit_name(d->limit) != NULL && d->message != NULL,
                 "diagnostic without a limit name or message");
     return true;
@@ -142,7 +167,7 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
 
 static void check_scan(const char *in, size_t size)
 {
-    scan_count sc = { 0, 0 };
+    scan_count sc = { 0, 0, 0, false };
     urisan_mail_sink sink = { on_hit, on_diag, &sc };
     urisan_mail_result res;
     urisan_mail_status st = urisan_mail_scan(in, size, NULL, NULL, &sink, &res);
@@ -152,6 +177,15 @@ static void check_scan(const char *in, size_t size)
     FUZZ_ASSERT((st == URISAN_MAIL_LIMIT) == (res.limits != 0) &&
                     (res.limits == 0) == (sc.diags == 0),
                 "limits 0x%x, status %d, %zu diagnostics", res.limits, (int)st, sc.diags);
+    scan_count hc = { 0, 0, 0, true };
+    urisan_mail_sink hsink = { on_hit, on_diag, &hc };
+    const urisan_link_hooks hk = { count_decide, &hc };
+    urisan_mail_result hres;
+    urisan_mail_status hst = urisan_mail_scan_with(in, size, NULL, NULL, &hk, &hsink, &hres);
+    FUZZ_ASSERT(hst == st && hres.hits == res.hits && hres.limits == res.limits &&
+                    hres.worst == res.worst && hc.calls == hc.hits + hc.diags,
+                "with a hook: status %d, %zu hits, worst %d, %zu decisions", (int)hst, hres.hits,
+                (int)hres.worst, hc.calls);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
