@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "urisan.h"
 
 /* Escape s[0..n) as a JSON string and compare with the expected text. */
 static void expect_escape(const char *s, size_t n, const char *want)
@@ -493,6 +494,32 @@ START_TEST(addu_writes_decimal)
 }
 END_TEST
 
+/* The names the command copies unescaped (cli_jv_name, src/cli/render.c):
+   every one the library has is plain, so the copy is its JSON text. */
+static void expect_plain_name(const char *name)
+{
+    if (name == NULL)
+        return;
+    size_t n = strlen(name);
+    ck_assert_msg(n > 0 && json_plain_len(name, n) == n, "name '%s' is not plain", name);
+}
+
+START_TEST(every_library_name_is_plain)
+{
+    for (int v = 0; v <= URISAN_DENY + 1; v++)
+        expect_plain_name(urisan_verdict_name((urisan_verdict)v));
+    for (int t = 0; t < 16; t++)
+        expect_plain_name(urisan_host_type_name((urisan_host_type)t));
+    for (int f = 0; f < 64; f++)
+        expect_plain_name(urisan_flag_name((urisan_flag)f));
+    for (int r = 0; r <= URISAN_REASON_COUNT_; r++)
+        expect_plain_name(urisan_rule_reason_name((urisan_rule_reason)r));
+    for (int c = 0; c <= URISAN_STATUS_COUNT_; c++)
+        expect_plain_name(urisan_status_name((urisan_status)c));
+    ck_assert_str_eq(urisan_host_type_name(URISAN_HOST_REG_NAME), "reg-name");
+}
+END_TEST
+
 static Suite *json_suite(void)
 {
     Suite *s = suite_create("json");
@@ -523,6 +550,7 @@ static Suite *json_suite(void)
     tcase_add_test(tc, copy_moves_exactly_n_bytes_at_every_length);
     tcase_add_test(tc, plain16_and_its_scalar_twin_agree_for_every_byte_at_every_position);
     tcase_add_test(tc, word_escape_equals_byte_escape_at_every_position_and_length);
+    tcase_add_test(tc, every_library_name_is_plain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -265,6 +265,9 @@ void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy 
 void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
 /* A string (NULL: null) and a boolean. */
 void cli_jv_cstr(cli_buf *b, const char *s);
+/* A name of the library's (a verdict, host type, flag, rule reason or
+   status code; NULL: null): plain, so copied between quotes unescaped. */
+void cli_jv_name(cli_buf *b, const char *name);
 void cli_jv_bool(cli_buf *b, bool v);
 /* The names of a verdict and of a host type (null for an unknown value). */
 void cli_jv_verdict(cli_buf *b, urisan_verdict v);

@@ -1,8 +1,10 @@
 /*
  * render.c - library types as the command writes them (SPEC section 7):
  * JSON values and text, appended to a buffer (usually the output line,
- * see out.h). No printf, no per-call allocation; names go through the
- * JSON escape like any string, so a name is never trusted to be plain.
+ * see out.h). No printf, no per-call allocation. Any string goes through
+ * the JSON escape, except the library's own names (verdicts, host types,
+ * flags, rule reasons, status codes: cli_jv_name), which are plain ASCII
+ * identifiers; tests/test_json.c checks every one of them.
  */
 #include "cli.h"
 
@@ -18,15 +20,31 @@ void cli_jv_cstr(cli_buf *b, const char *s)
         json_quote(b, s, strlen(s));
 }
 
+void cli_jv_name(cli_buf *b, const char *name)
+{
+    if (name == NULL) {
+        cli_buf_lit(b, "null");
+        return;
+    }
+    size_t n = strlen(name);
+    if (!cli_buf_room(b, n + 2) && !cli_buf_reserve(b, n + 2))
+        return; /* b is marked failed */
+    char *o = b->p + b->len;
+    o[0] = '"';
+    cli_copy(o + 1, name, n);
+    o[n + 1] = '"';
+    b->len += n + 2;
+}
+
 void cli_jv_verdict(cli_buf *b, urisan_verdict v)
 {
-    cli_jv_cstr(b, urisan_verdict_name(v));
+    cli_jv_name(b, urisan_verdict_name(v));
 }
 
 /* cli_jv_host_type, inlined in cli_jv_components */
 static inline void host_type(cli_buf *b, urisan_host_type t)
 {
-    cli_jv_cstr(b, urisan_host_type_name(t));
+    cli_jv_name(b, urisan_host_type_name(t));
 }
 
 void cli_jv_host_type(cli_buf *b, urisan_host_type t)
@@ -53,7 +71,7 @@ void cli_jv_error(cli_buf *b, const urisan_error *e)
         return;
     }
     cli_buf_lit(b, "{\"code\":");
-    cli_jv_cstr(b, urisan_status_name(e->code));
+    cli_jv_name(b, urisan_status_name(e->code));
     cli_buf_lit(b, ",\"offset\":");
     cli_buf_addu(b, e->offset);
     cli_buf_lit(b, ",\"message\":");
@@ -75,7 +93,7 @@ static size_t flag_names(cli_buf *b, urisan_flags f, bool json)
         if (n++ > 0)
             cli_buf_addc(b, ',');
         if (json)
-            json_quote(b, name, strlen(name));
+            cli_jv_name(b, name);
         else
             cli_buf_adds(b, name);
     }
@@ -289,7 +307,7 @@ static void render_reasons(cli_buf *b, const void *arg)
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             cli_buf_addc(b, ',');
-        json_quote(b, names[i], strlen(names[i]));
+        cli_jv_name(b, names[i]);
     }
     cli_buf_addc(b, ']');
 }
@@ -313,7 +331,7 @@ static void render_deny_reasons(cli_buf *b, const void *arg)
             rules &= rules - 1;
             if (n++ > 0)
                 cli_buf_addc(b, ',');
-            cli_jv_cstr(b, urisan_rule_reason_name((urisan_rule_reason)r));
+            cli_jv_name(b, urisan_rule_reason_name((urisan_rule_reason)r));
         }
     }
     cli_buf_addc(b, ']');
