@@ -113,9 +113,10 @@ typedef struct {
 
 typedef struct urisan_host_ctx urisan_host_ctx;
 
-/* Load ICU's spoof data and the Public Suffix List (once a process; the
-   first urisan_host_ctx_new does it too). false: ICU's spoof checker
-   could not be opened: hosts then get no homograph judgement. */
+/* Load ICU's spoof data (once a process; the first urisan_host_ctx_new
+   does it too; the Public Suffix List is read on its first use,
+   urisan_host_psl). false: ICU's spoof checker could not be opened: hosts
+   then get no homograph judgement. */
 URISAN_API bool urisan_host_init(void);
 /* Free what urisan_host_init loaded: at exit, after every context is
    freed and every thread that used one is done. */
@@ -147,8 +148,12 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_new_sharing(urisan_host_ctx *with);
    the thread ends. NULL: no memory. */
 URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void);
 
-/* The Public Suffix List of the whole project: the newer of the system's
-   list and libpsl's built-in one (a psl_ctx_t *; loaded once). */
+/* The Public Suffix List of the whole project (a psl_ctx_t *; loaded on
+   the first call, once a process): the system's list as text
+   (/usr/share/publicsuffix/public_suffix_list.dat, package publicsuffix)
+   read by libpsl, whose look-ups in it cost about a third of those in its
+   compiled form; without that file, the newer of the system's compiled
+   list and libpsl's built-in one. */
 URISAN_API const struct psl_ctx_st *urisan_host_psl(void);
 
 /*

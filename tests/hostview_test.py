@@ -276,6 +276,22 @@ def test_host_lists_meet_idn_escaped_and_nested_hosts_in_their_uts46_form():
     assert [g[0] for g in got[:2]] == ["deny", "deny"] and got[4][0] == "flag", got
 
 
+def test_registrable_domain_follows_the_public_suffix_list():
+    # the rules as the list states them: a wildcard (*.mm, *.kobe.jp), an
+    # exception (!www.ck, !city.kobe.jp), an unlisted top-level label
+    # (the implicit "*" rule: "m" is a public suffix, "1214.m" is not)
+    got = check("http://x.mm/", "http://a.x.mm/", "http://www.ck/", "http://foo.ck/",
+                "http://a.b.city.kobe.jp/", "http://a.foo.kobe.jp/", "http://1214.m/",
+                "http://www.1214.m/")
+    want = [None, "a.x.mm", "www.ck", None, "city.kobe.jp", "a.foo.kobe.jp", "1214.m",
+            "1214.m"]
+    assert [o["registrable_domain"] for o in got] == want, got
+    # a name that ends in the root's dot, written as U+3002 or U+FF0E: that
+    # of the name without it, the dot kept ("0.bg" is a public suffix)
+    got = check("http://bkent.net\u3002/", "http://0.bg\uff0e/", "http://www.0.bg\u3002/")
+    assert [o["registrable_domain"] for o in got] == ["bkent.net.", None, "www.0.bg."], got
+
+
 def main():
     r = subprocess.run([URISAN, "check", "--json", "http://a.example/"], capture_output=True)
     if b"host_unicode" not in r.stdout:

@@ -139,7 +139,13 @@ def run(exe, args, data):
 #  - host_skeleton: null for a plain ASCII host that is no look-alike (no
 #    idn, homograph or lookalike flag): "www.exarnple.corn" for
 #    www.example.com looked as if the host were garbled. --fields naming
-#    it still gives it for every host (the --fields run below).
+#    it still gives it for every host (the --fields run below);
+#  - registrable_domain: read from the Public Suffix List as text (libpsl's
+#    sorted table) rather than libpsl's compiled DAFSA form, which answers
+#    otherwise for two kinds of name: one whose UTS #46 form ends in the
+#    root's dot ("0.bg\u3002": looked up as "0.bg", the dot kept) and one
+#    under the top-level label "m" (the DAFSA form takes "1214.m" for a
+#    public suffix: no rule of the list says so).
 CORRECTED = {}
 
 
@@ -150,6 +156,9 @@ def corrected(key, old, new, line):
     if key == "host_skeleton":
         flags = set(line.get("flags") or [])
         return new is None and not flags & {"idn", "homograph", "lookalike"}
+    if key == "registrable_domain":
+        name = line.get("host_unicode") or ""
+        return name.endswith(".") or name.rsplit(".", 1)[-1] == "m"
     return False
 
 

@@ -21,6 +21,7 @@ pkgs=(
   liburiparser-dev libcurl4-openssl-dev libjson-c-dev  # differential oracles
   libglib2.0-dev                                    # benchmark peer (GUri)
   libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
+  publicsuffix                                      # the Public Suffix List as text
   libicu-dev                                        # homograph (TR39 spoof checker)
   libmilter-dev postfix                             # urisan milter, its e2e
   squid                                             # e2e: the proxy helper

@@ -11,9 +11,15 @@
 #include <string.h>
 
 static USpoofChecker *spoof;
-static psl_ctx_t *psl_loaded;      /* psl_latest(): ours to free */
+static psl_ctx_t *psl_loaded;      /* ours to free */
 static const psl_ctx_t *psl_list;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
+
+/* The system's Public Suffix List as text (Debian's package publicsuffix). */
+#ifndef URISAN_PSL_FILE
+#define URISAN_PSL_FILE "/usr/share/publicsuffix/public_suffix_list.dat"
+#endif
 static unsigned caches_off;
 
 /* URISAN_BENCH_CACHES_OFF (host_internal.h): the comma-separated names. */
@@ -33,6 +39,22 @@ static void read_caches_off(void)
     }
 }
 
+/*
+ * The Public Suffix List, on its first use (a process that never asks for
+ * a registrable domain never reads it): the system's list as text, which
+ * libpsl keeps as a sorted table (a look-up is a binary search, about a
+ * third of the instructions of its compiled DAFSA form; reading the text
+ * takes about 8 ms, once a process); without that file, the newer of the
+ * system's compiled list and the one built into libpsl.
+ */
+static void load_psl(void)
+{
+    psl_loaded = psl_load_file(URISAN_PSL_FILE);
+    if (psl_loaded == NULL)
+        psl_loaded = psl_latest(NULL);
+    psl_list = psl_loaded ? psl_loaded : psl_builtin();
+}
+
 static void load(void)
 {
     UErrorCode st = U_ZERO_ERROR;
@@ -45,9 +67,6 @@ static void load(void)
         spoof = sc;
     else if (sc != NULL)
         uspoof_close(sc);
-    /* The newer of the system's list and the one built into libpsl. */
-    psl_loaded = psl_latest(NULL);
-    psl_list = psl_loaded ? psl_loaded : psl_builtin();
     if (spoof != NULL)
         host_skeleton_init(spoof);
     read_caches_off();
@@ -86,7 +105,7 @@ const USpoofChecker *host_spoof(void)
 
 const psl_ctx_t *host_psl(void)
 {
-    pthread_once(&once, load);
+    pthread_once(&psl_once, load_psl);
     return psl_list;
 }
 

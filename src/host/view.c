@@ -411,6 +411,30 @@ static void view_idn(urisan_hostview *hv, const char *raw)
         judge_labels(hv);
 }
 
+/* hv->registrable: the Public Suffix List's registrable domain of
+   hv->ascii. A name that ends in the root's dot (a label separator such
+   as U+3002 written last; the ASCII dots are gone already) is looked up
+   without it, and the dot kept: "bkent.net." is "bkent.net.", and "0.bg."
+   has none, as "0.bg" has none. */
+static void registrable(urisan_hostview *hv)
+{
+    const psl_ctx_t *psl = host_psl();
+    size_t n = strlen(hv->ascii), dots = 0;
+    while (dots < n && hv->ascii[n - 1 - dots] == '.')
+        dots++;
+    if (psl == NULL || dots == n)
+        return;
+    char name[sizeof hv->ascii];
+    memcpy(name, hv->ascii, n - dots);
+    name[n - dots] = '\0';
+    const char *reg = psl_registrable_domain(psl, name);
+    size_t rn = reg != NULL ? strlen(reg) : 0;
+    if (reg == NULL || rn + dots >= sizeof hv->registrable)
+        return;
+    memcpy(hv->registrable, reg, rn);
+    memcpy(hv->registrable + rn, hv->ascii + n - dots, dots + 1);   /* the dots, the NUL */
+}
+
 static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool shortcut)
 {
     pthread_once(&cls_once, init_host_cls);
@@ -440,11 +464,7 @@ static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool sh
     else
         view_idn(hv, raw);
 
-    if (host_psl() != NULL) {
-        const char *reg = psl_registrable_domain(host_psl(), hv->ascii);
-        if (reg != NULL)
-            copy_str(hv->registrable, sizeof hv->registrable, reg);
-    }
+    registrable(hv);
     if (hv->why & (URISAN_HOSTVIEW_MIXED_SCRIPT | URISAN_HOSTVIEW_CONFUSABLE | URISAN_HOSTVIEW_MIXED_NUMBERS))
         hv->flags |= URISAN_F(HOMOGRAPH);
     if (hv->invisible)
