@@ -369,6 +369,44 @@ START_TEST(a_prefetch_guess_never_changes_the_view)
 }
 END_TEST
 
+/* The hash a prefetch hands on is of the bytes it read: when the bytes at
+   that place change before the view (a reused buffer), the view is still
+   the view of the bytes there, never of the ones guessed. */
+START_TEST(a_prefetch_of_bytes_changed_since_never_gives_their_view)
+{
+    urisan_host_ctx *c = urisan_host_ctx_new();
+    ck_assert(c != NULL);
+    static const char *const pairs[][2] = {
+        { "http://example.com/", "http://exbmple.org/" },
+        { "http://xn--pple-43d.com/a", "http://apple.com.evil.x/a" },
+        { "https://bank.example/", "https://bank.exampl3/" },
+    };
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+            char buf[64];
+            size_t n = strlen(pairs[i][0]);
+            ck_assert_uint_eq(n, strlen(pairs[i][1]));
+            memcpy(buf, pairs[i][0], n);
+            ck_assert(last_view(c, pairs[i][0]));   /* the first one is in the memo */
+            urisan_host_prefetch(c, buf, n);
+            memcpy(buf, pairs[i][1], n);            /* other bytes, the same place */
+            urisan_uri u;
+            urisan_parse(buf, n, NULL, &u, NULL);
+            host_view_last(c, buf, n, &u);
+            urisan_hostview want;
+            urisan_host_ctx *fresh = urisan_host_ctx_new();
+            ck_assert(fresh != NULL);
+            urisan_host_view(fresh, buf + u.host.off, u.host.len, &want);
+            ck_assert_str_eq(c->last.hv.unicode, want.unicode);
+            ck_assert_str_eq(c->last.hv.registrable, want.registrable);
+            ck_assert_uint_eq(c->last.hv.flags, want.flags);
+            urisan_host_ctx_free(fresh);
+        }
+    }
+    urisan_host_ctx_free(c);
+}
+END_TEST
+
 /* The SIMD guess of a line's host and its scalar twin agree for each
    delimiter ('/', '?', '#', '@', ':') at every position of the 48 bytes
    read, at every length. */
@@ -424,6 +462,7 @@ int main(void)
     tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
     tcase_add_test(t, threads_sharing_one_memo_give_the_full_answer);
     tcase_add_test(t, a_prefetch_guess_never_changes_the_view);
+    tcase_add_test(t, a_prefetch_of_bytes_changed_since_never_gives_their_view);
     tcase_add_test(t, the_host_guess_and_its_scalar_twin_agree_at_every_position);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);

@@ -236,7 +236,11 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k);
 /* Is the skeleton of hv worth printing (host_skeleton)? An IDN host, or
    one with flag homograph or lookalike (flags: the line's); else the key
    is null unless --fields asked for it (always). */
-bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags, bool always);
+static inline bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags,
+                                      bool always)
+{
+    return always || urisan_host_skeleton_shown(hv, flags);
+}
 #endif
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only

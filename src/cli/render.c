@@ -133,11 +133,6 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
     else
         json_quote(b, s[k], n[k]);
 }
-
-bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags, bool always)
-{
-    return always || urisan_host_skeleton_shown(hv, flags);
-}
 #endif
 
 void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
@@ -201,6 +196,21 @@ static inline __attribute__((always_inline)) char *plain_span(char *o, const com
     return o;
 }
 
+/* A name of the library's (cli_jv_name) at o, in room reserved. */
+static inline char *plain_name(char *o, const char *name)
+{
+    if (name == NULL) {
+        memcpy(o, "null", 4);
+        return o + 4;
+    }
+    size_t n = strlen(name);
+    *o++ = '"';
+    cli_copy(o, name, n);
+    o += n;
+    *o++ = '"';
+    return o;
+}
+
 /* The spans' lengths together, at most the input's (they do not overlap). */
 static size_t spans_len(const urisan_uri *u)
 {
@@ -221,13 +231,7 @@ void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool pla
         o = plain_span(o, &k_userinfo, in, u->userinfo);
         o = plain_span(o, &k_host, in, u->host);
         memcpy(o, k_host_type.text, sizeof k_host_type.text);
-        b->len = (size_t)(o + k_host_type.len - b->p);
-        host_type(b, u->host_type);
-        /* room again for the rest (a buffer reserved to the byte has
-           less than need left now: grow it, never fail the line) */
-        if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
-            return; /* b is marked failed */
-        o = b->p + b->len;
+        o = plain_name(o + k_host_type.len, urisan_host_type_name(u->host_type));
         o = plain_span(o, &k_port, in, u->port);
         o = plain_span(o, &k_path, in, u->path);
         o = plain_span(o, &k_query, in, u->query);

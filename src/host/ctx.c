@@ -108,13 +108,16 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void)
 }
 
 /* The shortcuts, and the view kept for the same bytes (memo.h): in the
-   memo shared with other threads' contexts, or in the context's own. */
-URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
-                                 urisan_hostview *hv)
+   memo shared with other threads' contexts, or in the context's own.
+   urisan_host_view's body, inlined in host_view_last (a line's host). */
+static inline bool memo_view(urisan_host_ctx *ctx, const char *host, size_t len,
+                             urisan_hostview *hv)
 {
     if (len > HOSTMEMO_KEY_MAX || (ctx->off & HOST_OFF_MEMO))
         return host_view_compute(host, len, hv, true);
-    uint32_t h = hostmemo_hash(host, len);
+    uint32_t h = host == ctx->ahead[0].host && len == ctx->ahead[0].len ? ctx->ahead[0].hash
+               : host == ctx->ahead[1].host && len == ctx->ahead[1].len ? ctx->ahead[1].hash
+               : hostmemo_hash(host, len);
     hm_share *sh = ctx->share;
     if (sh != NULL ? hostmemo_get_shared(sh, host, len, h, hv)
                    : hostmemo_get(ctx->memo, host, len, h, hv)) {
@@ -128,6 +131,12 @@ URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t 
     else
         hostmemo_put(ctx->memo, host, len, h, hv);
     return name;
+}
+
+URISAN_API bool urisan_host_view(urisan_host_ctx *ctx, const char *host, size_t len,
+                                 urisan_hostview *hv)
+{
+    return memo_view(ctx, host, len, hv);
 }
 
 bool host_of_uri(const char *uri, size_t len, const urisan_uri *u, const char **host,
@@ -177,7 +186,7 @@ bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const uri
        imitated name into it): then the serial stays, and text kept under
        it (the command's key runs) is the text of this view. */
     bool same = n == hl->klen && hostmemo_same(host, hl->key, n) && hl->hv.imitation_of == 0;
-    bool name = urisan_host_view(ctx, host, n, &hl->hv) && some;
+    bool name = memo_view(ctx, host, n, &hl->hv) && some;
     if (same)
         return name;
     hl->serial = ++ctx->serials;
@@ -295,8 +304,16 @@ URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t
 {
     size_t hn;
     const char *h = ctx != NULL ? host_guess(p, n < 64 ? n : 64, &hn) : NULL;
-    if (h != NULL && ctx->share != NULL)
-        hostmemo_prefetch_shared(ctx->share, hostmemo_hash(h, hn));
-    else if (h != NULL)
-        hostmemo_prefetch(ctx->memo, hostmemo_hash(h, hn));
+    if (h == NULL)
+        return;
+    uint32_t hash = hostmemo_hash(h, hn);
+    unsigned k = ctx->ahead_next;
+    ctx->ahead[k].host = h;
+    ctx->ahead[k].len = hn;
+    ctx->ahead[k].hash = hash;
+    ctx->ahead_next = k ^ 1;
+    if (ctx->share != NULL)
+        hostmemo_prefetch_shared(ctx->share, hash);
+    else
+        hostmemo_prefetch(ctx->memo, hash);
 }

@@ -78,6 +78,19 @@ struct urisan_host_ctx {
     struct host_protect *protect; /* protect.c: the last policy's names
                                      (one malloc'd block: free() frees it) */
     host_last last;
+    /* urisan_host_prefetch's guesses of the hosts of the lines to come
+       (where each is in its line: the pointer and length) and the hash
+       it asked the memo with, handed on to that line's view; the last
+       two (a reader asks for the line after the one it is judging): a
+       host at another place (or of another length) is hashed anew. If
+       the bytes there changed since, the view still compares the key's
+       bytes: a hash of other bytes can only miss. */
+    struct {
+        const char *host;
+        size_t len;
+        uint32_t hash;
+    } ahead[2];
+    unsigned ahead_next;       /* the slot the next guess goes to */
     unsigned off;              /* HOST_OFF_*: caches a bench turned off */
     uint64_t serials;          /* the last serial given: a context's are
                                   (its number << 40) + 1, 2, ...: never

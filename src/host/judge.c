@@ -194,19 +194,19 @@ static bool default_limits(const urisan_policy *pol)
     return urisan_policy_limits(pol) == urisan_policy_limits(NULL);
 }
 
-/* The view of in's host (ctx->last) and the flags it gives: an IDN host,
-   the domains of a mailto: URI's addresses, every host name under a
-   policy that protects names (only those can have this library's flags);
-   with URISAN_JUDGE_VIEW every other host is viewed too, for what it
-   shows. up: the parse of in with the default limits. */
+/* The view of in's host (ctx->last) and the flags it gives: judged (an
+   IDN host, every host name under a policy that protects names) and the
+   domains of a mailto: URI's addresses; with URISAN_JUDGE_VIEW every other
+   host is viewed too, for what it shows. up: the parse of in with the
+   default limits. */
 static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
-                              const urisan_uri *up, bool idn, bool mailto,
+                              const urisan_uri *up, bool judged, bool mailto,
                               const urisan_policy *pol, unsigned opts, urisan_judgement *j)
 {
     size_t pos = 0;
     urisan_span d;
     bool mail = mailto && urisan_mailto_domain(in, len, up, &pos, &d);
-    bool judged = idn || mail || urisan_policy_protected_id(pol) != 0;
+    judged = judged || mail;
     if (!judged && !(opts & URISAN_JUDGE_VIEW))
         return 0;
     j->host_name = host_view_last(ctx, in, len, up);
@@ -235,18 +235,20 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
         no_context(j);
         return;
     }
-    bool idn = (j->rep.flags & URISAN_F(IDN)) != 0;
+    /* an IDN host and every host name under a policy that protects names
+       are judged (only those can have this library's flags) */
+    bool judged = (j->rep.flags & URISAN_F(IDN)) != 0 || urisan_policy_protected_id(pol) != 0;
     bool mailto = mailto_scheme(in, len);
     urisan_flags f = 0;
     urisan_uri own;
     const urisan_uri *up = &j->uri;
-    if (idn || mailto || (opts & URISAN_JUDGE_VIEW) || urisan_policy_protected_id(pol) != 0) {
+    if (judged || mailto || (opts & URISAN_JUDGE_VIEW)) {
         /* a view reads the parse with the default limits */
         if (!default_limits(pol)) {
             urisan_parse(in, len, NULL, &own, NULL);
             up = &own;
         }
-        f = view_host(ctx, in, len, up, idn, mailto, pol, opts, j);
+        f = view_host(ctx, in, len, up, judged, mailto, pol, opts, j);
     }
     j->rep.flags |= f;
     decide_once(ctx, pol, in, len, &j->uri, &j->rep, up, j->hv, &j->dec);

@@ -184,7 +184,9 @@ static void fill(urisan_hostview *hv, const hm_entry *e)
     } else {
         put_text(hv->skeleton, s, e->slen);
     }
-    put_text(hv->imitates, t, e->ilen);
+    hv->imitates[0] = '\0';   /* most hosts imitate no name */
+    if (e->ilen != 0)
+        put_text(hv->imitates, t, e->ilen);
     put_text(hv->registrable, a + e->alen - e->rlen, e->rlen);
     hv->unicode_len = e->ulen;
     hv->skeleton_len = e->slen;
