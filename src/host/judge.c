@@ -163,6 +163,12 @@ static void decide_once(urisan_host_ctx *ctx, const urisan_policy *pol, const ch
                         size_t len, const urisan_uri *u, const urisan_report *rep,
                         const urisan_uri *du, const urisan_hostview *hv, urisan_decision *dec)
 {
+    /* the decision asks its hooks about a URI with a nested URL and under
+       a policy listing hosts only (urisan.h): else none to make */
+    if ((rep->flags & URISAN_F(NESTED_URL)) == 0 && urisan_policy_lists_hosts(pol) == 0) {
+        urisan_decide_with(in, len, u, rep, pol, NULL, dec);
+        return;
+    }
     nested_arg na = { ctx, pol, in, len, du, hv };
     urisan_decide_hooks hk = { nested_host, &na, host_map, &na };
     urisan_decide_with(in, len, u, rep, pol, &hk, dec);
@@ -224,9 +230,9 @@ static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
     return f;
 }
 
-URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
-                                    const urisan_policy *pol, unsigned opts,
-                                    urisan_judgement *j)
+/* urisan_judge_report's body, inlined in urisan_judge (every line). */
+static inline void judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
+                                const urisan_policy *pol, unsigned opts, urisan_judgement *j)
 {
     j->hv = NULL;
     j->host_name = false;
@@ -254,6 +260,13 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
     decide_once(ctx, pol, in, len, &j->uri, &j->rep, up, j->hv, &j->dec);
 }
 
+URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
+                                    const urisan_policy *pol, unsigned opts,
+                                    urisan_judgement *j)
+{
+    judge_report(ctx, in, len, pol, opts, j);
+}
+
 URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
                                       const urisan_policy *pol, unsigned opts,
                                       urisan_judgement *j)
@@ -271,7 +284,7 @@ URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size
         no_context(j);
         return URISAN_E_NOSPACE;
     }
-    urisan_judge_report(ctx, in, len, pol, opts, j);
+    judge_report(ctx, in, len, pol, opts, j);
     return st;
 }
 

@@ -149,7 +149,9 @@ static size_t slot_b(uint32_t hash)
    the table (its slack), so a short form is one fixed-size copy. */
 static inline void put_text(char *dst, const char *src, size_t n)
 {
-    if (n < HM_COPY)
+    if (n < HM_COPY / 2)
+        memcpy(dst, src, HM_COPY / 2);   /* most names: half the stores */
+    else if (n < HM_COPY)
         memcpy(dst, src, HM_COPY);
     else
         memcpy(dst, src, n);
