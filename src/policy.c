@@ -226,22 +226,15 @@ static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
     return rules;
 }
 
-/* Has p a rule that rule_reasons judges? The default policy and most
-   profiles have none. */
-static inline bool has_rules(const urisan_policy *p)
-{
-    return (p->n_scheme | p->n_port | p->n_deny_host | p->n_allow_host | p->n_deny_ip |
-            p->n_allow_ip) != 0 ||
-           p->require_absolute || p->require_authority;
-}
-
-/* The rules of p (has_rules) that deny uri. */
 static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
                              const urisan_report *rep, const urisan_policy *p,
                              const urisan_decide_hooks *hk)
 {
     unsigned rules = 0;
-    if (uri == NULL)
+    /* the default policy and most profiles have none of these rules */
+    if (uri == NULL || ((p->n_scheme | p->n_port | p->n_deny_host | p->n_allow_host |
+                         p->n_deny_ip | p->n_allow_ip) == 0 &&
+                        !p->require_absolute && !p->require_authority))
         return 0;
     bool has_scheme = span_in(uri->scheme, len);
     bool has_host = span_in(uri->host, len);
@@ -500,7 +493,7 @@ static inline void decide(const char *in, size_t len, const urisan_uri *uri,
     urisan_flags flag = pol ? pol->flag : URISAN_DEFAULT_FLAG;
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
-    if (pol != NULL && (in != NULL || len == 0) && has_rules(pol))
+    if (pol != NULL && (in != NULL || len == 0))
         out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol, hk);
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
         ((pol->nested_deny | pol->nested_flag) != 0 || pol->n_deny_host > 0 ||
