@@ -20,20 +20,28 @@ void cli_jv_cstr(cli_buf *b, const char *s)
         json_quote(b, s, strlen(s));
 }
 
-void cli_jv_name(cli_buf *b, const char *name)
+/* A name of the library's (cli_jv_name) at o, in room reserved: the name
+   between quotes, or null. */
+static inline char *plain_name(char *o, const char *name)
 {
     if (name == NULL) {
-        cli_buf_lit(b, "null");
-        return;
+        memcpy(o, "null", 4);
+        return o + 4;
     }
     size_t n = strlen(name);
-    if (!cli_buf_room(b, n + 2) && !cli_buf_reserve(b, n + 2))
+    *o++ = '"';
+    cli_copy(o, name, n);
+    o += n;
+    *o++ = '"';
+    return o;
+}
+
+void cli_jv_name(cli_buf *b, const char *name)
+{
+    size_t need = (name != NULL ? strlen(name) : 2) + 2;   /* "null" is 4 too */
+    if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
         return; /* b is marked failed */
-    char *o = b->p + b->len;
-    o[0] = '"';
-    cli_copy(o + 1, name, n);
-    o[n + 1] = '"';
-    b->len += n + 2;
+    b->len = (size_t)(plain_name(b->p + b->len, name) - b->p);
 }
 
 void cli_jv_verdict(cli_buf *b, urisan_verdict v)
@@ -41,15 +49,9 @@ void cli_jv_verdict(cli_buf *b, urisan_verdict v)
     cli_jv_name(b, urisan_verdict_name(v));
 }
 
-/* cli_jv_host_type, inlined in cli_jv_components */
-static inline void host_type(cli_buf *b, urisan_host_type t)
-{
-    cli_jv_name(b, urisan_host_type_name(t));
-}
-
 void cli_jv_host_type(cli_buf *b, urisan_host_type t)
 {
-    host_type(b, t);
+    cli_jv_name(b, urisan_host_type_name(t));
 }
 
 void cli_jv_bool(cli_buf *b, bool v)
@@ -192,21 +194,6 @@ static inline __attribute__((always_inline)) char *plain_span(char *o, const com
     *o++ = '"';
     cli_copy(o, in + sp.off, sp.len);
     o += sp.len;
-    *o++ = '"';
-    return o;
-}
-
-/* A name of the library's (cli_jv_name) at o, in room reserved. */
-static inline char *plain_name(char *o, const char *name)
-{
-    if (name == NULL) {
-        memcpy(o, "null", 4);
-        return o + 4;
-    }
-    size_t n = strlen(name);
-    *o++ = '"';
-    cli_copy(o, name, n);
-    o += n;
     *o++ = '"';
     return o;
 }
