@@ -189,6 +189,43 @@ static void put_nested_keys(cli_buf *b, const void *v, bool capped)
 }
 static void put_nested(cli_buf *b, const void *v) { put_nested_keys(b, v, false); }
 static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v, true); }
+/* uri, valid, error, components and host_ip (fs->f[i..i+4]) in one
+   call: the bytes of their five puts, a valid URI's "true" and "null"s
+   written as they are (most lines); an invalid one's or an IP address's
+   by their own puts. */
+static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+{
+    ROW(v);
+    cli_fields_key(b, fs, i);
+    put_uri(b, v);
+    if (!r->j.uri.valid) {
+        cli_fields_key(b, fs, i + 1);
+        cli_buf_lit(b, "false");
+        cli_fields_key(b, fs, i + 2);
+        put_error(b, v);
+    } else {
+        cli_fields_key(b, fs, i + 1);
+        cli_buf_lit(b, "true");
+        cli_fields_key(b, fs, i + 2);
+        cli_buf_lit(b, "null");
+    }
+    cli_fields_key(b, fs, i + 3);
+    put_components(b, v);
+    cli_fields_key(b, fs, i + 4);
+    if (r->j.rep.ip_family != 0)
+        put_host_ip(b, v);
+    else
+        cli_buf_lit(b, "null");
+}
+/* truncated and length (fs->f[i..i+1]) in one call. */
+static void put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+{
+    ROW(v);
+    cli_fields_key(b, fs, i);
+    cli_jv_bool(b, r->truncated);
+    cli_fields_key(b, fs, i + 1);
+    cli_buf_addu(b, r->full_len);
+}
 /* The components one by one (--fields only): "host" rather than
    "components". */
 #ifdef URISAN_HAVE_HOST
@@ -293,7 +330,8 @@ COMPONENT(fragment, cli_jv_span(b, r->in, r->j.uri.fragment))
    fallback line (a line too large for CLI_JSON_MAX) denies: no text of
    the input, error no_space, flags and reasons "invalid". */
 static const cli_field check_fields[] = {
-    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
+    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null",
+      .run_len = 4, .run_put = put_head_run },
     { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false",
       .run_len = 1, .run_key = validity_run_key, .run_last = true },
     { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
@@ -317,7 +355,8 @@ static const cli_field check_fields[] = {
       .when = MODE_BASE, .needs = "--base" },
     { .name = "resolve_error", .put = put_resolve_error, .fb = CLI_FB_OMIT,
       .when = MODE_BASE, .needs = "--base" },
-    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true" },
+    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true",
+      .run_len = 1, .run_put = put_tail_run },
     { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
     { .name = "line", .put = put_line, .fb = CLI_FB_PUT, .when = MODE_LOG, .needs = "--format" },
     { .name = "lineno", .put = put_lineno, .fb = CLI_FB_PUT, .when = MODE_LOG,

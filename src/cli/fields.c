@@ -102,8 +102,9 @@ static void mark_runs(cli_fieldset *out)
     for (size_t i = 0; i < out->n; i++) {
         const cli_field *f = out->f[i];
         size_t len = f->run_len;
-        bool whole = len != 0 && f->run_key != NULL && len < 256 && len < out->n - i &&
-                     !runs_off();
+        /* a run written by run_put alone keeps nothing: on with runs_off */
+        bool whole = len != 0 && (f->run_key != NULL ? !runs_off() : f->run_put != NULL) &&
+                     len < 256 && len < out->n - i;
         for (size_t k = 0; whole && k <= len; k++)
             whole = out->f[i + k] == f + k && out->f[i + k]->present == NULL;
         out->run[i] = whole ? (unsigned char)len : 0;
@@ -212,6 +213,25 @@ static void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *ro
 }
 
 #ifdef URISAN_CHECK_CACHES
+/* The bytes run_put wrote at [at, b->len) for the run at field i are
+   those of its fields one by one (a debug build checks every line). */
+static void check_put(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row, size_t at)
+{
+    size_t end = b->len, n = end - at;
+    if (b->failed)
+        return;
+    for (size_t k = i; k <= i + fs->run[i]; k++) {
+        cli_fields_key(b, fs, k);
+        fs->f[k]->put(b, row);
+    }
+    if (!b->failed && (b->len - end != n || memcmp(b->p + at, b->p + end, n) != 0)) {
+        fprintf(stderr, "urisan: fields.c: the run_put of '%s' is not what its fields write\n",
+                fs->f[i]->name);
+        abort();
+    }
+    cli_buf_rewind(b, end);   /* the second copy (failed only for lack of room) */
+}
+
 /* The key is complete: the run written anew is the kept text (a debug
    build checks every hit; a key that misses an input the run reads
    aborts here). */
@@ -263,6 +283,17 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
     if (!fallback) {
         for (size_t i = 0; i < fs->n; i++) {
             const cli_field *f = fs->f[i];
+            if (fs->run[i] != 0 && f->run_key == NULL) {
+#ifdef URISAN_CHECK_CACHES
+                size_t at = b->len;
+                f->run_put(b, row, fs, i);
+                check_put(b, fs, i, row, at);
+#else
+                f->run_put(b, row, fs, i);
+#endif
+                i += fs->run[i];
+                continue;
+            }
             if (fs->run[i] != 0) {
                 write_run(b, fs, i, row);
                 i += fs->run[i];

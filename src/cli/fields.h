@@ -52,7 +52,8 @@ typedef struct {
        fallback line, which fb decides alone. */
     bool (*present)(const void *row);
     /* 0, or: this field and the run_len that follow it in the table are
-       written from run_key(row) alone (the same key, the same bytes).
+       written from run_key(row) alone (the same key, the same bytes), or
+       by run_put alone (no run_key, below).
        When a line has all of them in table order, write_line keeps the
        bytes of the run (keys included) per thread and copies them on the
        next row with the same key (e.g. check's flags and decision: a log
@@ -66,7 +67,11 @@ typedef struct {
     /* NULL, or the run's fields written in one call, their keys too
        (cli_fields_key): the bytes of their keys and puts one after
        another, with less work (check's host view, written on every
-       line whose host differs from the line before) */
+       line whose host differs from the line before). With no run_key
+       the run is written by run_put on every line, nothing kept (not a
+       cache: one call for its fields instead of one each, e.g. check's
+       uri to host_ip); a debug build (URISAN_CHECK_CACHES) checks its
+       bytes against the fields' own puts on every line. */
     void (*run_put)(cli_buf *b, const void *row, const struct cli_fieldset *fs, size_t i);
 } cli_field;
 
