@@ -221,10 +221,17 @@ static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
 static void put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
-    cli_fields_key(b, fs, i);
-    cli_jv_bool(b, r->truncated);
-    cli_fields_key(b, fs, i + 1);
-    cli_buf_addu(b, r->full_len);
+    if (!fs->keys_short || !cli_buf_room(b, 2 * CLI_FIELD_KEY_MAX + 8 + 20)) {
+        cli_fields_key(b, fs, i);
+        cli_jv_bool(b, r->truncated);
+        cli_fields_key(b, fs, i + 1);
+        cli_buf_addu(b, r->full_len);
+        return;
+    }
+    char *o = cli_fields_key_at(b->p + b->len, fs, i);
+    memcpy(o, r->truncated ? "true\0\0\0" : "false\0\0", 8);
+    o = cli_fields_key_at(o + (r->truncated ? 4 : 5), fs, i + 1);
+    b->len = (size_t)(cli_put_u(o, r->full_len) - b->p);
 }
 /* The components one by one (--fields only): "host" rather than
    "components". */

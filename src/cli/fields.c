@@ -96,9 +96,18 @@ static int bad_name(const char *cmd, const cli_field *table, size_t n,
 }
 
 /* out->run: the runs whose fields all follow one another here, as in
-   their table. */
+   their table; out->same_present, out->keys_short. */
 static void mark_runs(cli_fieldset *out)
 {
+    out->keys_short = true;
+    for (size_t i = 0; i < out->n; i++) {
+        size_t k = 0;
+        while (out->f[i]->present != NULL && i + k + 1 < out->n && k < 255 &&
+               out->f[i + k + 1]->present == out->f[i]->present)
+            k++;
+        out->same_present[i] = (unsigned char)k;
+        out->keys_short = out->keys_short && out->klen[i] != 0;
+    }
     for (size_t i = 0; i < out->n; i++) {
         const cli_field *f = out->f[i];
         size_t len = f->run_len;
@@ -299,8 +308,10 @@ static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool
                 i += fs->run[i];
                 continue;
             }
-            if (f->present != NULL && !f->present(row))
+            if (f->present != NULL && !f->present(row)) {
+                i += fs->same_present[i];   /* absent too */
                 continue;
+            }
             cli_fields_key(b, fs, i);
             f->put(b, row);
         }

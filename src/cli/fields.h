@@ -85,6 +85,10 @@ typedef struct cli_fieldset {
     char key[CLI_FIELDS_MAX][CLI_FIELD_KEY_MAX];
     unsigned char klen[CLI_FIELDS_MAX];
     unsigned char run[CLI_FIELDS_MAX];   /* f[i]->run_len when the run is whole here, else 0 */
+    /* how many fields right after f[i] have its present (all absent with
+       it: skipped together) */
+    unsigned char same_present[CLI_FIELDS_MAX];
+    bool keys_short;   /* every klen != 0: cli_fields_key_at for any key */
     size_t n;
 } cli_fieldset;
 
@@ -109,6 +113,14 @@ static inline void cli_fields_key(cli_buf *b, const cli_fieldset *fs, size_t i)
     } else {
         cli_fields_key_slow(b, fs, i);
     }
+}
+
+/* The key of field i at o, in room reserved for CLI_FIELD_KEY_MAX bytes
+   (fs->keys_short): returns its end. */
+static inline char *cli_fields_key_at(char *o, const cli_fieldset *fs, size_t i)
+{
+    memcpy(o, fs->key[i], CLI_FIELD_KEY_MAX);
+    return o + fs->klen[i];
 }
 
 /* Comma-separated names of table[0..n) (for usage and errors) into b. */

@@ -101,15 +101,20 @@ static char *digits_before(char *end, uint64_t v)
     return end;
 }
 
+char *cli_put_u_long(char *o, uint64_t v)
+{
+    /* in place: count the digits, then write them from the last */
+    size_t n = 1;
+    for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+        n++;
+    (void)digits_before(o + n, v);
+    return o + n;
+}
+
 bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     if (cli_buf_room(b, 20)) {
-        /* in place: count the digits, then write them from the last */
-        size_t n = 1;
-        for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
-            n++;
-        (void)digits_before(b->p + b->len + n, v);
-        b->len += n;
+        b->len = (size_t)(cli_put_u(b->p + b->len, v) - b->p);
         return true;
     }
     char tmp[20]; /* UINT64_MAX has 20 digits */

@@ -134,6 +134,28 @@ static inline bool cli_buf_adds(cli_buf *b, const char *s)
 
 /* Decimal text of v. */
 bool cli_buf_addu(cli_buf *b, uint64_t v);
+/* The decimal text of v at o, in room reserved for 20 bytes: returns its
+   end. cli_put_u_long for v >= 1000. */
+char *cli_put_u_long(char *o, uint64_t v);
+static inline char *cli_put_u(char *o, uint64_t v)
+{
+    if (v < 10) {
+        *o = (char)('0' + v);
+        return o + 1;
+    }
+    if (v < 100) {
+        o[0] = (char)('0' + v / 10);
+        o[1] = (char)('0' + v % 10);
+        return o + 2;
+    }
+    if (v < 1000) {
+        o[0] = (char)('0' + v / 100);
+        o[1] = (char)('0' + v / 10 % 10);
+        o[2] = (char)('0' + v % 10);
+        return o + 3;
+    }
+    return cli_put_u_long(o, v);
+}
 
 /* Append s[0..n) escaped by the rules above, without the quotes. */
 bool json_escape(cli_buf *b, const char *s, size_t n);
