@@ -196,6 +196,27 @@ static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v,
 static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
+    /* a plain input (twice: uri, components), the keys, quotes, "true"
+       and "null"s, with one reservation */
+    const urisan_uri *u = &r->j.uri;
+    size_t need = 2 * r->len + CLI_COMPONENTS_ROOM + 5 * CLI_FIELD_KEY_MAX + 16;
+    if (u->valid && r->j.rep.ip_family == 0 && fs->keys_short && cli_buf_room(b, need)) {
+        char *o = cli_fields_key_at(b->p + b->len, fs, i);
+        if (json_copy_plain(o + 1, r->in, r->len)) {
+            *row->plain = 1;
+            o[0] = '"';
+            o[r->len + 1] = '"';
+            o = cli_fields_key_at(o + r->len + 2, fs, i + 1);
+            memcpy(o, "true", 4);
+            o = cli_fields_key_at(o + 4, fs, i + 2);
+            memcpy(o, "null", 4);
+            o = cli_fields_key_at(o + 4, fs, i + 3);
+            o = cli_fields_key_at(cli_jv_components_at(o, r->in, u), fs, i + 4);
+            memcpy(o, "null", 4);
+            b->len = (size_t)(o + 4 - b->p);
+            return;
+        }
+    }
     cli_fields_key(b, fs, i);
     put_uri(b, v);
     if (!r->j.uri.valid) {

@@ -366,22 +366,35 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
     return true;
 }
 
-bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
+bool json_copy_plain(char *o, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
+    if (n < 16) {
+        if (json_plain_len(str, n) != n)
+            return false;
+        cli_copy(o, str, n);
+        return true;
+    }
+    /* 16 bytes a step, each checked before it is copied; the last step
+       ends at n (it may cover bytes copied already) */
+    size_t i = 0;
+    while (i + 16 < n && plain16(s + i)) {
+        memcpy(o + i, s + i, 16);
+        i += 16;
+    }
+    if (i + 16 < n || !plain16(s + n - 16))
+        return false;
+    memcpy(o + n - 16, s + n - 16, 16);
+    return true;
+}
+
+bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
+{
     if (n >= 16 && (cli_buf_room(b, n + 2) || cli_buf_reserve(b, n + 2))) {
-        /* 16 bytes a step, each checked before it is copied; the last
-           step ends at n (it may cover bytes copied already) */
-        char *o = b->p + b->len + 1;
-        size_t i = 0;
-        while (i + 16 < n && plain16(s + i)) {
-            memcpy(o + i, s + i, 16);
-            i += 16;
-        }
-        if (i + 16 >= n && plain16(s + n - 16)) {
-            memcpy(o + n - 16, s + n - 16, 16);
-            o[-1] = '"';
-            o[n] = '"';
+        char *o = b->p + b->len;
+        if (json_copy_plain(o + 1, str, n)) {
+            o[0] = '"';
+            o[n + 1] = '"';
             b->len += n + 2;
             *plain = true;
             return true;

@@ -171,6 +171,9 @@ bool json_plain16_simd(const void *p);
 bool json_plain16_scalar(const void *p);
 /* json_quote of s[0..n) that json_plain_len() found plain: a copy. */
 bool json_quote_plain(cli_buf *b, const char *s, size_t n);
+/* s[0..n) copied to o, in room reserved for n bytes, when it is plain
+   (json_plain_len(s, n) == n): true; else false, and o[0..n) undefined. */
+bool json_copy_plain(char *o, const char *s, size_t n);
 /* json_quote of s[0..n), and *plain := json_plain_len(s, n) == n, found
    while it copies (one pass over a plain s). */
 bool json_quote_scan(cli_buf *b, const char *s, size_t n, bool *plain);

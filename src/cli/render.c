@@ -205,26 +205,30 @@ static size_t spans_len(const urisan_uri *u)
            u->query.len + u->fragment.len;
 }
 
+/* Plain input (json_plain_len): each span is its own JSON text, so the
+   object is written with one reservation and copies. CLI_COMPONENTS_ROOM
+   covers the keys (80 bytes, and the pad of the last one written),
+   quotes, "null"s and the host type. */
+char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u)
+{
+    o = plain_span(o, &k_scheme, in, u->scheme);
+    o = plain_span(o, &k_userinfo, in, u->userinfo);
+    o = plain_span(o, &k_host, in, u->host);
+    memcpy(o, k_host_type.text, sizeof k_host_type.text);
+    o = plain_name(o + k_host_type.len, urisan_host_type_name(u->host_type));
+    o = plain_span(o, &k_port, in, u->port);
+    o = plain_span(o, &k_path, in, u->path);
+    o = plain_span(o, &k_query, in, u->query);
+    o = plain_span(o, &k_fragment, in, u->fragment);
+    *o++ = '}';
+    return o;
+}
+
 void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
 {
-    /* Plain input (json_plain_len): each span is its own JSON text, so the
-       object is written with one reservation and copies. 192 covers the
-       keys (80 bytes, and the pad of the last one written), quotes,
-       "null"s and the host type. */
-    size_t need = spans_len(u) + 192;
+    size_t need = spans_len(u) + CLI_COMPONENTS_ROOM;
     if (plain && (cli_buf_room(b, need) || cli_buf_reserve(b, need))) {
-        char *o = b->p + b->len;
-        o = plain_span(o, &k_scheme, in, u->scheme);
-        o = plain_span(o, &k_userinfo, in, u->userinfo);
-        o = plain_span(o, &k_host, in, u->host);
-        memcpy(o, k_host_type.text, sizeof k_host_type.text);
-        o = plain_name(o + k_host_type.len, urisan_host_type_name(u->host_type));
-        o = plain_span(o, &k_port, in, u->port);
-        o = plain_span(o, &k_path, in, u->path);
-        o = plain_span(o, &k_query, in, u->query);
-        o = plain_span(o, &k_fragment, in, u->fragment);
-        *o++ = '}';
-        b->len = (size_t)(o - b->p);
+        b->len = (size_t)(cli_jv_components_at(b->p + b->len, in, u) - b->p);
         return;
     }
     cli_buf_lit(b, "{\"scheme\":");
