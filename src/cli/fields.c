@@ -194,7 +194,10 @@ static inline bool same_key(const uint64_t a[CLI_RUN_KEY], const uint64_t b[CLI_
 }
 
 /* The kept bytes of m into b: whole steps (the text array holds them;
-   only m->len count) when the buffer has room for them. */
+   only m->len count) when the buffer has room for them, the first
+   RUN_FIRST bytes whatever m->len (most runs are shorter). */
+#define RUN_FIRST (4 * RUN_STEP)
+_Static_assert(RUN_FIRST <= RUN_TEXT && RUN_FIRST % RUN_STEP == 0, "the first steps are whole");
 static inline void copy_kept(cli_buf *b, const run_slot *m)
 {
     if (!cli_buf_room(b, RUN_TEXT)) {
@@ -202,7 +205,8 @@ static inline void copy_kept(cli_buf *b, const run_slot *m)
         return;
     }
     char *o = b->p + b->len;
-    for (size_t k = 0; k < m->len; k += RUN_STEP)
+    memcpy(o, m->text, RUN_FIRST);
+    for (size_t k = RUN_FIRST; k < m->len; k += RUN_STEP)
         memcpy(o + k, m->text + k, RUN_STEP);
     b->len += m->len;
 }

@@ -81,7 +81,8 @@ static inline bool cli_buf_room(const cli_buf *b, size_t n)
 
 /* memcpy(d, s, n) for the short texts of a line (a host, a port, a
    path) without a call: up to 16 bytes as two overlapping moves that stay
-   inside both [0, n); longer ones by memcpy. */
+   inside both [0, n); up to 256 in 16-byte moves, the last one ending at
+   n; longer ones by memcpy. */
 static inline void cli_copy(char *d, const char *s, size_t n)
 {
     if (n >= 8 && n <= 16) {
@@ -99,6 +100,10 @@ static inline void cli_copy(char *d, const char *s, size_t n)
     } else if (n < 4) {
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
+    } else if (n <= 256) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
     } else {
         memcpy(d, s, n);
     }
