@@ -299,45 +299,43 @@ static void put_registrable(cli_buf *b, const void *v)
     ROW(v);
     cli_jv_host_form(b, r->j.hv, CLI_HV_REGISTRABLE);
 }
+/* A form of a plain name at o, in room reserved: between quotes, or
+   null when it is empty and null_empty (all but host_unicode). */
+static inline char *host_form_at(char *o, const char *s, size_t n, bool null_empty)
+{
+    if (n == 0 && null_empty) {
+        memcpy(o, "null", 4);
+        return o + 4;
+    }
+    o[0] = '"';
+    cli_copy(o + 1, s, n);
+    o[n + 1] = '"';
+    return o + n + 2;
+}
 /* The four above as their run (fs->f[i..i+3]) in one call: a name whose
-   forms are their own JSON text is copied with one reservation; the
-   bytes are those of the four puts (host_unicode "" included, the
-   others null when empty). */
+   forms are their own JSON text is copied with one reservation, the keys
+   too; the bytes are those of the four puts (host_unicode "" included,
+   the others null when empty). */
 static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
-    size_t need = 0;
-    if (has_name(r) && hv->json_plain) {
-        need = hv->unicode_len + hv->skeleton_len + hv->imitates_len + hv->registrable_len +
-               4 * (CLI_FIELD_KEY_MAX + 4);
-        if (!cli_buf_room(b, need))
-            need = 0;
-    }
-    if (need == 0) {
+    if (!has_name(r) || !hv->json_plain || !fs->keys_short ||
+        !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
+                             hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4))) {
         for (size_t k = i; k < i + 4; k++) {
             cli_fields_key(b, fs, k);
             fs->f[k]->put(b, v);
         }
         return;
     }
-    const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
-    size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
-    if (!skeleton_shown(row, r))
-        n[1] = 0;
-    for (size_t k = 0; k < 4; k++) {
-        cli_fields_key(b, fs, i + k);
-        char *o = b->p + b->len;
-        if (n[k] == 0 && k > 0) {
-            memcpy(o, "null", 4);
-            b->len += 4;
-            continue;
-        }
-        o[0] = '"';
-        cli_copy(o + 1, s[k], n[k]);
-        o[n[k] + 1] = '"';
-        b->len += n[k] + 2;
-    }
+    char *o = cli_fields_key_at(b->p + b->len, fs, i);
+    o = host_form_at(o, hv->unicode, hv->unicode_len, false);
+    o = cli_fields_key_at(o, fs, i + 1);
+    o = host_form_at(o, hv->skeleton, skeleton_shown(row, r) ? hv->skeleton_len : 0, true);
+    o = host_form_at(cli_fields_key_at(o, fs, i + 2), hv->imitates, hv->imitates_len, true);
+    o = host_form_at(cli_fields_key_at(o, fs, i + 3), hv->registrable, hv->registrable_len, true);
+    b->len = (size_t)(o - b->p);
 }
 #endif
 
