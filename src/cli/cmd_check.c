@@ -272,9 +272,12 @@ static bool skeleton_shown(const check_row *row, const check_result *r)
 static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
+    /* skeleton_shown's inputs rather than its answer (no call): the
+       view, the line's flags, --fields; all four null without a view */
     key[0] = r->j.hv != NULL ? r->j.hv_serial : 0;
-    key[1] = skeleton_shown(row, r);
-    key[2] = key[3] = 0;
+    key[1] = r->j.hv != NULL ? (uint64_t)r->j.rep.flags : 0;
+    key[2] = row->c->skeleton_always;
+    key[3] = 0;
 }
 static void put_host_unicode(cli_buf *b, const void *v)
 {
