@@ -277,8 +277,8 @@ static inline bool plain8(uint64_t x)
 }
 
 /* Are the 16 bytes at p all plain (class 0)? The scalar twin is two
-   plain8 words; with SSE2 one signed compare finds the bytes below 0x20
-   and those >= 0x80 together, three more find DEL, '"' and '\\'.
+   plain8 words; with SSE2 one add and one signed compare find the bytes
+   below 0x20, DEL and those >= 0x80 together, two more '"' and '\\'.
    tests/test_json.c compares the two for every byte value at every
    position (json_plain16_simd, json_plain16_scalar), and the whole
    escape with the byte-by-byte one. */
@@ -293,11 +293,13 @@ static inline bool plain16_scalar(const unsigned char *p)
 static inline bool plain16(const unsigned char *p)
 {
 #ifdef JSON_SSE2
+    /* v + 1 above 0x20 as a signed byte: v is 0x20 to 0x7e (0x7f and
+       the bytes >= 0x80 wrap below it); and neither '"' nor '\\' */
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i bad = _mm_or_si128(
-        _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))),
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-    return _mm_movemask_epi8(bad) == 0;
+    __m128i in = _mm_cmpgt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x20));
+    __m128i esc = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                               _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    return _mm_movemask_epi8(_mm_andnot_si128(esc, in)) == 0xffff;
 #else
     return plain16_scalar(p);
 #endif
