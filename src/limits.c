@@ -1,5 +1,6 @@
 /* limits.c - the length bounds of SPEC section 2. */
 #include "internal.h"
+#include "urisan_hot.h"
 #include "risk.h"
 
 const urisan_limits urisan_default_limits = URISAN_LIMITS_DEFAULT;
@@ -27,7 +28,7 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out)
 
 /* A policy's limits (here, not in policy.c: the parser asks for them,
    and the parser calls nothing of the policy). */
-URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
+URISAN_HOT URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
 {
     /* the defaults' own address when they are the defaults: a caller can
        tell them apart by the pointer (urisan_policy_limits(NULL)) */
@@ -38,7 +39,7 @@ URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
 
 /* The limits a parse under p takes: NULL for the defaults (the parse then
    skips its clamping pass), else p's own (a `limit` line changed them). */
-const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p)
+URISAN_HOT const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p)
 {
     if (p == NULL || p->magic != POL_MAGIC || !p->limits_custom)
         return NULL;

@@ -7,6 +7,7 @@
  * line number. The file format is documented in doc/policy.md.
  */
 #include "risk.h"
+#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -63,7 +64,7 @@ URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags 
     return p != NULL && p->magic == POL_MAGIC && ((p->nested_deny | p->nested_flag) & f) != 0;
 }
 
-URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p)
+URISAN_HOT URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p)
 {
     return p != NULL && p->magic == POL_MAGIC && (p->n_deny_host | p->n_allow_host) > 0;
 }
@@ -226,7 +227,7 @@ static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
     return rules;
 }
 
-static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
+URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
                              const urisan_report *rep, const urisan_policy *p,
                              const urisan_decide_hooks *hk)
 {
@@ -523,7 +524,7 @@ URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri 
     decide(in, len, uri, rep, pol, &hk, out);
 }
 
-URISAN_API void urisan_decide_with(const char *in, size_t len, const urisan_uri *uri,
+URISAN_HOT URISAN_API void urisan_decide_with(const char *in, size_t len, const urisan_uri *uri,
                                    const urisan_report *rep, const urisan_policy *pol,
                                    const urisan_decide_hooks *hooks, urisan_decision *out)
 {

@@ -50,7 +50,7 @@ baseline)
         extra=""
         [ "$(basename "$c")" = parse_ssse3.c ] && extra="-mssse3"
         $cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -DURISAN_BUILDING $ssse3 $extra \
-            -I"$root/include" -I"$tmp/src" -c "$c" -o "$c.o"
+            -I"$root/include" -I"$root/src/common" -I"$tmp/src" -c "$c" -o "$c.o"
     done
     ar rcs "$tmp/liburisan.a" "$tmp"/src/*.o
     dump "$tmp/liburisan.a" "$tmp/behaviour_dump"

@@ -3,6 +3,7 @@
  * flags and verdict of each URI, as text or JSON Lines.
  */
 #include "check_nested.h"
+#include "urisan_hot.h"
 #include "cli.h"
 #include "jobs.h"
 #include "logformat.h"
@@ -55,7 +56,7 @@ typedef struct {
    it). --base: the core's facts of where the reference leads
    (urisan_check_base), the host layer's judgement of that URI's host,
    one decision under the policy (urisan_judge_base). */
-static void judge(check_ctx *c, check_result *r)
+URISAN_HOT static void judge(check_ctx *c, check_result *r)
 {
     r->rlen = 0;
     r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
@@ -91,7 +92,7 @@ typedef struct {
 
 #define ROW(v) const check_row *row = (v); const check_result *r = row->r
 
-static void put_uri(cli_buf *b, const void *v)
+URISAN_HOT static void put_uri(cli_buf *b, const void *v)
 {
     ROW(v);
     if (*row->plain < 0) {
@@ -106,7 +107,7 @@ static void put_uri(cli_buf *b, const void *v)
 }
 static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->j.uri.valid != 0); }
 /* What valid and error are written from (their run in check_fields). */
-static void validity_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+URISAN_HOT static void validity_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
     key[0] = r->j.uri.valid != 0;
@@ -119,18 +120,18 @@ static void put_error(cli_buf *b, const void *v)
     ROW(v);
     cli_jv_error(b, r->j.uri.valid ? NULL : &r->j.uri.error);
 }
-static void put_components(cli_buf *b, const void *v)
+URISAN_HOT static void put_components(cli_buf *b, const void *v)
 {
     ROW(v);
     if (*row->plain < 0)
         *row->plain = json_plain_len(r->in, r->len) == r->len;
     cli_jv_components(b, r->in, &r->j.uri, *row->plain != 0);
 }
-static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->j.rep); }
+URISAN_HOT static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->j.rep); }
 static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->j.rep.flags); }
 /* What flags, verdict, reasons, deny_reasons and flag_reasons are written
    from (their run in check_fields). */
-static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
     key[0] = (uint64_t)r->j.rep.flags;
@@ -164,8 +165,8 @@ static void put_explain(cli_buf *b, const void *v)
     else
         cli_jv_explain(b, &r->j.dec, c->pol, r->in, r->len);
 }
-static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
-static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
+URISAN_HOT static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
+URISAN_HOT static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
 static void put_line(cli_buf *b, const void *v)
 {
     const check_row *row = v;
@@ -178,7 +179,7 @@ static void put_lineno(cli_buf *b, const void *v)
 }
 /* The URLs nested in the parameters of the URI judged (the resolved one
    with --base): only on lines whose flags have nested_url. */
-static bool has_nested(const void *v) { ROW(v); return (r->j.rep.flags & URISAN_F(NESTED_URL)) != 0; }
+URISAN_HOT static bool has_nested(const void *v) { ROW(v); return (r->j.rep.flags & URISAN_F(NESTED_URL)) != 0; }
 static void put_nested_keys(cli_buf *b, const void *v, bool capped)
 {
     ROW(v);
@@ -193,7 +194,7 @@ static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v,
    call: the bytes of their five puts, a valid URI's "true" and "null"s
    written as they are (most lines); an invalid one's or an IP address's
    by their own puts. */
-static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+URISAN_HOT static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     /* a plain input (twice: uri, components), the keys, quotes, "true"
@@ -269,7 +270,7 @@ static bool skeleton_shown(const check_row *row, const check_result *r)
 {
     return cli_skeleton_shown(r->j.hv, r->j.rep.flags, row->c->skeleton_always);
 }
-static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+URISAN_HOT static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     ROW(v);
     /* skeleton_shown's inputs rather than its answer (no call): the
@@ -319,7 +320,7 @@ static inline char *host_form_at(char *o, const char *s, size_t n, bool null_emp
    forms are their own JSON text is copied with one reservation, the keys
    too; the bytes are those of the four puts (host_unicode "" included,
    the others null when empty). */
-static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+URISAN_HOT static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
@@ -411,7 +412,7 @@ static const cli_field check_fields[] = {
 
 
 /* VERDICT REASONS "URI" [-> "RESOLVED"] [(truncated: N bytes)] */
-static bool write_text(const check_ctx *c, const check_result *r)
+URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
 {
     cli_buf *b = cli_out_begin();
     cli_buf_adds(b, urisan_verdict_name(r->j.dec.verdict));
@@ -453,7 +454,7 @@ static bool write_text(const check_ctx *c, const check_result *r)
 }
 
 /* Check one input and write its line. false on a write error. */
-static bool check_one(void *ctx, const char *in, size_t len,
+URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
 {
     check_ctx *c = ctx;
@@ -477,7 +478,7 @@ static bool check_one(void *ctx, const char *in, size_t len,
 }
 
 /* The next line's host memo entry, asked for while this line is judged. */
-static void check_ahead(void *ctx, const char *p, size_t n)
+URISAN_HOT static void check_ahead(void *ctx, const char *p, size_t n)
 {
 #ifdef URISAN_HAVE_HOST
     urisan_host_prefetch(((check_ctx *)ctx)->host, p, n);

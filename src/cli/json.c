@@ -1,5 +1,6 @@
 /* json.c - bounded growable buffer and JSON Lines writer (see json.h). */
 #include "json.h"
+#include "urisan_hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ static char *digits_before(char *end, uint64_t v)
     return end;
 }
 
-char *cli_put_u_long(char *o, uint64_t v)
+URISAN_HOT char *cli_put_u_long(char *o, uint64_t v)
 {
     /* in place: count the digits, then write them from the last */
     size_t n = 1;
@@ -111,7 +112,7 @@ char *cli_put_u_long(char *o, uint64_t v)
     return o + n;
 }
 
-bool cli_buf_addu(cli_buf *b, uint64_t v)
+URISAN_HOT bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     if (cli_buf_room(b, 20)) {
         b->len = (size_t)(cli_put_u(b->p + b->len, v) - b->p);
@@ -329,7 +330,7 @@ static inline bool plain_tail(const unsigned char *s, size_t n, size_t i, uint64
     return plain8(*x);
 }
 
-size_t json_plain_len(const char *str, size_t n)
+URISAN_HOT size_t json_plain_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -368,7 +369,7 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
     return true;
 }
 
-bool json_copy_plain(char *o, const char *str, size_t n)
+URISAN_HOT bool json_copy_plain(char *o, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     if (n < 16) {
@@ -390,7 +391,7 @@ bool json_copy_plain(char *o, const char *str, size_t n)
     return true;
 }
 
-bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
+URISAN_HOT bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
 {
     if (n >= 16 && (cli_buf_room(b, n + 2) || cli_buf_reserve(b, n + 2))) {
         char *o = b->p + b->len;

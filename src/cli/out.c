@@ -1,5 +1,6 @@
 /* out.c - the command's buffered standard output (see out.h). */
 #include "out.h"
+#include "urisan_hot.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -74,7 +75,7 @@ static void out_ready(void)
     out.ready = true;
 }
 
-cli_buf *cli_out_begin(void)
+URISAN_HOT cli_buf *cli_out_begin(void)
 {
     if (cap.b != NULL)
         return cap_begin();
@@ -128,7 +129,7 @@ static bool flush_lines(void)
     return ok;
 }
 
-bool cli_out_end(void)
+URISAN_HOT bool cli_out_end(void)
 {
     if (cap.b != NULL)
         return cap_end();

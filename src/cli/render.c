@@ -7,6 +7,7 @@
  * identifiers; tests/test_json.c checks every one of them.
  */
 #include "cli.h"
+#include "urisan_hot.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -54,7 +55,7 @@ void cli_jv_host_type(cli_buf *b, urisan_host_type t)
     cli_jv_name(b, urisan_host_type_name(t));
 }
 
-void cli_jv_bool(cli_buf *b, bool v)
+URISAN_HOT void cli_jv_bool(cli_buf *b, bool v)
 {
     if (cli_buf_room(b, 8)) {
         memcpy(b->p + b->len, v ? "true\0\0\0" : "false\0\0", 8);
@@ -137,7 +138,7 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
 }
 #endif
 
-void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
+URISAN_HOT void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
 {
     if (r->ip_family != 0)
         host_ip_text(b, r);   /* apart: most hosts are names */
@@ -209,7 +210,7 @@ static size_t spans_len(const urisan_uri *u)
    object is written with one reservation and copies. CLI_COMPONENTS_ROOM
    covers the keys (80 bytes, and the pad of the last one written),
    quotes, "null"s and the host type. */
-char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u)
+URISAN_HOT char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u)
 {
     o = plain_span(o, &k_scheme, in, u->scheme);
     o = plain_span(o, &k_userinfo, in, u->userinfo);
@@ -224,7 +225,7 @@ char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u)
     return o;
 }
 
-void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
+URISAN_HOT void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
 {
     size_t need = spans_len(u) + CLI_COMPONENTS_ROOM;
     if (plain && (cli_buf_room(b, need) || cli_buf_reserve(b, need))) {
@@ -371,7 +372,7 @@ static size_t put_text_of(cli_buf *b, const text_of *t)
     return n;
 }
 
-void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+URISAN_HOT void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
     /* "denied:...;flagged:...", "-" for none */
     text_of t = { d, 0, 0 };
@@ -447,7 +448,7 @@ static void put_hex(cli_buf *b, const char *open, uint32_t v, int digits)
     cli_buf_addc(b, '}');
 }
 
-void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
+URISAN_HOT void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
