@@ -325,6 +325,37 @@ START_TEST(the_last_host_is_looked_at_again_only_when_its_bytes_change)
 }
 END_TEST
 
+/* The view a line keeps for the next line with the same host bytes is
+   the view of those bytes alone: once a policy that protects names has
+   judged it (the imitated name written into it), the next line's view is
+   made anew, as a fresh context makes it. */
+START_TEST(a_view_judged_under_protected_names_is_not_kept_for_the_next_line)
+{
+    urisan_policy *p = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(p);
+    urisan_policy_init(p);
+    static const char text[] = "protect-host apple.com\n";
+    size_t line = 0;
+    const char *msg = NULL;
+    ck_assert_int_eq(urisan_policy_parse(p, text, sizeof text - 1, &line, &msg), URISAN_OK);
+    urisan_host_ctx *c = urisan_host_ctx_new();
+    ck_assert_ptr_nonnull(c);
+    const char *uri = "http://xn--80ak6aa92e.com/";
+    urisan_judgement j;
+    urisan_judge(c, uri, strlen(uri), p, URISAN_JUDGE_VIEW, &j);
+    ck_assert_str_eq(c->last.hv.imitates, "apple.com");
+    ck_assert(last_view(c, uri));    /* made anew: nothing imitated */
+    ck_assert(!last_view(c, uri));   /* kept */
+    urisan_judge(c, uri, strlen(uri), p, URISAN_JUDGE_VIEW, &j);
+    ck_assert_str_eq(c->last.hv.imitates, "apple.com");
+    ck_assert_uint_ne(j.rep.flags & URISAN_F(HOMOGRAPH), 0);
+    urisan_judge(c, uri, strlen(uri), NULL, URISAN_JUDGE_VIEW, &j);
+    ck_assert_str_eq(c->last.hv.imitates, "");
+    urisan_host_ctx_free(c);
+    free(p);
+}
+END_TEST
+
 /* urisan_host_prefetch of a line before the view of it (as check --json
    calls them, a line apart): the guess only asks for a memo entry; the
    view is the one without it, whatever the guess was (right, wrong or
@@ -459,6 +490,7 @@ int main(void)
     tcase_add_test(t, lengths_around_the_cache_keys_and_the_buffers_give_the_full_answer);
     tcase_add_test(t, every_host_of_the_shared_url_lists_gives_the_full_answer);
     tcase_add_test(t, the_last_host_is_looked_at_again_only_when_its_bytes_change);
+    tcase_add_test(t, a_view_judged_under_protected_names_is_not_kept_for_the_next_line);
     tcase_add_test(t, more_hosts_than_memo_slots_give_the_full_answer);
     tcase_add_test(t, threads_sharing_one_memo_give_the_full_answer);
     tcase_add_test(t, a_prefetch_guess_never_changes_the_view);

@@ -182,11 +182,15 @@ URISAN_HOT bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len
     bool some = host_of_uri(uri, len, u, &host, &n);
     /* the key is whole or none: the compare reads key[0..klen) alone */
     assert(hl->klen == SIZE_MAX || hl->klen <= HOST_LAST_KEY);
-    /* The same bytes give the same view (the memo's, or computed again)
-       unless a policy judged it since (imitation_of: protect.c writes the
-       imitated name into it): then the serial stays, and text kept under
-       it (the command's key runs) is the text of this view. */
+    /* The same bytes give the same view: the one kept from the line
+       before, unless a policy judged it since (imitation_of: protect.c
+       writes the imitated name into it; the memo's view then, or computed
+       again). The serial stays with the bytes, and text kept under it (the
+       command's key runs) is the text of this view. With the memo off
+       (URISAN_BENCH_CACHES_OFF=memo) every view is computed. */
     bool same = n == hl->klen && hostmemo_same(host, hl->key, n) && hl->hv.imitation_of == 0;
+    if (same && !(ctx->off & HOST_OFF_MEMO))
+        return hl->hv.is_name && some;   /* the view of these bytes already */
     bool name = memo_view(ctx, host, n, &hl->hv) && some;
     if (same)
         return name;
