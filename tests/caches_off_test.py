@@ -17,7 +17,7 @@ import sys
 
 URISAN, SRC = sys.argv[1], sys.argv[2]
 DATA = os.environ.get("URISAN_DATA", "")
-CACHES = ("memo", "skeleton", "runs")
+CACHES = ("memo", "last", "skeleton", "runs")
 
 
 def inputs():

@@ -186,10 +186,11 @@ URISAN_HOT bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len
        before, unless a policy judged it since (imitation_of: protect.c
        writes the imitated name into it; the memo's view then, or computed
        again). The serial stays with the bytes, and text kept under it (the
-       command's key runs) is the text of this view. With the memo off
-       (URISAN_BENCH_CACHES_OFF=memo) every view is computed. */
+       command's key runs) is the text of this view. With `last` off
+       (URISAN_BENCH_CACHES_OFF) the memo is asked; with `memo` off every
+       view is computed. */
     bool same = n == hl->klen && hostmemo_same(host, hl->key, n) && hl->hv.imitation_of == 0;
-    if (same && !(ctx->off & HOST_OFF_MEMO))
+    if (same && !(ctx->off & (HOST_OFF_MEMO | HOST_OFF_LAST)))
         return hl->hv.is_name && some;   /* the view of these bytes already */
     bool name = memo_view(ctx, host, n, &hl->hv) && some;
     if (same)

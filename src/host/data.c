@@ -28,7 +28,7 @@ static void read_caches_off(void)
     static const struct {
         const char *name;
         unsigned bit;
-    } names[] = { {"memo", HOST_OFF_MEMO}, {"skeleton", HOST_OFF_SKELETON} };
+    } names[] = { {"memo", HOST_OFF_MEMO}, {"last", HOST_OFF_LAST}, {"skeleton", HOST_OFF_SKELETON} };
     const char *v = getenv("URISAN_BENCH_CACHES_OFF");
     while (v != NULL && *v != '\0') {
         size_t n = strcspn(v, ",");

@@ -35,6 +35,7 @@ const psl_ctx_t *host_psl(void);
    Every cache keeps answers that are a function of its key alone, so the
    results are the same either way; only the time differs. */
 #define HOST_OFF_MEMO     1u   /* memo.c: every view computed */
+#define HOST_OFF_LAST     2u   /* ctx.c: the line before's view not kept */
 #define HOST_OFF_SKELETON 8u   /* skeleton.c: ICU's skeleton of ASCII hosts */
 unsigned host_caches_off(void);
 
