@@ -280,11 +280,7 @@ void cli_jv_host_type(cli_buf *b, urisan_host_type t);
    SPEC section 7. plain: json_plain_len() found all of in plain (the
    spans are then copied as they are). */
 void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain);
-/* The same at o for a plain input, in room reserved for the input's
-   length plus CLI_COMPONENTS_ROOM (the spans do not overlap): returns
-   its end. */
-#define CLI_COMPONENTS_ROOM 192
-char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u);
+/* (the same at o: cli_jv_components_at, components.h) */
 /* "error: CODE OFFSET MESSAGE" (SPEC section 7) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);

@@ -5,6 +5,7 @@
 #include "check_nested.h"
 #include "urisan_hot.h"
 #include "cli.h"
+#include "components.h"
 #include "jobs.h"
 #include "logformat.h"
 #include "progress.h"

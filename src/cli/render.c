@@ -7,6 +7,7 @@
  * identifiers; tests/test_json.c checks every one of them.
  */
 #include "cli.h"
+#include "components.h"
 #include "urisan_hot.h"
 
 #include <stdint.h>
@@ -21,28 +22,12 @@ void cli_jv_cstr(cli_buf *b, const char *s)
         json_quote(b, s, strlen(s));
 }
 
-/* A name of the library's (cli_jv_name) at o, in room reserved: the name
-   between quotes, or null. */
-static inline char *plain_name(char *o, const char *name)
-{
-    if (name == NULL) {
-        memcpy(o, "null", 4);
-        return o + 4;
-    }
-    size_t n = strlen(name);
-    *o++ = '"';
-    cli_copy(o, name, n);
-    o += n;
-    *o++ = '"';
-    return o;
-}
-
 void cli_jv_name(cli_buf *b, const char *name)
 {
     size_t need = (name != NULL ? strlen(name) : 2) + 2;   /* "null" is 4 too */
     if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
         return; /* b is marked failed */
-    b->len = (size_t)(plain_name(b->p + b->len, name) - b->p);
+    b->len = (size_t)(cli_plain_name(b->p + b->len, name) - b->p);
 }
 
 void cli_jv_verdict(cli_buf *b, urisan_verdict v)
@@ -165,64 +150,11 @@ void cli_jv_span(cli_buf *b, const char *in, urisan_span s)
         json_quote(b, in + s.off, s.len);
 }
 
-/* A component's key, padded to 16 bytes so that it is one fixed-size
-   copy (the room reserved covers the pad). */
-typedef struct {
-    char text[16];
-    unsigned char len;
-} comp_key;
-#define COMP_KEY(name, lit) static const comp_key name = { "" lit, sizeof(lit) - 1 }
-COMP_KEY(k_scheme, "{\"scheme\":");
-COMP_KEY(k_userinfo, ",\"userinfo\":");
-COMP_KEY(k_host, ",\"host\":");
-COMP_KEY(k_host_type, ",\"host_type\":");
-COMP_KEY(k_port, ",\"port\":");
-COMP_KEY(k_path, ",\"path\":");
-COMP_KEY(k_query, ",\"query\":");
-COMP_KEY(k_fragment, ",\"fragment\":");
-#undef COMP_KEY
-
-/* One component "KEY":value at o, for cli_jv_components' plain path. */
-static inline __attribute__((always_inline)) char *plain_span(char *o, const comp_key *k,
-                                                              const char *in, urisan_span sp)
-{
-    memcpy(o, k->text, sizeof k->text);
-    o += k->len;
-    if (!urisan_span_present(sp)) {
-        memcpy(o, "null", 4);
-        return o + 4;
-    }
-    *o++ = '"';
-    cli_copy(o, in + sp.off, sp.len);
-    o += sp.len;
-    *o++ = '"';
-    return o;
-}
-
 /* The spans' lengths together, at most the input's (they do not overlap). */
 static size_t spans_len(const urisan_uri *u)
 {
     return u->scheme.len + u->userinfo.len + u->host.len + u->port.len + u->path.len +
            u->query.len + u->fragment.len;
-}
-
-/* Plain input (json_plain_len): each span is its own JSON text, so the
-   object is written with one reservation and copies. CLI_COMPONENTS_ROOM
-   covers the keys (80 bytes, and the pad of the last one written),
-   quotes, "null"s and the host type. */
-URISAN_HOT char *cli_jv_components_at(char *o, const char *in, const urisan_uri *u)
-{
-    o = plain_span(o, &k_scheme, in, u->scheme);
-    o = plain_span(o, &k_userinfo, in, u->userinfo);
-    o = plain_span(o, &k_host, in, u->host);
-    memcpy(o, k_host_type.text, sizeof k_host_type.text);
-    o = plain_name(o + k_host_type.len, urisan_host_type_name(u->host_type));
-    o = plain_span(o, &k_port, in, u->port);
-    o = plain_span(o, &k_path, in, u->path);
-    o = plain_span(o, &k_query, in, u->query);
-    o = plain_span(o, &k_fragment, in, u->fragment);
-    *o++ = '}';
-    return o;
 }
 
 URISAN_HOT void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
