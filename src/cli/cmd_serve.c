@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "policy_info.h"
 #include "serve_uri.h"
+#include "urisan_metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -62,6 +63,7 @@ typedef struct {
     atomic_int draining;         /* SIGTERM seen: close after answering */
     atomic_long inflight;        /* requests started, not yet completed */
     atomic_ulong answered;
+    urisan_metrics metrics;      /* GET /metrics (doc/gateways.md "Metrics") */
 } serve_state;
 
 /* One request: the request-target as received, before MHD decodes it. */
@@ -164,10 +166,12 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind,
     return MHD_YES;
 }
 
-static bool is_health(const serve_state *s, const serve_request *r)
+/* Is the request the service's own GET path (/healthz, /metrics) rather
+   than one to judge? */
+static bool is_own_path(const serve_state *s, const serve_request *r, const char *path)
 {
-    static const char path[] = "/healthz";
-    if (r->target_len != sizeof path - 1 || memcmp(r->target, path, sizeof path - 1) != 0)
+    size_t plen = strlen(path);
+    if (r->target_len != plen || memcmp(r->target, path, plen) != 0)
         return false;
     if (r->h[SERVE_H_ORIGINAL_URL].p != NULL || r->h[SERVE_H_ORIGINAL_URI].p != NULL ||
         r->h[SERVE_H_FORWARDED_URI].p != NULL)
@@ -254,6 +258,29 @@ static enum MHD_Result health(serve_state *s, struct MHD_Connection *c)
     return r;
 }
 
+/* GET /metrics: the counters in the Prometheus text format. */
+static enum MHD_Result metrics(serve_state *s, struct MHD_Connection *c)
+{
+    char *text = malloc(URISAN_METRICS_TEXT_MAX);
+    size_t n = 0;
+    if (text == NULL ||
+        urisan_metrics_format(&s->metrics, text, URISAN_METRICS_TEXT_MAX, &n) != URISAN_OK) {
+        free(text);
+        return reply(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n", NULL);
+    }
+    enum MHD_Result r = reply_body(s, c, MHD_HTTP_OK, text, n, URISAN_METRICS_CONTENT_TYPE,
+                                   NULL);
+    free(text);
+    return r;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Does the request announce a body? (RFC 9112 6.1, 6.2) */
 static bool has_body(struct MHD_Connection *c)
 {
@@ -337,8 +364,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     r.target_len = rq->target_len;
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
 
-    if (is_health(s, &r))
+    if (is_own_path(s, &r, "/healthz"))
         return health(s, c);
+    if (is_own_path(s, &r, "/metrics"))
+        return metrics(s, c);
 
     char *buf = malloc(s->uri_cap);
     serve_answer *a = malloc(sizeof *a);
@@ -352,10 +381,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     cli_buf ex;
     cli_buf_init(&ex, SERVE_REASONS_MAX * 4);
     pthread_rwlock_rdlock(&s->lock);
+    uint64_t t0 = now_ns();
     serve_decide(&r, &s->trust, &s->pol, buf, s->uri_cap, a);
+    uint64_t t1 = now_ns();
     if (explain)
         a->explain = serve_explain(&ex, a, &s->pol, buf);
     pthread_rwlock_unlock(&s->lock);
+    urisan_metrics_count(&s->metrics, a->verdict, a->dec.deny_flags, a->dec.rules, a->own,
+                         t1 - t0);
     enum MHD_Result res = reply(s, c, a->status, NULL, a);
     cli_buf_free(&ex);
     free(buf);
@@ -479,6 +512,7 @@ static void reload(serve_state *s)
     notify("RELOADING=1");
     serve_policy np;
     if (!policy_load(s, &np)) {
+        urisan_metrics_reload(&s->metrics, 0);
         logf_("reload failed (the message above); keeping the policy in force");
         notify("READY=1\nSTATUS=reload failed; the previous policy stays in force");
         return;
@@ -491,6 +525,7 @@ static void reload(serve_state *s)
     s->info = info;
     pthread_rwlock_unlock(&s->lock);
     policy_free(&old);
+    urisan_metrics_reload(&s->metrics, 1);
     char text[CLI_POLICY_INFO_TEXT];
     cli_policy_info_text(&info, text, sizeof text);
     logf_("policy reloaded; in force: %s", text);
