@@ -34,6 +34,10 @@
     X("bad_uri_header", 1)         \
     X("outside_prefix", 1)         \
     X("too_long", 1)               \
+    X("host_mismatch", 1)          \
+    X("authority_form", 1)         \
+    X("asterisk_form", 1)          \
+    X("bad_method", 1)             \
     X("bad_argument", 0)           \
     X("nospace", 0)                \
     X("bad_policy", 0)             \
