@@ -47,14 +47,14 @@ static void check_words(const char *w, const char *what)
     }
 }
 
-static void pick_trust(unsigned char b, serve_trust *t)
+static void pick_trust(unsigned char b, urisan_request_trust *t)
 {
     serve_trust_default(t);
     if (b & 0x80) {
         /* a rotation of all four sources, then drop some from the end */
         size_t rot = b & 3, n = 1 + ((b >> 2) & 3);
-        for (size_t i = 0; i < SERVE_SRC_COUNT_; i++)
-            t->order[i] = (serve_source)((i + rot) % SERVE_SRC_COUNT_);
+        for (size_t i = 0; i < URISAN_REQSRC_COUNT_; i++)
+            t->order[i] = (urisan_request_source)((i + rot) % URISAN_REQSRC_COUNT_);
         t->n = n;
     }
     if (b & 0x40) {
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     char *in = fuzz_dup(data, size);
-    serve_trust trust;
+    urisan_request_trust trust;
     pick_trust((unsigned char)in[0], &trust);
 
     /* pieces: exact-size copies */
@@ -89,17 +89,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         left = blen;
     }
 
-    serve_request r;
-    serve_request_init(&r);
+    urisan_request r;
+    urisan_request_init(&r);
     r.target = part[0];
     r.target_len = plen[0];
     for (size_t i = 1; i < nparts; i++) {
         if (plen[i] == 0)
             continue;
-        unsigned id = (unsigned char)part[i][0] % (SERVE_H_COUNT_ + 1);
-        const char *name = id < SERVE_H_COUNT_ ? serve_header_name((serve_header)id)
+        unsigned id = (unsigned char)part[i][0] % (URISAN_REQH_COUNT_ + 1);
+        const char *name = id < URISAN_REQH_COUNT_ ? urisan_request_header_name((urisan_request_header)id)
                                                : "X-Not-Read";
-        serve_request_add(&r, name, strlen(name), part[i] + 1, plen[i] - 1);
+        urisan_request_add(&r, name, strlen(name), part[i] + 1, plen[i] - 1);
     }
 
     /* bits 4-5 of byte 0: the built-in profile (default, proxy, ssrf,
@@ -135,33 +135,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(a->status == 403 || strcmp(a->deny, "-") == 0,
                 "allowed with deny reasons %s", a->deny);
     FUZZ_ASSERT(a->status == 200 || strcmp(a->deny, "-") != 0, "denied without a reason");
-    if (a->uri_status != SERVE_URI_OK) {
-        FUZZ_ASSERT(strcmp(a->deny, serve_uri_status_name(a->uri_status)) == 0,
-                    "no URI (%s) but reasons %s", serve_uri_status_name(a->uri_status), a->deny);
+    if (a->uri_status != URISAN_REQUEST_OK) {
+        FUZZ_ASSERT(strcmp(a->deny, urisan_request_reason_name(a->uri_status)) == 0,
+                    "no URI (%s) but reasons %s", urisan_request_reason_name(a->uri_status), a->deny);
     }
 
     /* 2. bounded and deterministic */
     size_t len = 0;
-    serve_source used = SERVE_SRC_COUNT_;
-    serve_uri_status st = serve_uri_build(&r, &trust, buf, cap, &len, &used);
+    urisan_request_source used = URISAN_REQSRC_COUNT_;
+    urisan_request_reason st = urisan_request_uri(&r, &trust, buf, cap, &len, &used);
     FUZZ_ASSERT(st == a->uri_status, "rebuild not deterministic: %s then %s",
-                serve_uri_status_name(a->uri_status), serve_uri_status_name(st));
-    if (st == SERVE_URI_OK) {
+                urisan_request_reason_name(a->uri_status), urisan_request_reason_name(st));
+    if (st == URISAN_REQUEST_OK) {
         FUZZ_ASSERT(len == a->uri_len && len <= cap, "length %zu vs %zu", len, a->uri_len);
         char *exact = fuzz_dup_part(buf, len);
         if (len > 0) {
             char *small = (char *)malloc(len - 1 ? len - 1 : 1);
             size_t l2 = 0;
-            serve_source u2;
-            serve_uri_status s2 = serve_uri_build(&r, &trust, small, len - 1, &l2, &u2);
-            FUZZ_ASSERT(s2 == SERVE_URI_TOO_LONG, "one byte short: %s",
-                        serve_uri_status_name(s2));
+            urisan_request_source u2;
+            urisan_request_reason s2 = urisan_request_uri(&r, &trust, small, len - 1, &l2, &u2);
+            FUZZ_ASSERT(s2 == URISAN_REQUEST_TOO_LONG, "one byte short: %s",
+                        urisan_request_reason_name(s2));
             free(small);
         }
 
         /* 3. composed: the authority is exactly the host header's */
-        bool composed = used == SERVE_SRC_ORIGINAL_URI || used == SERVE_SRC_FORWARDED_URI ||
-                        (used == SERVE_SRC_TARGET &&
+        bool composed = used == URISAN_REQSRC_ORIGINAL_URI || used == URISAN_REQSRC_FORWARDED_URI ||
+                        (used == URISAN_REQSRC_TARGET &&
                          (trust.strip_prefix != NULL || r.target_len == 0 ||
                           r.target[0] == '/'));
         if (composed) {
@@ -174,14 +174,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 slash++;
             FUZZ_ASSERT(slash < len, "composed URI without a path");
             /* 5. */
-            if (used == SERVE_SRC_ORIGINAL_URI || used == SERVE_SRC_FORWARDED_URI) {
-                const serve_value *h = &r.h[used == SERVE_SRC_ORIGINAL_URI
-                                                ? SERVE_H_ORIGINAL_HOST
-                                                : SERVE_H_FORWARDED_HOST];
+            if (used == URISAN_REQSRC_ORIGINAL_URI || used == URISAN_REQSRC_FORWARDED_URI) {
+                const urisan_request_field *h = &r.h[used == URISAN_REQSRC_ORIGINAL_URI
+                                                ? URISAN_REQH_ORIGINAL_HOST
+                                                : URISAN_REQH_FORWARDED_HOST];
                 FUZZ_ASSERT(h->p != NULL && h->len == slash - (i + 3) &&
                             memcmp(exact + i + 3, h->p, h->len) == 0,
                             "%s: the authority is not the source's host header",
-                            serve_source_name(used));
+                            urisan_request_source_name(used));
             }
             urisan_uri u;
             urisan_status ps = urisan_parse(exact, len, NULL, &u, NULL);

@@ -829,6 +829,164 @@ URISAN_API void urisan_link_keep(void *keeper, const urisan_policy *pol,
                                  const char *display, size_t dlen,
                                  urisan_decision *out);
 
+
+/* ------------------------------------------------------------------ */
+/* A request as a gateway has it                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The URI a gateway is about to forward, rebuilt from the parts of an
+ * HTTP request (RFC 9110, RFC 9112) so that no part can move a byte into
+ * another component: values are copied, never decoded, and every part is
+ * checked before it is used. urisan_judge_request (urisan_host.h) judges
+ * what this rebuilds; every gateway door (`urisan serve`, squid-acl, the
+ * Lua and Python modules) calls that one, never a URI put together by
+ * hand. No allocation, linear in the parts' lengths.
+ *
+ * The header fields read (names matched ASCII case-insensitively). Host
+ * is the request's own (HTTP/2 and HTTP/3: :authority); the others are
+ * those a trusted gateway sends with the original request's URI.
+ */
+#define URISAN_REQUEST_HEADER_LIST(X)                 \
+    X(ORIGINAL_URL,    "X-Original-URL")              \
+    X(ORIGINAL_URI,    "X-Original-URI")              \
+    X(ORIGINAL_HOST,   "X-Original-Host")             \
+    X(ORIGINAL_PROTO,  "X-Original-Proto")            \
+    X(FORWARDED_URI,   "X-Forwarded-Uri")             \
+    X(FORWARDED_HOST,  "X-Forwarded-Host")            \
+    X(FORWARDED_PROTO, "X-Forwarded-Proto")           \
+    X(HOST,            "Host")
+
+typedef enum {
+#define URISAN_X_(U, name) URISAN_REQH_##U,
+    URISAN_REQUEST_HEADER_LIST(URISAN_X_)
+#undef URISAN_X_
+    URISAN_REQH_COUNT_
+} urisan_request_header;
+
+/* Where the URI comes from, in a trust order (`urisan serve --trust`). */
+#define URISAN_REQUEST_SOURCE_LIST(X)        \
+    X(ORIGINAL_URL,  "original-url")         \
+    X(ORIGINAL_URI,  "original-uri")         \
+    X(FORWARDED_URI, "forwarded-uri")        \
+    X(TARGET,        "target")
+
+typedef enum {
+#define URISAN_X_(U, name) URISAN_REQSRC_##U,
+    URISAN_REQUEST_SOURCE_LIST(URISAN_X_)
+#undef URISAN_X_
+    URISAN_REQSRC_COUNT_
+} urisan_request_source;
+
+/* Why a request has no URI to judge: the part rejected, the deny reason
+   of urisan_judge_request. ABI: append only, never renumbered. */
+#define URISAN_REQUEST_REASON_LIST(X)                                             \
+    X(OK,             "ok",               0)  /* a URI was rebuilt */            \
+    X(NO_SOURCE,      "no_uri",           1)  /* no trusted source present */    \
+    X(DUPLICATE,      "duplicate_header", 2)  /* Host or a header used, twice */ \
+    X(BAD_HOST,       "bad_host_header",  3)  /* not uri-host [":" port] */      \
+    X(NO_HOST,        "no_host_header",   4)  /* the source has no host */       \
+    X(BAD_PROTO,      "bad_proto_header", 5)  /* the scheme is not a scheme */   \
+    X(BAD_PATH,       "bad_uri_header",   6)  /* the target or URI header is
+                                                 not origin-form */              \
+    X(OUTSIDE_PREFIX, "outside_prefix",   7)  /* target without strip_prefix */  \
+    X(TOO_LONG,       "too_long",         8)  /* longer than the buffer */       \
+    X(HOST_MISMATCH,  "host_mismatch",    9)  /* an absolute-form target whose
+                                                 authority is not the Host */    \
+    X(AUTHORITY_FORM, "authority_form",  10)  /* CONNECT: a tunnel, no URI */    \
+    X(ASTERISK_FORM,  "asterisk_form",   11)  /* OPTIONS *: no URI */            \
+    X(BAD_METHOD,     "bad_method",      12)  /* the method is not a token */
+
+typedef enum {
+#define URISAN_X_(U, name, v) URISAN_REQUEST_##U = v,
+    URISAN_REQUEST_REASON_LIST(URISAN_X_)
+#undef URISAN_X_
+    URISAN_REQUEST_REASON_COUNT_
+} urisan_request_reason;
+
+typedef struct {
+    const char *p;     /* NULL: absent */
+    size_t len;
+    unsigned count;    /* how many times the field came (2: more than once) */
+} urisan_request_field;
+
+typedef struct {
+    urisan_request_field h[URISAN_REQH_COUNT_];  /* header fields */
+    const char *scheme;   /* the connection's scheme ("https"); NULL:
+                             X-Forwarded-Proto, else "http" */
+    size_t scheme_len;
+    const char *target;   /* the request-target as received; NULL: none */
+    size_t target_len;
+    const char *method;   /* NULL: GET */
+    size_t method_len;
+} urisan_request;
+
+typedef struct {
+    urisan_request_source order[URISAN_REQSRC_COUNT_];  /* first present wins */
+    size_t n;                                           /* sources in order[] */
+    const char *strip_prefix;   /* target source: the prefix the gateway adds
+                                   (NULL: none; an absolute-form target is
+                                   then not taken) */
+    size_t strip_len;
+} urisan_request_trust;
+
+/* "X-Original-URL", "original-url", "bad_host_header"; "unknown" outside
+   the lists. */
+URISAN_API const char *urisan_request_header_name(urisan_request_header h);
+URISAN_API const char *urisan_request_source_name(urisan_request_source s);
+URISAN_API const char *urisan_request_reason_name(urisan_request_reason r);
+/* The header id of name[0..len) (ASCII case-insensitive), or -1. */
+URISAN_API int urisan_request_header_id(const char *name, size_t len);
+
+/* An empty request: no field, no target, no scheme, no method. */
+URISAN_API void urisan_request_init(urisan_request *r);
+/* Record one received header field; a field not in the list is ignored.
+   The first value is kept, later ones only counted. */
+URISAN_API void urisan_request_add(urisan_request *r, const char *name, size_t nlen,
+                                   const char *val, size_t vlen);
+
+/* The trust of a gateway judging its own request: the target alone (with
+   Host or :authority), no forwarded header. */
+URISAN_API void urisan_request_trust_init(urisan_request_trust *t);
+/* A trust order: comma-separated source names, each at most once, at
+   least one. URISAN_E_BAD_ARGUMENT on a mistake, with *bad_off and
+   *bad_len the offending word (the whole list when it is empty). */
+URISAN_API urisan_status urisan_request_trust_parse(const char *list, size_t len,
+                                                    urisan_request_trust *t,
+                                                    size_t *bad_off, size_t *bad_len);
+
+/*
+ * The URI to judge, into buf[0..cap), *len its length (0 unless OK);
+ * *used the source taken (set whenever one was present). t NULL: the
+ * target alone. The first trusted source present wins:
+ *   original-url   X-Original-URL, as is;
+ *   original-uri   X-Original-Proto (else X-Forwarded-Proto, else http)
+ *                  "://" X-Original-Host X-Original-URI;
+ *   forwarded-uri  X-Forwarded-Proto (else http) "://" X-Forwarded-Host
+ *                  X-Forwarded-Uri;
+ *   target         the request's own: its method is checked first (a
+ *                  token, RFC 9110 5.6.2; CONNECT's authority-form is a
+ *                  tunnel and asterisk-form "*" names no resource: both
+ *                  refused); an absolute-form target (RFC 9112 3.2.2) as
+ *                  is, its authority equal to Host's when Host is present
+ *                  (ASCII case aside, a scheme's default port written or
+ *                  not); else the scheme (r->scheme, else
+ *                  X-Forwarded-Proto, else http) "://" Host, then the
+ *                  origin-form target (less strip_prefix).
+ * A host field (Host, X-Original-Host, X-Forwarded-Host) is RFC 9110
+ * 7.2's uri-host [":" port]: not empty, no / ? # @ \ (they end the
+ * authority or split off a userinfo, RFC 3986 3.2; "\" to WHATWG
+ * parsers), no comma (a list: a gateway may take one element and the
+ * origin another), no space, control or DEL; bytes >= 0x80 are kept (the
+ * host layer judges them). A field used that came more than once is
+ * duplicate_header. A path must start with "/" (origin-form, RFC 9112
+ * 3.2.1).
+ */
+URISAN_API urisan_request_reason urisan_request_uri(const urisan_request *r,
+                                                    const urisan_request_trust *t,
+                                                    char *buf, size_t cap, size_t *len,
+                                                    urisan_request_source *used);
+
 #ifdef __cplusplus
 }
 #endif

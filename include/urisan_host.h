@@ -284,6 +284,35 @@ URISAN_API void urisan_judge_link_decide(void *judge, const urisan_policy *pol,
                                          urisan_report *rep, const char *display, size_t dlen,
                                          urisan_decision *dec);
 
+/*
+ * A request judged as the origin receives it: the URI a gateway forwards,
+ * rebuilt from the request's parts by urisan_request_uri (urisan.h: the
+ * Host field's grammar, absolute-form and its Host, CONNECT,
+ * asterisk-form, the forwarded headers of t's trust order; t NULL: the
+ * target with Host alone) into buf[0..cap), then urisan_judge of it
+ * under pol, plus require-authority's rule (a URI with no host - a
+ * trusted X-Original-URL or an absolute-form target without one - is
+ * denied: not_absolute, no_authority). A request with no URI to judge
+ * (reason not URISAN_REQUEST_OK) is denied: j.dec a deny with no flag
+ * and no rule, j.uri an empty split that is not valid; reason names the
+ * part rejected ("bad_host_header"). Returns the status of urisan_judge
+ * (the parse's) when a URI was judged, URISAN_OK when the request was
+ * rejected, URISAN_E_BAD_ARGUMENT when r is NULL (denied, no_uri).
+ */
+typedef struct {
+    urisan_judgement j;              /* the decision (always a deny unless
+                                        reason is URISAN_REQUEST_OK) */
+    urisan_request_reason reason;    /* URISAN_REQUEST_OK, or the part rejected */
+    urisan_request_source source;    /* the source taken */
+    size_t uri_len;                  /* the URI judged, buf[0..uri_len) */
+} urisan_request_judgement;
+
+URISAN_API urisan_status urisan_judge_request(urisan_host_ctx *ctx, const urisan_request *r,
+                                              const urisan_request_trust *t,
+                                              const urisan_policy *pol, unsigned opts,
+                                              char *buf, size_t cap,
+                                              urisan_request_judgement *out);
+
 /* urisan_policy_origin_uri as this layer decides (--explain): the
    deny-host entry behind host_denied or nested_host_denied is found in
    the form a browser resolves too (ctx NULL: this thread's context). */

@@ -118,9 +118,74 @@ static lu_policy *test_policy(lua_State *L, int idx)
     return same ? p : NULL;
 }
 
+/* A policy word for a message, as the command prints it: printable
+   ASCII as is, else \xNN; at most 80 bytes. */
+static void add_word(luaL_Buffer *b, const char *w, size_t n)
+{
+    if (n > 80)
+        n = 80;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)w[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\'') {
+            luaL_addchar(b, (char)ch);
+        } else {
+            char hex[5];
+            snprintf(hex, sizeof hex, "\\x%02x", ch);
+            luaL_addstring(b, hex);
+        }
+    }
+}
+
+/* Every key of the options table at idx is one of keys (NULL-ended):
+   else an error that names the key and the keys there are (a typo is no
+   silent default: urisan.verdict(u, {polcy = p}) must not decide under
+   the default policy). */
+static void check_keys(lua_State *L, int idx, const char *fname, const char *const *keys)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        bool known = false;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -2);
+            for (size_t i = 0; keys[i] != NULL && !known; i++)
+                known = strcmp(k, keys[i]) == 0;
+        }
+        if (!known) {
+            /* the key's text before the buffer takes stack slots */
+            size_t n = 0;
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &n)
+                                                           : luaL_typename(L, -2);
+            if (lua_type(L, -2) != LUA_TSTRING)
+                n = strlen(k);
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            luaL_addstring(&b, "urisan.");
+            luaL_addstring(&b, fname);
+            luaL_addstring(&b, ": unknown option '");
+            add_word(&b, k, n);
+            luaL_addstring(&b, "' (");
+            for (size_t i = 0; keys[i] != NULL; i++) {
+                if (i > 0)
+                    luaL_addstring(&b, ", ");
+                luaL_addstring(&b, keys[i]);
+            }
+            luaL_addchar(&b, ')');
+            luaL_pushresult(&b);
+            lua_error(L);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static const char *const keys_policy[] = { "policy", NULL };
+static const char *const keys_base[] = { "policy", "base", NULL };
+static const char *const keys_resolve[] = { "policy", "non_strict", "above_root", NULL };
+
 /* The options argument at idx: nil (defaults), a policy, or a table
-   {policy = P, base = "..."}. *base is set when the table has one. */
-static const urisan_policy *get_opts(lua_State *L, int idx, const char **base, size_t *blen)
+   {policy = P, base = "..."} with only the keys given (check_keys).
+   *base is set when the table has one. */
+static const urisan_policy *get_opts(lua_State *L, int idx, const char *fname,
+                                     const char *const *keys, const char **base, size_t *blen)
 {
     if (base != NULL)
         *base = NULL;
@@ -131,6 +196,7 @@ static const urisan_policy *get_opts(lua_State *L, int idx, const char **base, s
         return p->pol;
     if (!lua_istable(L, idx))
         luaL_argerror(L, idx, "expected nil, a urisan.policy or an options table");
+    check_keys(L, idx, fname, keys);
     lua_getfield(L, idx, "policy");
     const urisan_policy *pol = NULL;
     if (!lua_isnil(L, -1)) {
@@ -491,11 +557,14 @@ static void set_host_keys(lua_State *L, const judgement *j)
 #endif
 
 /* The table of check --json for in[0..len) (uri at stack index 1). */
-static void push_check(lua_State *L, const char *in, size_t len, const judgement *j,
-                       const urisan_policy *pol, int with_base)
+static void push_check(lua_State *L, int uri_idx, const char *in, size_t len,
+                       const judgement *j, const urisan_policy *pol, int with_base)
 {
     lua_createtable(L, 0, 16);
-    lua_pushvalue(L, 1);
+    if (uri_idx != 0)
+        lua_pushvalue(L, uri_idx);
+    else
+        push_null(L);
     lua_setfield(L, -2, "uri");
     lua_pushboolean(L, j->uri.valid != 0);
     lua_setfield(L, -2, "valid");
@@ -536,12 +605,184 @@ static int l_check(lua_State *L)
     size_t len, blen = 0;
     const char *in = get_text(L, 1, &len);
     const char *base;
-    const urisan_policy *pol = get_opts(L, 2, &base, &blen);
+    const urisan_policy *pol = get_opts(L, 2, "check", keys_base, &base, &blen);
     judgement j;
     judge(L, ctx_of(L), in, len, base, blen, pol, 1, &j);
-    push_check(L, in, len, &j, pol, base != NULL);
+    push_check(L, 1, in, len, &j, pol, base != NULL);
     return 1;
 }
+
+#ifdef URISAN_HAVE_HOST_LAYER
+/* An optional string of the request table (NULL when nil); its length
+   is added to *total (the room the rebuilt URI may need). */
+static const char *req_str(lua_State *L, const char *k, size_t *len, size_t *total)
+{
+    *len = 0;
+    lua_getfield(L, 1, k);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_error(L, "urisan.check_request: %s: expected a string, got %s", k,
+                   luaL_typename(L, -1));
+    const char *p = lua_tolstring(L, -1, len);
+    lua_pop(L, 1);   /* still referenced by the table */
+    *total += *len;
+    return p;
+}
+
+/* One header field of the value at the top of the stack: a string, or a
+   list of the values received (more than one: the field came twice). */
+static void req_field(lua_State *L, urisan_request *r, const char *name, size_t nlen,
+                      size_t *total)
+{
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t n;
+        const char *v = lua_tolstring(L, -1, &n);
+        urisan_request_add(r, name, nlen, v, n);
+        *total += n;
+        return;
+    }
+    if (!lua_istable(L, -1))
+        luaL_error(L, "urisan.check_request: %s: expected a string or a list of strings, got %s",
+                   name, luaL_typename(L, -1));
+    size_t count = lu_rawlen(L, -1);
+    if (count == 0)
+        luaL_error(L, "urisan.check_request: %s: an empty list", name);
+    for (size_t i = 1; i <= count; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "urisan.check_request: %s[%d]: expected a string, got %s", name,
+                       (int)i, luaL_typename(L, -1));
+        size_t n;
+        const char *v = lua_tolstring(L, -1, &n);
+        urisan_request_add(r, name, nlen, v, n);
+        *total += n;
+        lua_pop(L, 1);
+    }
+}
+
+/* urisan.check_request{scheme=, host=, target=, method=, policy=,
+   headers=, trust=, strip_prefix=} -> the table of check for the URI the
+   origin receives (urisan_judge_request: the request rebuilt by the
+   library, then the one decision). A request rejected before a URI (a
+   bad Host, CONNECT ...) is a deny whose reasons are the part's name
+   (request_reason; null when a URI was judged) and whose uri is null. */
+static int l_check_request(lua_State *L)
+{
+    static const char *const keys[] = { "scheme", "host", "target", "method", "policy",
+                                        "headers", "trust", "strip_prefix", NULL };
+    luaL_checktype(L, 1, LUA_TTABLE);
+    check_keys(L, 1, "check_request", keys);
+    urisan_request r;
+    urisan_request_init(&r);
+    size_t total = 16, plen = 0;
+    r.scheme = req_str(L, "scheme", &r.scheme_len, &total);
+    r.target = req_str(L, "target", &r.target_len, &total);
+    r.method = req_str(L, "method", &r.method_len, &total);
+    lua_getfield(L, 1, "host");
+    if (!lua_isnil(L, -1))
+        req_field(L, &r, "Host", 4, &total);
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "headers");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "urisan.check_request: headers: expected a table, got %s",
+                       luaL_typename(L, -1));
+        int h = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, h) != 0) {
+            size_t nlen = 0;
+            const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &nlen) : "";
+            if (urisan_request_header_id(name, nlen) < 0) {
+                luaL_Buffer b;
+                luaL_buffinit(L, &b);
+                luaL_addstring(&b, "urisan.check_request: headers: unknown header '");
+                add_word(&b, name, nlen);
+                luaL_addstring(&b, "' (");
+                for (int i = 0; i < URISAN_REQH_COUNT_; i++) {
+                    if (i > 0)
+                        luaL_addstring(&b, ", ");
+                    luaL_addstring(&b, urisan_request_header_name((urisan_request_header)i));
+                }
+                luaL_addchar(&b, ')');
+                luaL_pushresult(&b);
+                lua_error(L);
+            }
+            req_field(L, &r, name, nlen, &total);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    urisan_request_trust t;
+    urisan_request_trust_init(&t);
+    const char *trust = req_str(L, "trust", &plen, &total);
+    size_t off = 0, blen = 0;
+    if (trust != NULL && urisan_request_trust_parse(trust, plen, &t, &off, &blen) != URISAN_OK) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, "urisan.check_request: trust: '");
+        add_word(&b, trust + off, blen);
+        luaL_addstring(&b, "' is not a source, or named twice (");
+        for (int i = 0; i < URISAN_REQSRC_COUNT_; i++) {
+            if (i > 0)
+                luaL_addstring(&b, ", ");
+            luaL_addstring(&b, urisan_request_source_name((urisan_request_source)i));
+        }
+        luaL_addchar(&b, ')');
+        luaL_pushresult(&b);
+        lua_error(L);
+    }
+    t.strip_prefix = req_str(L, "strip_prefix", &t.strip_len, &plen);
+    lua_getfield(L, 1, "policy");
+    const urisan_policy *pol = NULL;
+    if (!lua_isnil(L, -1)) {
+        lu_policy *p = test_policy(L, -1);
+        if (p == NULL)
+            luaL_error(L, "urisan.check_request: policy: expected a urisan.policy");
+        pol = p->pol;
+    }
+    lua_pop(L, 1);
+
+    lu_ctx *c = ctx_of(L);
+    char *buf = ctx_room(c, total);
+    if (buf == NULL)
+        return luaL_error(L, "urisan.check_request: out of memory");
+    urisan_request_judgement rj;
+    urisan_judge_request(c->host, &r, &t, pol, URISAN_JUDGE_VIEW, buf, total, &rj);
+    judgement j;
+    judge_init(&j);
+    j.uri = rj.j.uri;
+    j.rep = rj.j.rep;
+    j.dec = rj.j.dec;
+    j.hv = rj.j.hv;
+    j.host_name = rj.j.host_name;
+    int uri_idx = 0;
+    const char *in = "";
+    size_t len = 0;
+    if (rj.reason == URISAN_REQUEST_OK) {
+        lua_pushlstring(L, buf, rj.uri_len);   /* the judged URI, kept on the stack */
+        uri_idx = lua_gettop(L);
+        in = lua_tolstring(L, uri_idx, &len);
+    }
+    push_check(L, uri_idx, in, len, &j, pol, 0);
+    if (rj.reason == URISAN_REQUEST_OK) {
+        push_null(L);
+    } else {
+        const char *why = urisan_request_reason_name(rj.reason);
+        for (int k = 0; k < 2; k++) {
+            lua_createtable(L, 1, 0);
+            lua_pushstring(L, why);
+            lua_rawseti(L, -2, 1);
+            lua_setfield(L, -2, k == 0 ? "reasons" : "deny_reasons");
+        }
+        lua_pushstring(L, why);
+    }
+    lua_setfield(L, -2, "request_reason");
+    return 1;
+}
+#endif
 
 /* Names of f's bits (then of rules) joined by ",", as X-Urisan-*-Reasons
    has them (urisan_reasons_format); "" for none. */
@@ -567,7 +808,7 @@ static int l_verdict(lua_State *L)
     size_t len, blen = 0;
     const char *in = get_text(L, 1, &len);
     const char *base;
-    const urisan_policy *pol = get_opts(L, 2, &base, &blen);
+    const urisan_policy *pol = get_opts(L, 2, "verdict", keys_base, &base, &blen);
     judgement j;
     judge(L, ctx_of(L), in, len, base, blen, pol, 0, &j);
     const urisan_decision *d = &j.dec;
@@ -586,7 +827,7 @@ static int l_parse(lua_State *L)
 {
     size_t len;
     const char *in = get_text(L, 1, &len);
-    const urisan_policy *pol = get_opts(L, 2, NULL, NULL);
+    const urisan_policy *pol = get_opts(L, 2, "parse", keys_policy, NULL, NULL);
     urisan_uri u;
     urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
     lua_createtable(L, 0, 4);
@@ -689,7 +930,7 @@ static int l_normalize(lua_State *L)
     fill_args x;
     memset(&x, 0, sizeof x);
     x.a = get_text(L, 1, &x.alen);
-    x.lim = limits_of(get_opts(L, 2, NULL, NULL));
+    x.lim = limits_of(get_opts(L, 2, "normalize", keys_policy, NULL, NULL));
     return push_filled(L, "normalize", norm_fill, &x);
 }
 
@@ -721,7 +962,7 @@ static int l_resolve(lua_State *L)
     x.a = get_text(L, 1, &x.alen);
     x.b = get_text(L, 2, &x.blen);
     x.ropt.above_root = URISAN_ABOVE_ROOT_CLAMP;
-    x.ropt.limits = limits_of(get_opts(L, 3, NULL, NULL));
+    x.ropt.limits = limits_of(get_opts(L, 3, "resolve", keys_resolve, NULL, NULL));
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "non_strict");
         x.ropt.non_strict = lua_toboolean(L, -1);
@@ -738,7 +979,7 @@ static int l_equivalent(lua_State *L)
     memset(&x, 0, sizeof x);
     x.a = get_text(L, 1, &x.alen);
     x.b = get_text(L, 2, &x.blen);
-    x.lim = limits_of(get_opts(L, 3, NULL, NULL));
+    x.lim = limits_of(get_opts(L, 3, "equivalent", keys_policy, NULL, NULL));
     char *work = NULL;
     size_t needed = 0;
     urisan_error err = { URISAN_OK, 0, 0 };
@@ -791,7 +1032,7 @@ static int l_extract(lua_State *L)
 {
     size_t len;
     const char *text = get_text(L, 1, &len);
-    const urisan_policy *pol = get_opts(L, 2, NULL, NULL);
+    const urisan_policy *pol = get_opts(L, 2, "extract", keys_policy, NULL, NULL);
     size_t scap = urisan_extract_scratch_size(pol);
     size_t hoff = (scap + 15) & ~(size_t)15;
     char *mem = ctx_room(ctx_of(L), hoff + HIT_BATCH * sizeof(urisan_hit));
@@ -830,24 +1071,6 @@ static int l_extract(lua_State *L)
 /* ------------------------------------------------------------------ */
 /* Policies                                                            */
 /* ------------------------------------------------------------------ */
-
-/* A policy word for a message, as the command prints it: printable
-   ASCII as is, else \xNN; at most 80 bytes. */
-static void add_word(luaL_Buffer *b, const char *w, size_t n)
-{
-    if (n > 80)
-        n = 80;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)w[i];
-        if (ch >= 0x20 && ch < 0x7f && ch != '\'') {
-            luaL_addchar(b, (char)ch);
-        } else {
-            char hex[5];
-            snprintf(hex, sizeof hex, "\\x%02x", ch);
-            luaL_addstring(b, hex);
-        }
-    }
-}
 
 /* Raise "urisan.policy: WHERE:LINE:COLUMN: message 'word'" (the
    command's "FILE:LINE:COLUMN: message 'word'", doc/policy.md). */
@@ -1084,7 +1307,11 @@ static const lu_reg module_fns[] = {
     { "resolve", l_resolve },       { "equivalent", l_equivalent },
     { "extract", l_extract },       { "policy", l_policy },
     { "version", l_version },       { "flag_names", l_flag_names },
-    { "profiles", l_profiles },     { NULL, NULL },
+    { "profiles", l_profiles },
+#ifdef URISAN_HAVE_HOST_LAYER
+    { "check_request", l_check_request },
+#endif
+    { NULL, NULL },
 };
 
 static const lu_reg policy_fns[] = {

@@ -808,6 +808,154 @@ static PyObject *py_check(PyObject *m, PyObject *args, PyObject *kw)
     return check_base(uri_obj, &t, base_obj, pol);
 }
 
+#ifdef URISAN_HAVE_HOST
+/* One header field: str or bytes, or a list of them (the values
+   received: more than one, the field came twice). The objects live as
+   long as the call's arguments. */
+static int req_field(PyObject *v, urisan_request *r, const char *name, size_t nlen,
+                     size_t *total)
+{
+    in_text t;
+    if (PyList_Check(v) || PyTuple_Check(v)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+        if (n == 0) {
+            PyErr_Format(PyExc_ValueError, "check_request: %s: an empty list", name);
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (get_text(PySequence_Fast_GET_ITEM(v, i), &t, name) < 0)
+                return -1;
+            urisan_request_add(r, name, nlen, t.p, (size_t)t.n);
+            *total += (size_t)t.n;
+        }
+        return 0;
+    }
+    if (get_text(v, &t, name) < 0)
+        return -1;
+    urisan_request_add(r, name, nlen, t.p, (size_t)t.n);
+    *total += (size_t)t.n;
+    return 0;
+}
+
+static int req_text(PyObject *o, const char **p, size_t *n, const char *what, size_t *total)
+{
+    *p = NULL;
+    *n = 0;
+    if (o == Py_None)
+        return 0;
+    in_text t;
+    if (get_text(o, &t, what) < 0)
+        return -1;
+    *p = t.p;
+    *n = (size_t)t.n;
+    *total += *n;
+    return 0;
+}
+
+/* check_request(*, scheme, host, target, method, policy, headers, trust,
+   strip_prefix): check's dict for the URI the origin receives
+   (urisan_judge_request: the request rebuilt by the library, then the
+   one decision). A request rejected before a URI (a bad Host, CONNECT
+   ...) is a deny whose reasons are the part's name (request_reason; None
+   when a URI was judged) and whose uri is None. */
+static PyObject *py_check_request(PyObject *m, PyObject *args, PyObject *kw)
+{
+    (void)m;
+    static char *kwlist[] = {"scheme", "host", "target", "method", "policy", "headers",
+                             "trust", "strip_prefix", NULL};
+    PyObject *scheme = Py_None, *host = Py_None, *target = Py_None, *method = Py_None,
+             *pol_obj = Py_None, *headers = Py_None, *trust = Py_None, *strip = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOOOOOO:check_request", kwlist, &scheme,
+                                     &host, &target, &method, &pol_obj, &headers, &trust,
+                                     &strip))
+        return NULL;
+    const urisan_policy *pol;
+    if (get_policy(pol_obj, &pol) < 0)
+        return NULL;
+    urisan_request r;
+    urisan_request_init(&r);
+    urisan_request_trust t;
+    urisan_request_trust_init(&t);
+    size_t total = 16, tlen = 0;
+    const char *tp;
+    if (req_text(scheme, &r.scheme, &r.scheme_len, "scheme", &total) < 0 ||
+        req_text(target, &r.target, &r.target_len, "target", &total) < 0 ||
+        req_text(method, &r.method, &r.method_len, "method", &total) < 0 ||
+        req_text(strip, &t.strip_prefix, &t.strip_len, "strip_prefix", &total) < 0 ||
+        req_text(trust, &tp, &tlen, "trust", &total) < 0 ||
+        (host != Py_None && req_field(host, &r, "Host", 4, &total) < 0))
+        return NULL;
+    if (tp != NULL) {
+        size_t off = 0, blen = 0;
+        const char *sp = t.strip_prefix;
+        size_t sl = t.strip_len;
+        if (urisan_request_trust_parse(tp, tlen, &t, &off, &blen) != URISAN_OK) {
+            char word[81];
+            size_t wn = blen > 80 ? 80 : blen;
+            memcpy(word, tp + off, wn);
+            word[wn] = '\0';
+            PyErr_Format(PyExc_ValueError,
+                         "check_request: trust: '%s' is not a source, or named twice "
+                         "(original-url, original-uri, forwarded-uri, target)", word);
+            return NULL;
+        }
+        t.strip_prefix = sp;
+        t.strip_len = sl;
+    }
+    if (headers != Py_None) {
+        if (!PyDict_Check(headers)) {
+            PyErr_Format(PyExc_TypeError, "check_request: headers must be a dict, not %.100s",
+                         Py_TYPE(headers)->tp_name);
+            return NULL;
+        }
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(headers, &pos, &k, &v)) {
+            in_text name;
+            if (get_text(k, &name, "header name") < 0)
+                return NULL;
+            if (urisan_request_header_id(name.p, (size_t)name.n) < 0) {
+                PyErr_Format(PyExc_ValueError, "check_request: headers: unknown header '%.80s' "
+                             "(X-Original-URL, X-Original-URI, X-Original-Host, X-Original-Proto, "
+                             "X-Forwarded-Uri, X-Forwarded-Host, X-Forwarded-Proto, Host)",
+                             name.p);
+                return NULL;
+            }
+            if (req_field(v, &r, name.p, (size_t)name.n, &total) < 0)
+                return NULL;
+        }
+    }
+    char *buf = malloc(total);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    urisan_request_judgement rj;
+    Py_BEGIN_ALLOW_THREADS
+    urisan_judge_request(NULL, &r, &t, pol, URISAN_JUDGE_VIEW, buf, total, &rj);
+    Py_END_ALLOW_THREADS
+    const urisan_judgement *j = &rj.j;
+    bool ok = rj.reason == URISAN_REQUEST_OK;
+    PyObject *o = uri_dict(Py_None, ok ? buf : "", ok ? rj.uri_len : 0, LEVEL_CHECK, &j->uri,
+                           &j->rep, &j->dec, pol, NULL, j->hv);
+    free(buf);
+    if (o == NULL)
+        return NULL;
+    if (!ok) {
+        const char *why = urisan_request_reason_name(rj.reason);
+        if (put(o, "uri", Py_NewRef(Py_None)) < 0 ||
+            put(o, "reasons", Py_BuildValue("[s]", why)) < 0 ||
+            put(o, "deny_reasons", Py_BuildValue("[s]", why)) < 0 ||
+            put(o, "request_reason", name_str(why)) < 0) {
+            Py_DECREF(o);
+            return NULL;
+        }
+    } else if (put(o, "request_reason", Py_NewRef(Py_None)) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    return o;
+}
+#endif
+
 static PyObject *py_analyse(PyObject *m, PyObject *args, PyObject *kw)
 {
     (void)m;
@@ -1316,6 +1464,12 @@ static PyMethodDef methods[] = {
     {"check", (PyCFunction)(void (*)(void))py_check, METH_VARARGS | METH_KEYWORDS,
      "check(uri, *, base=None, policy=None) -> dict: what `urisan check --json [--base BASE]` "
      "prints for uri."},
+#ifdef URISAN_HAVE_HOST
+    {"check_request", (PyCFunction)(void (*)(void))py_check_request, METH_VARARGS | METH_KEYWORDS,
+     "check_request(*, scheme=None, host=None, target=None, method=None, policy=None, "
+     "headers=None, trust=None, strip_prefix=None) -> dict: check's dict for the URI the "
+     "origin receives, rebuilt from a request's parts (request_reason: the part rejected)."},
+#endif
     {"analyse", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,
      "analyse(uri, *, policy=None) -> dict: uri, valid, error, components, host_ip, flags."},
     {"analyze", (PyCFunction)(void (*)(void))py_analyse, METH_VARARGS | METH_KEYWORDS,

@@ -48,16 +48,10 @@ START_TEST(a_deny_counts_each_reason_and_its_verdict)
 END_TEST
 
 /* The reasons a request has no URI: the library's request rule's
-   (urisan.h) where it has one, else serve's own. */
-#ifdef URISAN_REQUEST_REASON_LIST
+   (urisan.h URISAN_REQUEST_REASON_LIST). */
 #define NO_URI_FIRST (URISAN_REQUEST_OK + 1)
 #define NO_URI_END URISAN_REQUEST_REASON_COUNT_
 #define NO_URI_NAME(r) urisan_request_reason_name((urisan_request_reason)(r))
-#else
-#define NO_URI_FIRST (SERVE_URI_OK + 1)
-#define NO_URI_END SERVE_URI_COUNT_
-#define NO_URI_NAME(r) serve_uri_status_name((serve_uri_status)(r))
-#endif
 
 START_TEST(every_reason_serve_adds_has_its_own_series)
 {

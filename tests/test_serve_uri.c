@@ -16,86 +16,90 @@ typedef struct {
     const char *strip;      /* --strip-prefix or NULL */
     const char *target;
     const char *headers;    /* "Name: value\n" lines */
-    serve_uri_status want;
+    urisan_request_reason want;
     const char *uri;        /* the rebuilt URI when OK */
 } build_case;
 
 static const build_case build_cases[] = {
     /* original-url: as is */
     { NULL, NULL, "/authz", "X-Original-URL: http://a.example/x?y#z\n",
-      SERVE_URI_OK, "http://a.example/x?y#z" },
+      URISAN_REQUEST_OK, "http://a.example/x?y#z" },
     /* original-uri: proto, host, uri; fallback X-Forwarded-Proto */
     { NULL, NULL, "/authz",
       "X-Original-URI: /p?q\nX-Original-Host: h.example\nX-Original-Proto: https\n",
-      SERVE_URI_OK, "https://h.example/p?q" },
+      URISAN_REQUEST_OK, "https://h.example/p?q" },
     { NULL, NULL, "/authz", "X-Original-URI: /p\nX-Original-Host: h.example\n"
-      "X-Forwarded-Proto: wss\n", SERVE_URI_OK, "wss://h.example/p" },
-    { NULL, NULL, "/authz", "X-Original-URI: /p\nX-Original-Host: h\n", SERVE_URI_OK,
+      "X-Forwarded-Proto: wss\n", URISAN_REQUEST_OK, "wss://h.example/p" },
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nX-Original-Host: h\n", URISAN_REQUEST_OK,
       "http://h/p" },
     /* The sub-request's own Host is the service's name as the gateway
        calls it ("urisan" of nginx's upstream), never the original host:
        a header source without its host header is no_host_header. */
-    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: urisan\n", SERVE_URI_NO_HOST, NULL },
+    { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: urisan\n", URISAN_REQUEST_NO_HOST, NULL },
     { NULL, NULL, "/authz", "X-Original-URI: /p\nHost: h\nX-Forwarded-Host: f\n",
-      SERVE_URI_NO_HOST, NULL },
+      URISAN_REQUEST_NO_HOST, NULL },
     /* forwarded-uri (Traefik, Caddy) */
     { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nX-Forwarded-Host: f.example\n"
-      "X-Forwarded-Proto: https\n", SERVE_URI_OK, "https://f.example/t" },
-    { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nHost: 127.0.0.1:8181\n", SERVE_URI_NO_HOST,
+      "X-Forwarded-Proto: https\n", URISAN_REQUEST_OK, "https://f.example/t" },
+    { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nHost: 127.0.0.1:8181\n", URISAN_REQUEST_NO_HOST,
       NULL },
     { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nHost: h\nX-Original-Host: o\n",
-      SERVE_URI_NO_HOST, NULL },
+      URISAN_REQUEST_NO_HOST, NULL },
     /* precedence: the first trusted source present wins */
     { NULL, NULL, "/authz", "X-Forwarded-Uri: /t\nX-Original-URI: /o\nHost: h\n"
-      "X-Original-URL: http://u/\n", SERVE_URI_OK, "http://u/" },
+      "X-Original-URL: http://u/\n", URISAN_REQUEST_OK, "http://u/" },
     { "forwarded-uri,original-uri", NULL, "/authz",
       "X-Original-URI: /o\nX-Forwarded-Uri: /t\nX-Forwarded-Host: h\nX-Original-Host: o\n",
-      SERVE_URI_OK, "http://h/t" },
+      URISAN_REQUEST_OK, "http://h/t" },
     /* an untrusted source is ignored */
-    { "original-uri", NULL, "/authz", "X-Original-URL: http://u/\n", SERVE_URI_NO_SOURCE, NULL },
+    { "original-uri", NULL, "/authz", "X-Original-URL: http://u/\n", URISAN_REQUEST_NO_SOURCE, NULL },
     /* the default does not trust the request's own target */
-    { NULL, NULL, "/authz/x", "Host: h\n", SERVE_URI_NO_SOURCE, NULL },
+    { NULL, NULL, "/authz/x", "Host: h\n", URISAN_REQUEST_NO_SOURCE, NULL },
     /* target (Envoy): prefix stripped, "/" when nothing is left */
-    { "target", "/authz", "/authz/a/b?c", "Host: e.example\n", SERVE_URI_OK,
+    { "target", "/authz", "/authz/a/b?c", "Host: e.example\n", URISAN_REQUEST_OK,
       "http://e.example/a/b?c" },
-    { "target", "/authz", "/authz", "Host: e.example\n", SERVE_URI_OK, "http://e.example/" },
-    { "target", "/authz", "/authzed", "Host: e\n", SERVE_URI_BAD_PATH, NULL },
-    { "target", "/authz", "/other", "Host: e\n", SERVE_URI_OUTSIDE_PREFIX, NULL },
+    { "target", "/authz", "/authz", "Host: e.example\n", URISAN_REQUEST_OK, "http://e.example/" },
+    { "target", "/authz", "/authzed", "Host: e\n", URISAN_REQUEST_BAD_PATH, NULL },
+    { "target", "/authz", "/other", "Host: e\n", URISAN_REQUEST_OUTSIDE_PREFIX, NULL },
     { "target", "/authz", "http://abs.example/authz", "Host: e\n",
-      SERVE_URI_OUTSIDE_PREFIX, NULL },
-    { "target", NULL, "http://abs.example/x", "Host: other\n", SERVE_URI_OK,
+      URISAN_REQUEST_OUTSIDE_PREFIX, NULL },
+    /* absolute-form: the target's authority, which Host must name */
+    { "target", NULL, "http://abs.example/x", "Host: other\n", URISAN_REQUEST_HOST_MISMATCH,
+      NULL },
+    { "target", NULL, "http://abs.example/x", "Host: ABS.example:80\n", URISAN_REQUEST_OK,
       "http://abs.example/x" },
-    { "target", NULL, "/x", "", SERVE_URI_NO_HOST, NULL },
+    { "target", NULL, "http://abs.example/x", "", URISAN_REQUEST_OK, "http://abs.example/x" },
+    { "target", NULL, "/x", "", URISAN_REQUEST_NO_HOST, NULL },
     /* refused values */
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a@b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a/b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a?b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a#b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a\\b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a b\n", SERVE_URI_BAD_HOST, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: \n", SERVE_URI_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a@b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a/b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a?b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a#b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a\\b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a b\n", URISAN_REQUEST_BAD_HOST, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: \n", URISAN_REQUEST_BAD_HOST, NULL },
     { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a\nX-Original-Proto: 1http\n",
-      SERVE_URI_BAD_PROTO, NULL },
+      URISAN_REQUEST_BAD_PROTO, NULL },
     { NULL, NULL, "/", "X-Original-URI: /x\nX-Original-Host: a\nX-Original-Proto: \n",
-      SERVE_URI_BAD_PROTO, NULL },
-    { NULL, NULL, "/", "X-Original-URI: x\nX-Original-Host: a\n", SERVE_URI_BAD_PATH, NULL },
-    { NULL, NULL, "/", "X-Original-URI: \nX-Original-Host: a\n", SERVE_URI_BAD_PATH, NULL },
-    { NULL, NULL, "/", "X-Original-URI: /x\n", SERVE_URI_NO_HOST, NULL },
+      URISAN_REQUEST_BAD_PROTO, NULL },
+    { NULL, NULL, "/", "X-Original-URI: x\nX-Original-Host: a\n", URISAN_REQUEST_BAD_PATH, NULL },
+    { NULL, NULL, "/", "X-Original-URI: \nX-Original-Host: a\n", URISAN_REQUEST_BAD_PATH, NULL },
+    { NULL, NULL, "/", "X-Original-URI: /x\n", URISAN_REQUEST_NO_HOST, NULL },
     { NULL, NULL, "/", "X-Original-URL: http://a/\nx-original-url: http://b/\n",
-      SERVE_URI_DUPLICATE, NULL },
+      URISAN_REQUEST_DUPLICATE, NULL },
     { NULL, NULL, "/", "X-Original-URI: /x\nHost: a\nX-Original-Host: b\nX-Original-Host: c\n",
-      SERVE_URI_DUPLICATE, NULL },
+      URISAN_REQUEST_DUPLICATE, NULL },
     /* a duplicate of a header that is not used does not matter */
     { NULL, NULL, "/", "X-Original-URL: http://a/\nX-Forwarded-Uri: /1\nX-Forwarded-Uri: /2\n",
-      SERVE_URI_OK, "http://a/" },
+      URISAN_REQUEST_OK, "http://a/" },
     /* bytes are never decoded */
     { NULL, NULL, "/", "X-Original-URI: /%2e%2e/%0d%0a\nX-Original-Host: h%41\n",
-      SERVE_URI_OK, "http://h%41/%2e%2e/%0d%0a" },
+      URISAN_REQUEST_OK, "http://h%41/%2e%2e/%0d%0a" },
 };
 
-static void fill(serve_request *r, const char *target, const char *headers)
+static void fill(urisan_request *r, const char *target, const char *headers)
 {
-    serve_request_init(r);
+    urisan_request_init(r);
     r->target = target;
     r->target_len = strlen(target);
     const char *p = headers;
@@ -106,12 +110,12 @@ static void fill(serve_request *r, const char *target, const char *headers)
         const char *v = colon + 1;
         if (v < nl && *v == ' ')
             v++;
-        serve_request_add(r, p, (size_t)(colon - p), v, (size_t)(nl - v));
+        urisan_request_add(r, p, (size_t)(colon - p), v, (size_t)(nl - v));
         p = nl + 1;
     }
 }
 
-static void trust_of(const build_case *c, serve_trust *t)
+static void trust_of(const build_case *c, urisan_request_trust *t)
 {
     if (c->trust != NULL) {
         const char *bad;
@@ -129,25 +133,25 @@ static void trust_of(const build_case *c, serve_trust *t)
 START_TEST(rebuilds_the_uri_from_the_trusted_source)
 {
     const build_case *c = &build_cases[_i];
-    serve_request r;
-    serve_trust t;
+    urisan_request r;
+    urisan_request_trust t;
     fill(&r, c->target, c->headers);
     trust_of(c, &t);
     char buf[256];
     size_t len = 99;
-    serve_source used;
-    serve_uri_status st = serve_uri_build(&r, &t, buf, sizeof buf, &len, &used);
-    ck_assert_msg(st == c->want, "case %d: %s, want %s", _i, serve_uri_status_name(st),
-                  serve_uri_status_name(c->want));
-    if (st == SERVE_URI_OK) {
+    urisan_request_source used;
+    urisan_request_reason st = urisan_request_uri(&r, &t, buf, sizeof buf, &len, &used);
+    ck_assert_msg(st == c->want, "case %d: %s, want %s", _i, urisan_request_reason_name(st),
+                  urisan_request_reason_name(c->want));
+    if (st == URISAN_REQUEST_OK) {
         ck_assert_uint_eq(len, strlen(c->uri));
         ck_assert_msg(memcmp(buf, c->uri, len) == 0, "case %d: %.*s", _i, (int)len, buf);
         /* one byte less does not fit, and nothing is written past it */
         char small[256];
         memset(small, 'Z', sizeof small);
         size_t l2;
-        ck_assert_int_eq(serve_uri_build(&r, &t, small, len - 1, &l2, &used),
-                         SERVE_URI_TOO_LONG);
+        ck_assert_int_eq(urisan_request_uri(&r, &t, small, len - 1, &l2, &used),
+                         URISAN_REQUEST_TOO_LONG);
         ck_assert_int_eq(small[len - 1], 'Z');
     } else {
         ck_assert_uint_eq(len, 0);
@@ -168,7 +172,7 @@ START_TEST(trust_lists_are_validated)
         { "original-uri forwarded-uri", false, "original-uri forwarded-uri" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        serve_trust t;
+        urisan_request_trust t;
         const char *bad = NULL;
         size_t badlen = 0;
         bool ok = serve_trust_parse(cases[i].list, strlen(cases[i].list), &t, &bad, &badlen);
@@ -178,13 +182,13 @@ START_TEST(trust_lists_are_validated)
             ck_assert(memcmp(bad, cases[i].bad, badlen) == 0);
         }
     }
-    serve_trust t;
+    urisan_request_trust t;
     const char *bad;
     size_t badlen;
     ck_assert(serve_trust_parse("forwarded-uri,target", 20, &t, &bad, &badlen));
     ck_assert_uint_eq(t.n, 2);
-    ck_assert_int_eq(t.order[0], SERVE_SRC_FORWARDED_URI);
-    ck_assert_int_eq(t.order[1], SERVE_SRC_TARGET);
+    ck_assert_int_eq(t.order[0], URISAN_REQSRC_FORWARDED_URI);
+    ck_assert_int_eq(t.order[1], URISAN_REQSRC_TARGET);
 }
 END_TEST
 
@@ -220,10 +224,10 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
         /* nginx's HTTP/1.0 request without Host: no X-Original-Host */
         { "X-Original-URI: /\nHost: urisan\n", 403, URISAN_DENY, "no_host_header", "-" },
     };
-    serve_trust t;
+    urisan_request_trust t;
     serve_trust_default(&t);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        serve_request r;
+        urisan_request r;
         fill(&r, "/authz", cases[i].headers);
         char buf[256];
         serve_answer a;
@@ -248,7 +252,7 @@ START_TEST(answers_carry_verdict_and_reasons_apart)
         ck_assert(serve_policy_make(&sp, pol, judge));
         ck_assert_uint_eq(sp.own_rules, k == 0 ? 0 : 1u << URISAN_REASON_NO_AUTHORITY);
         for (size_t i = 0; i < 2; i++) {
-            serve_request r;
+            urisan_request r;
             fill(&r, "/authz", i == 0 ? "X-Original-URL: /relative\n"
                                       : "X-Original-URL: mailto:a@b.example\n");
             char buf[256];

@@ -189,6 +189,48 @@ for _ = 1, 3000 do
     if v2 ~= res.verdict then ok(false, "verdict() differs from check()") break end
 end
 
+-- check_request: the one request judgement (urisan_judge_request); the
+-- table of check for the URI the origin receives
+if urisan.check_request then
+    local r = urisan.check_request{ scheme = "http", host = "www.example.com?a=", method = "GET",
+                                    target = "/hq2?u=http://169.254.169.254/latest/meta-data/",
+                                    policy = ssrf }
+    ok(r.verdict == "deny" and r.request_reason == "bad_host_header" and
+       r.deny_reasons[1] == "bad_host_header" and r.uri == urisan.null,
+       "check_request: a Host with '?' is bad_host_header")
+    r = urisan.check_request{ scheme = "http", host = { "a.example", "b.example" }, target = "/" }
+    ok(r.verdict == "deny" and r.request_reason == "duplicate_header", "check_request: two Hosts")
+    r = urisan.check_request{ scheme = "https", host = "www.example.com", target = "/a?b=c",
+                              method = "GET" }
+    local c = urisan.check("https://www.example.com/a?b=c")
+    ok(r.verdict == "allow" and r.uri == "https://www.example.com/a?b=c" and
+       r.request_reason == urisan.null and r.components.host == c.components.host,
+       "check_request: an ordinary request is check of its URI")
+    r = urisan.check_request{ host = "www.example.com", target = "/x", trust = "original-uri",
+                              headers = { ["X-Original-URI"] = "/y", ["X-Original-Host"] = "o.example" } }
+    ok(r.uri == "http://o.example/y", "check_request: a trusted X-Original-URI")
+    ok(raises("unknown option 'hots'", urisan.check_request, { hots = "a", target = "/" }),
+       "check_request: an unknown key names it")
+    ok(raises("unknown header 'X%-Bogus'", urisan.check_request,
+              { target = "/", headers = { ["X-Bogus"] = "1" } }), "check_request: unknown header")
+    ok(raises("trust: 'nope'", urisan.check_request, { target = "/", trust = "nope" }),
+       "check_request: a bad trust list")
+end
+
+-- an unknown key in any options table raises an error that names it
+ok(raises("unknown option 'polcy'", urisan.verdict, "http://a/", { polcy = ssrf }),
+   "verdict: {polcy=} names the key")
+ok(raises("unknown option 'polcy'", urisan.check, "http://a/", { polcy = ssrf }),
+   "check: {polcy=} names the key")
+ok(raises("unknown option 'base'", urisan.parse, "http://a/", { base = "http://b/" }),
+   "parse: base is no option of parse")
+ok(raises("unknown option 'strict'", urisan.resolve, "http://a/", "b", { strict = true }),
+   "resolve: a misspelt non_strict")
+ok(raises("unknown option 'polciy'", urisan.extract, "see http://a/", { polciy = ssrf }),
+   "extract: a misspelt policy")
+ok(raises("unknown option 'number'", urisan.normalize, "http://a/", { [1] = true }),
+   "normalize: a key that is no string")
+
 collectgarbage()
 collectgarbage()
 io.write(string.format("%s: %d checks, %d failed\n", _VERSION, count, fails))

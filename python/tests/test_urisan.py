@@ -383,3 +383,47 @@ def test_extract_mail_judges_impersonation_as_the_command(exe):
     assert c["host_imitates"] == "paypal.com" and c["host_skeleton"] == "paypal.corn"
     c = urisan.check("https://www.example.com/", policy=pol)
     assert c["host_imitates"] is None and c["host_skeleton"] is None
+
+
+REQUEST_CASES = [
+    # (host, target, method, request_reason)
+    ("www.example.com?a=", "/hq2?u=http://169.254.169.254/latest/meta-data/", "GET",
+     "bad_host_header"),
+    ("www.example.com#", "/hq6/%2e%2e/%2e%2e/etc/passwd", "GET", "bad_host_header"),
+    ("169.254.169.254,www.example.com", "/", "GET", "bad_host_header"),
+    (["a.example", "b.example"], "/", "GET", "duplicate_header"),
+    ("www.example.com", "http://169.254.169.254/", "GET", "host_mismatch"),
+    ("www.example.com:443", "www.example.com:443", "CONNECT", "authority_form"),
+    ("www.example.com", "*", "OPTIONS", "asterisk_form"),
+    ("www.example.com", "/", "GE T", "bad_method"),
+    ("www.example.com", "/a?b=c", "GET", None),
+]
+
+
+@pytest.mark.parametrize("host,target,method,why", REQUEST_CASES)
+def test_check_request_rejects_the_part_or_checks_the_uri(host, target, method, why):
+    if not hasattr(urisan, "check_request"):
+        pytest.skip("built without the host layer")
+    ssrf = urisan.Policy(profile="ssrf")
+    r = urisan.check_request(scheme="http", host=host, target=target, method=method,
+                             policy=ssrf)
+    assert r["request_reason"] == why
+    if why is not None:
+        assert r["verdict"] == "deny" and r["deny_reasons"] == [why] and r["uri"] is None
+    else:
+        want = urisan.check("http://%s%s" % (host, target), policy=ssrf)
+        assert {k: v for k, v in r.items() if k != "request_reason"} == want
+
+
+def test_check_request_refuses_unknown_keywords_headers_and_trust():
+    if not hasattr(urisan, "check_request"):
+        pytest.skip("built without the host layer")
+    with pytest.raises(TypeError, match="hots"):
+        urisan.check_request(hots="a", target="/")
+    with pytest.raises(ValueError, match="X-Bogus"):
+        urisan.check_request(target="/", headers={"X-Bogus": "1"})
+    with pytest.raises(ValueError, match="nope"):
+        urisan.check_request(target="/", trust="nope")
+    r = urisan.check_request(target="/x", trust="original-uri,target", host="h.example",
+                             headers={"X-Original-URI": "/y", "X-Original-Host": "o.example"})
+    assert r["uri"] == "http://o.example/y"

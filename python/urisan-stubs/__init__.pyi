@@ -1,6 +1,6 @@
 # Type stubs of the `urisan` extension module (python/urisanmodule.c).
 import os
-from typing import Any, Dict, List, Literal, NotRequired, Optional, TypedDict, Union, overload
+from typing import Any, Dict, List, Literal, NotRequired, Optional, Sequence, TypedDict, Union, overload
 
 __version__: str
 
@@ -48,6 +48,9 @@ class Checked(Analysed):
     length: int
     nested: NotRequired[List[Nested]]
     nested_capped: NotRequired[bool]
+
+class CheckedRequest(Checked):
+    request_reason: Optional[str]
 
 class CheckedBase(Checked):
     resolved: Optional[str]
@@ -99,6 +102,11 @@ class Policy:
 def check(uri: Text, *, policy: Optional[Policy] = ...) -> Checked: ...
 @overload
 def check(uri: Text, *, base: Text, policy: Optional[Policy] = ...) -> CheckedBase: ...
+def check_request(*, scheme: Optional[Text] = ..., host: Union[Text, Sequence[Text], None] = ...,
+                  target: Optional[Text] = ..., method: Optional[Text] = ...,
+                  policy: Optional[Policy] = ...,
+                  headers: Optional[Dict[str, Union[Text, Sequence[Text]]]] = ...,
+                  trust: Optional[Text] = ..., strip_prefix: Optional[Text] = ...) -> CheckedRequest: ...
 def analyse(uri: Text, *, policy: Optional[Policy] = ...) -> Analysed: ...
 def analyze(uri: Text, *, policy: Optional[Policy] = ...) -> Analysed: ...
 def parse(uri: Text, *, policy: Optional[Policy] = ...) -> Parsed: ...

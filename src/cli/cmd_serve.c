@@ -50,7 +50,7 @@ typedef struct {
     /* configuration */
     const char *policy_path;     /* NULL: built-in default */
     const char *profile;         /* --profile NAME, or NULL */
-    serve_trust trust;
+    urisan_request_trust trust;
     const char *trust_text;
     size_t uri_cap;              /* bytes for the rebuilt URI */
 
@@ -162,19 +162,19 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind,
                                       const char *value, size_t value_size)
 {
     (void)kind;
-    serve_request_add(cls, key, key_size, value, value_size);
+    urisan_request_add(cls, key, key_size, value, value_size);
     return MHD_YES;
 }
 
 /* Is the request the service's own GET path (/healthz, /metrics) rather
    than one to judge? */
-static bool is_own_path(const serve_state *s, const serve_request *r, const char *path)
+static bool is_own_path(const serve_state *s, const urisan_request *r, const char *path)
 {
     size_t plen = strlen(path);
     if (r->target_len != plen || memcmp(r->target, path, plen) != 0)
         return false;
-    if (r->h[SERVE_H_ORIGINAL_URL].p != NULL || r->h[SERVE_H_ORIGINAL_URI].p != NULL ||
-        r->h[SERVE_H_FORWARDED_URI].p != NULL)
+    if (r->h[URISAN_REQH_ORIGINAL_URL].p != NULL || r->h[URISAN_REQH_ORIGINAL_URI].p != NULL ||
+        r->h[URISAN_REQH_FORWARDED_URI].p != NULL)
         return false;
     /* When the request's own target is a source (Envoy), "/healthz" is a
        URI to judge like any other, unless a --strip-prefix sets apart
@@ -182,7 +182,7 @@ static bool is_own_path(const serve_state *s, const serve_request *r, const char
     if (s->trust.strip_prefix != NULL)
         return true;
     for (size_t i = 0; i < s->trust.n; i++) {
-        if (s->trust.order[i] == SERVE_SRC_TARGET)
+        if (s->trust.order[i] == URISAN_REQSRC_TARGET)
             return false;
     }
     return true;
@@ -358,8 +358,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     rq->answered = true;
 
-    serve_request r;
-    serve_request_init(&r);
+    urisan_request r;
+    urisan_request_init(&r);
     r.target = rq->target;
     r.target_len = rq->target_len;
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);

@@ -16,4 +16,14 @@
 urisan_status cli_decide(const char *in, size_t len, const urisan_policy *pol,
                          urisan_uri *uri, urisan_report *rep, urisan_decision *dec);
 
+/* The one decision of a request (urisan_judge_request with this thread's
+   context): *reason says whether a URI was rebuilt (in buf, *uri_len
+   bytes); dec is always filled (a deny unless reason is OK). Without the
+   host layer: urisan_request_uri, then urisan_check under pol, which then
+   must hold require-authority (serve's policy does). */
+urisan_status cli_decide_request(const urisan_request *r, const urisan_request_trust *t,
+                                 const urisan_policy *pol, char *buf, size_t cap,
+                                 urisan_request_reason *reason, size_t *uri_len,
+                                 urisan_decision *dec);
+
 #endif

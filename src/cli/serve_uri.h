@@ -15,128 +15,27 @@
 
 #include "urisan.h"
 
-/* The request headers serve reads (matched case-insensitively). */
-#define SERVE_HEADER_LIST(X)                          \
-    X(ORIGINAL_URL,    "X-Original-URL")              \
-    X(ORIGINAL_URI,    "X-Original-URI")              \
-    X(ORIGINAL_HOST,   "X-Original-Host")             \
-    X(ORIGINAL_PROTO,  "X-Original-Proto")            \
-    X(FORWARDED_URI,   "X-Forwarded-Uri")             \
-    X(FORWARDED_HOST,  "X-Forwarded-Host")            \
-    X(FORWARDED_PROTO, "X-Forwarded-Proto")           \
-    X(HOST,            "Host")
-
-typedef enum {
-#define SERVE_X_(U, name) SERVE_H_##U,
-    SERVE_HEADER_LIST(SERVE_X_)
-#undef SERVE_X_
-    SERVE_H_COUNT_
-} serve_header;
-
-/* Where the URI comes from; --trust names them in precedence order. */
-#define SERVE_SOURCE_LIST(X)                 \
-    X(ORIGINAL_URL,  "original-url")         \
-    X(ORIGINAL_URI,  "original-uri")         \
-    X(FORWARDED_URI, "forwarded-uri")        \
-    X(TARGET,        "target")
-
-typedef enum {
-#define SERVE_X_(U, name) SERVE_SRC_##U,
-    SERVE_SOURCE_LIST(SERVE_X_)
-#undef SERVE_X_
-    SERVE_SRC_COUNT_
-} serve_source;
-
-/* Why no URI could be rebuilt: the deny reason serve reports. */
-#define SERVE_URI_STATUS_LIST(X)                                            \
-    X(OK,              "ok")                                                \
-    X(NO_SOURCE,       "no_uri")            /* no trusted source present */ \
-    X(DUPLICATE,       "duplicate_header")  /* a header it uses, twice */   \
-    X(BAD_HOST,        "bad_host_header")   /* empty, or / ? # @ \ space ctl */ \
-    X(NO_HOST,         "no_host_header")    /* the source sent no host */ \
-    X(BAD_PROTO,       "bad_proto_header")  /* not a scheme */              \
-    X(BAD_PATH,        "bad_uri_header")    /* not "/..." (origin-form) */  \
-    X(OUTSIDE_PREFIX,  "outside_prefix")    /* target without --strip-prefix */ \
-    X(TOO_LONG,        "too_long")          /* longer than the buffer */
-
-typedef enum {
-#define SERVE_X_(U, name) SERVE_URI_##U,
-    SERVE_URI_STATUS_LIST(SERVE_X_)
-#undef SERVE_X_
-    SERVE_URI_COUNT_
-} serve_uri_status;
-
-typedef struct {
-    const char *p;     /* NULL: absent */
-    size_t len;
-    unsigned count;    /* how many times the header came (saturates) */
-} serve_value;
-
-typedef struct {
-    serve_value h[SERVE_H_COUNT_];
-    const char *target;   /* the request-target as received, not decoded */
-    size_t target_len;
-} serve_request;
-
-typedef struct {
-    serve_source order[SERVE_SRC_COUNT_];  /* precedence, first wins */
-    size_t n;                              /* trusted sources in order[] */
-    const char *strip_prefix;              /* target source; NULL: none */
-    size_t strip_len;
-} serve_trust;
-
-/* "X-Original-URL" etc. */
-const char *serve_header_name(serve_header h);
-const char *serve_source_name(serve_source s);
-const char *serve_uri_status_name(serve_uri_status s);
-
-/* The header id of name[0..len) (ASCII case-insensitive), or -1. */
-int serve_header_id(const char *name, size_t len);
-
-/* An empty request (every header absent, no target). */
-void serve_request_init(serve_request *r);
-/* Record one received header; a header serve does not read is ignored.
-   The first value is kept, later ones only counted. */
-void serve_request_add(serve_request *r, const char *name, size_t nlen,
-                       const char *val, size_t vlen);
+/* The request, the trust order and the URI rebuilt from them are the
+   library's (urisan.h, "A request as a gateway has it"): urisan_request,
+   urisan_request_trust, urisan_request_uri; the judgement is
+   urisan_judge_request (urisan_host.h). serve adds its own default trust. */
 
 /* The default trust: the three header sources, in the order of
-   SERVE_SOURCE_LIST, not the request's own target: a gateway that sends
-   none of the headers (a configuration mistake) must not have its
-   sub-request's own target ("/auth" on the service's host) judged and
+   URISAN_REQUEST_SOURCE_LIST, not the request's own target: a gateway
+   that sends none of the headers (a configuration mistake) must not have
+   its sub-request's own target ("/auth" on the service's host) judged and
    allowed. Envoy's mode is `--trust target --strip-prefix PATH`. */
 #define SERVE_TRUST_DEFAULT "original-url,original-uri,forwarded-uri"
 
-void serve_trust_default(serve_trust *t);
+void serve_trust_default(urisan_request_trust *t);
 /*
- * --trust LIST: comma-separated source names, in precedence order, each
- * at most once, at least one. On a mistake returns false and points
- * *bad and *badlen at the offending word (the whole list when it is empty).
+ * --trust LIST (urisan_request_trust_parse): comma-separated source
+ * names, in precedence order, each at most once, at least one. On a
+ * mistake returns false and points *bad and *badlen at the offending word
+ * (the whole list when it is empty).
  */
-bool serve_trust_parse(const char *list, size_t len, serve_trust *t,
+bool serve_trust_parse(const char *list, size_t len, urisan_request_trust *t,
                        const char **bad, size_t *badlen);
-
-/*
- * The URI to judge, into buf[0..cap). *used is the source taken (set
- * whenever one was present). Sources, first trusted one present wins:
- *   original-url   X-Original-URL, as is;
- *   original-uri   X-Original-Proto (else X-Forwarded-Proto, else http)
- *                  "://" X-Original-Host X-Original-URI;
- *   forwarded-uri  X-Forwarded-Proto (else http) "://"
- *                  X-Forwarded-Host X-Forwarded-Uri;
- *   target         an absolute-form target as is (not with a prefix to
- *                  strip), else X-Forwarded-Proto (else http) "://"
- *                  Host, then the target less strip_prefix.
- * A header source never takes the sub-request's own Host (it names the
- * service): without its host header it is no_host_header.
- * Bytes are copied, never decoded. A host may not be empty nor hold
- * / ? # @ \ or a byte <= 0x20 or 0x7f, so the rebuilt URI's authority is
- * exactly the header's; a path must start with "/". A header that is
- * used and came twice is refused (duplicate_header).
- */
-serve_uri_status serve_uri_build(const serve_request *r, const serve_trust *t,
-                                 char *buf, size_t cap, size_t *len,
-                                 serve_source *used);
 
 /* ---- the answer to one authorization request ---- */
 
@@ -167,7 +66,7 @@ bool serve_policy_make(serve_policy *sp, urisan_policy *loaded, urisan_policy *j
 typedef struct {
     unsigned status;                  /* 200 or 403 */
     urisan_verdict verdict;
-    serve_uri_status uri_status;      /* OK, or why there was no URI */
+    urisan_request_reason uri_status; /* OK, or why there was no URI */
     char deny[SERVE_REASONS_MAX];     /* X-Urisan-Deny-Reasons ("-": none) */
     char flag[SERVE_REASONS_MAX];     /* X-Urisan-Flag-Reasons ("-": none) */
     size_t uri_len;                   /* of the URI judged (in buf) */
@@ -185,7 +84,7 @@ typedef struct {
  * Fails closed: no URI (its status's name is the reason), or a URI the
  * library could not judge, is denied.
  */
-void serve_decide(const serve_request *r, const serve_trust *t,
+void serve_decide(const urisan_request *r, const urisan_request_trust *t,
                   const serve_policy *sp, char *buf, size_t cap,
                   serve_answer *a);
 
