@@ -987,6 +987,143 @@ URISAN_API urisan_request_reason urisan_request_uri(const urisan_request *r,
                                                     char *buf, size_t cap, size_t *len,
                                                     urisan_request_source *used);
 
+/* ------------------------------------------------------------------ */
+/* The result of one URI, described once                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What every door gives for one URI - a line of `urisan check --json`,
+ * the Python module's check() dict, the Lua module's check() table - is
+ * one list of keys (doc/output.md, doc/urisan-output.schema.json): each
+ * key's name, JSON type, when it is present, and how its value is read
+ * from the decision and the host's forms (urisan_result_value). A front
+ * end walks the list in order and writes each value in its own form, so
+ * a key added to the list appears in every door.
+ */
+typedef enum {
+    URISAN_RV_NULL = 0,
+    URISAN_RV_BOOL,     /* b */
+    URISAN_RV_UINT,     /* u */
+    URISAN_RV_TEXT,     /* a string of any bytes: s[0..n) */
+    URISAN_RV_NAME,     /* a string: s[0..n), a library name (printable ASCII
+                           without '"' or '\\') */
+    URISAN_RV_NAMES,    /* an array of names: the flags of first, the rule
+                           reasons of rules, the flags of last, each in bit
+                           order */
+    URISAN_RV_ERROR,    /* an object {"code": the status name of err.code,
+                           "offset": err.offset, "message": its message} */
+    URISAN_RV_OBJECT,   /* an object: the keys key->sub of the same result */
+    URISAN_RV_NESTED,   /* an array of objects, one a nested URL
+                           (urisan_result_nested), of the keys key->sub */
+    URISAN_RV_FRONT     /* what the front end writes itself (the command's
+                           line, lineno, explain) */
+} urisan_rv_kind;
+
+typedef struct {
+    urisan_rv_kind kind;
+    int b;                      /* URISAN_RV_BOOL: 0 or 1 */
+    uint64_t u;
+    const char *s;
+    size_t n;
+    urisan_flags first, last;   /* URISAN_RV_NAMES */
+    unsigned rules;
+    urisan_error err;           /* URISAN_RV_ERROR */
+    char text[64];              /* where s points for a text made here (host_ip) */
+} urisan_rvalue;
+
+/* When a key is in a result: every bit of urisan_result_key.when is in
+   the front end's mode. */
+#define URISAN_RK_BASE 1u     /* a base was given (check --base, check(base=)) */
+#define URISAN_RK_HOST 2u     /* the front end decides with liburisan-host */
+#define URISAN_RK_LOG 4u      /* the command read a log line (--format) */
+#define URISAN_RK_EXPLAIN 8u  /* the command's --explain */
+
+/* urisan_result_key.shown */
+#define URISAN_RS_ALWAYS 0u   /* in every result of its mode */
+#define URISAN_RS_NAMED 1u    /* only when asked for by name (--fields) */
+#define URISAN_RS_NESTED 2u   /* only when the flags have nested_url */
+
+/* What a value is read from (urisan_result_key.reads): a front end may
+   keep what it wrote of a key and write it again for a result that has
+   the same of these. */
+#define URISAN_RR_INPUT 1u     /* in, len and its parse (uri) */
+#define URISAN_RR_FLAGS 2u     /* rep->flags */
+#define URISAN_RR_REPORT 4u    /* the rest of rep (the address) */
+#define URISAN_RR_DECISION 8u  /* *dec */
+#define URISAN_RR_HOST 16u     /* the host's forms */
+#define URISAN_RR_BASE 32u     /* resolved, rlen, rerr */
+#define URISAN_RR_LENGTH 64u   /* full_len, truncated */
+#define URISAN_RR_NESTED 128u  /* the nested URLs (a walk of the URI) */
+
+typedef struct urisan_result_key {
+    const char *name;
+    const char *type;         /* its JSON Schema type: "string", "boolean",
+                                 "integer", "array", "object", or two with
+                                 '|' ("string|null") */
+    unsigned when;            /* URISAN_RK_* */
+    unsigned shown;           /* URISAN_RS_* */
+    unsigned stage;           /* 0: of the parse, 1: of the analysis,
+                                 2: of the decision (the Python module's
+                                 parse(), analyse(), check()) */
+    unsigned reads;           /* URISAN_RR_* */
+    const struct urisan_result_key *sub;   /* URISAN_RV_OBJECT, _NESTED */
+    size_t nsub;
+    unsigned id;              /* what urisan_result_value reads */
+} urisan_result_key;
+
+/* One URI's result: what urisan_result_value reads. */
+typedef struct {
+    const char *in;             /* the input as written */
+    size_t len;
+    size_t full_len;            /* its length before a reader cut it */
+    int truncated;              /* 1: it was cut (full_len > len) */
+    const urisan_uri *uri;      /* in's parse */
+    const urisan_report *rep;
+    const urisan_decision *dec;
+    const urisan_policy *pol;   /* the nested URLs' depth (NULL: default) */
+    const char *resolved;       /* with a base: where in leads; NULL: not */
+    size_t rlen;                /* resolved (rerr: why) */
+    urisan_error rerr;
+    /* host_unicode, host_skeleton, host_imitates, registrable_domain:
+       NULL is null (liburisan-host's urisan_result_host sets them) */
+    const char *host_form[4];
+    size_t host_form_len[4];
+    /* the flags a nested URL is listed with; NULL: its analysis' */
+    urisan_flags (*nested_flags)(void *arg, const urisan_policy *pol,
+                                 const urisan_nested_url *nu);
+    void *nested_arg;
+} urisan_result;
+
+/* The keys of a result, in order (*n: how many). */
+URISAN_API const urisan_result_key *urisan_result_keys(size_t *n);
+/* The key of that name among keys[0..n), or NULL. */
+URISAN_API const urisan_result_key *urisan_result_key_named(const urisan_result_key *keys,
+                                                            size_t n, const char *name,
+                                                            size_t len);
+/* Is key k in r's result, its mode aside (URISAN_RS_NESTED: r's flags
+   have nested_url)? 1 or 0. */
+URISAN_API int urisan_result_present(const urisan_result *r, const urisan_result_key *k);
+/* The value of key k (of urisan_result_keys, or a sub key of an object)
+   of r. */
+URISAN_API void urisan_result_value(const urisan_result *r, const urisan_result_key *k,
+                                    urisan_rvalue *v);
+
+/* At most this many nested URLs are listed (the first in the library's
+   order: parents before children, left to right); "nested_capped" says
+   when there were more. */
+#define URISAN_RESULT_NESTED_MAX 16
+
+/* The nested URLs of r's URI (the resolved one with a base): fn for each
+   of the first URISAN_RESULT_NESTED_MAX, with the flags it is listed
+   with; returns how many there are (0: none, or the walk failed). */
+typedef void (*urisan_result_nested_fn)(void *arg, const urisan_nested_url *nu,
+                                        urisan_flags flags);
+URISAN_API size_t urisan_result_nested(const urisan_result *r, urisan_result_nested_fn fn,
+                                       void *arg);
+/* The value of sub key k of the "nested" key for one nested URL. */
+URISAN_API void urisan_nested_value(const urisan_nested_url *nu, urisan_flags flags,
+                                    const urisan_result_key *k, urisan_rvalue *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -327,6 +327,16 @@ URISAN_API size_t urisan_judge_origin(urisan_host_ctx *ctx, const urisan_policy 
    looks as if the host were garbled. */
 URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_flags flags);
 
+/* The host's part of r (urisan.h "The result of one URI, described
+   once"), from hv (NULL: no view): the forms of the keys host_unicode,
+   host_skeleton, host_imitates and registrable_domain - null where the
+   host is no name and, but for host_unicode, where a form is ""; the
+   skeleton only where urisan_host_skeleton_shown for r->rep->flags, or
+   with skeleton_always - and the flags r's nested URLs are listed with
+   (urisan_nested_flags_policy in ctx). r->rep is read. */
+URISAN_API void urisan_result_host(urisan_result *r, urisan_host_ctx *ctx,
+                                   const urisan_hostview *hv, int skeleton_always);
+
 /* p[0..n): bytes that start a later input. A hint: the memo entry of its
    host (guessed from "scheme://host" in its first 48 bytes) is asked of
    the memory system now. No view changes; ctx NULL: nothing is done. */

@@ -259,14 +259,6 @@ static void set_str(lua_State *L, const char *k, const char *v)
     lua_setfield(L, -2, k);
 }
 
-static void push_span(lua_State *L, const char *in, urisan_span s)
-{
-    if (urisan_span_present(s))
-        lua_pushlstring(L, in + s.off, s.len);
-    else
-        push_null(L);
-}
-
 /* {code, offset, message}, or null (cli_jv_error). */
 static void push_error(lua_State *L, const urisan_error *e)
 {
@@ -279,26 +271,6 @@ static void push_error(lua_State *L, const urisan_error *e)
     lua_pushinteger(L, (lua_Integer)e->offset);
     lua_setfield(L, -2, "offset");
     set_str(L, "message", urisan_status_message(e->code));
-}
-
-static void push_components(lua_State *L, const char *in, const urisan_uri *u)
-{
-    lua_createtable(L, 0, 8);
-    push_span(L, in, u->scheme);
-    lua_setfield(L, -2, "scheme");
-    push_span(L, in, u->userinfo);
-    lua_setfield(L, -2, "userinfo");
-    push_span(L, in, u->host);
-    lua_setfield(L, -2, "host");
-    set_str(L, "host_type", urisan_host_type_name(u->host_type));
-    push_span(L, in, u->port);
-    lua_setfield(L, -2, "port");
-    push_span(L, in, u->path);
-    lua_setfield(L, -2, "path");
-    push_span(L, in, u->query);
-    lua_setfield(L, -2, "query");
-    push_span(L, in, u->fragment);
-    lua_setfield(L, -2, "fragment");
 }
 
 /* The names of the set bits of f, in bit order, appended to the array
@@ -331,99 +303,6 @@ static void push_flags(lua_State *L, urisan_flags f)
     int n = 0;
     lua_createtable(L, __builtin_popcountll(f), 0);
     append_flags(L, f, &n);
-}
-
-static void push_host_ip(lua_State *L, const urisan_report *r)
-{
-    char ip[64];
-    size_t n = 0;
-    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &n) == URISAN_OK)
-        lua_pushlstring(L, ip, n);
-    else
-        push_null(L);
-}
-
-/* verdict, reasons, deny_reasons, flag_reasons into the table at the
-   top, as check --json orders them (src/cli/render.c). */
-static void set_decision(lua_State *L, const urisan_decision *d)
-{
-    set_str(L, "verdict", urisan_verdict_name(d->verdict));
-    int n = 0;
-    lua_newtable(L);
-    if (d->verdict != URISAN_ALLOW) {
-        append_flags(L, d->deny_flags, &n);
-        append_rules(L, d->rules, &n);
-        append_flags(L, d->flag_flags, &n);
-    }
-    lua_setfield(L, -2, "reasons");
-    n = 0;
-    lua_newtable(L);
-    if (d->verdict == URISAN_DENY) {
-        append_flags(L, d->deny_flags, &n);
-        append_rules(L, d->rules, &n);
-    }
-    lua_setfield(L, -2, "deny_reasons");
-    push_flags(L, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
-    lua_setfield(L, -2, "flag_reasons");
-}
-
-/* ---- nested: the keys "nested" and "nested_capped" (check --json) ---- */
-
-/* At most this many nested URLs are listed (check --json's bound). */
-#define NESTED_MAX 16
-
-typedef struct {
-    lua_State *L;
-    int n;
-    const urisan_policy *pol;
-} nested_walk;
-
-static void nested_one(void *ctx, const urisan_nested_url *nu)
-{
-    nested_walk *w = ctx;
-    if (w->n++ >= NESTED_MAX)
-        return;
-    lua_State *L = w->L;
-    lua_createtable(L, 0, 5);
-    lua_pushlstring(L, nu->name, nu->name_len);
-    lua_setfield(L, -2, "name");
-    lua_pushlstring(L, nu->uri, nu->uri_len);
-    lua_setfield(L, -2, "uri");
-    lua_pushinteger(L, (lua_Integer)nu->depth);
-    lua_setfield(L, -2, "depth");
-#ifdef URISAN_HAVE_HOST_LAYER
-    push_flags(L, urisan_nested_flags_policy(ctx_of(L)->host, w->pol, nu));
-#else
-    push_flags(L, nu->report.flags);
-#endif
-    lua_setfield(L, -2, "flags");
-    push_host_ip(L, &nu->report);
-    lua_setfield(L, -2, "host_ip");
-    lua_rawseti(L, -2, w->n);
-}
-
-/* Only on a URI whose flags have nested_url. The walk's scratch is the
-   library's bound (URISAN_NESTED_SCRATCH), on the stack as the command
-   has it (the context's buffer may hold the resolved URI walked here). */
-static void set_nested(lua_State *L, const char *in, size_t len,
-                       const urisan_uri *u, const urisan_report *r, const urisan_policy *pol)
-{
-    if (!(r->flags & URISAN_F(NESTED_URL)))
-        return;
-    urisan_uri own;
-    if (u == NULL) {
-        urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &own, NULL);
-        u = &own;
-    }
-    char scratch[URISAN_NESTED_SCRATCH];
-    nested_walk w = { L, 0, pol };
-    urisan_nested_report nr;
-    lua_newtable(L);
-    if (urisan_nested(in, len, u, pol, scratch, sizeof scratch, nested_one, &w, &nr) != URISAN_OK)
-        w.n = 0;
-    lua_setfield(L, -2, "nested");
-    lua_pushboolean(L, w.n > NESTED_MAX);
-    lua_setfield(L, -2, "nested_capped");
 }
 
 /* ------------------------------------------------------------------ */
@@ -523,80 +402,119 @@ static void judge(lua_State *L, lu_ctx *c, const char *in, size_t len, const cha
 }
 #endif
 
-#ifdef URISAN_HAVE_HOST_LAYER
-/* A text of the view: null when empty (skeleton, imitates, registrable). */
-static void push_view_text(lua_State *L, const char *s, size_t n, int empty_is_null)
+/* ---- a result's keys (urisan.h "The result of one URI, described
+   once"): the library's list, walked ---- */
+
+static void push_names(lua_State *L, const urisan_rvalue *v)
 {
-    if (n == 0 && empty_is_null)
-        push_null(L);
-    else
-        lua_pushlstring(L, s, n);
+    int n = 0;
+    lua_newtable(L);
+    append_flags(L, v->first, &n);
+    append_rules(L, v->rules, &n);
+    append_flags(L, v->last, &n);
 }
 
-/* host_unicode, host_skeleton, host_imitates, registrable_domain: null
-   unless the host is a name (check --json's keys). */
-static void set_host_keys(lua_State *L, const judgement *j)
+static void push_value(lua_State *L, const urisan_rvalue *v)
 {
-    static const char *const keys[4] = { "host_unicode", "host_skeleton", "host_imitates",
-                                         "registrable_domain" };
-    const urisan_hostview *hv = j->hv;
-    for (int k = 0; k < 4; k++) {
-        if (hv == NULL || !hv->is_name) {
-            push_null(L);
-        } else {
-            const char *s = k == 0 ? hv->unicode : k == 1 ? hv->skeleton
-                          : k == 2 ? hv->imitates : hv->registrable;
-            size_t n = k == 0 ? hv->unicode_len
-                     : k == 1 ? (urisan_host_skeleton_shown(hv, j->rep.flags) ? hv->skeleton_len : 0)
-                     : k == 2 ? hv->imitates_len : hv->registrable_len;
-            push_view_text(L, s, n, k > 0);
-        }
-        lua_setfield(L, -2, keys[k]);
+    switch (v->kind) {
+    case URISAN_RV_BOOL: lua_pushboolean(L, v->b); return;
+    case URISAN_RV_UINT: lua_pushinteger(L, (lua_Integer)v->u); return;
+    case URISAN_RV_TEXT:
+    case URISAN_RV_NAME: lua_pushlstring(L, v->s, v->n); return;
+    case URISAN_RV_NAMES: push_names(L, v); return;
+    case URISAN_RV_ERROR: push_error(L, &v->err); return;
+    default: push_null(L); return;
     }
 }
-#endif
 
-/* The table of check --json for in[0..len) (uri at stack index 1). */
-static void push_check(lua_State *L, int uri_idx, const char *in, size_t len,
-                       const judgement *j, const urisan_policy *pol, int with_base)
+/* The table of the keys sub[0..n) of r, or of the nested URL nu. */
+static void push_object(lua_State *L, const urisan_result *r, const urisan_nested_url *nu,
+                        urisan_flags flags, const urisan_result_key *sub, size_t n)
 {
-    lua_createtable(L, 0, 16);
-    if (uri_idx != 0)
-        lua_pushvalue(L, uri_idx);
-    else
-        push_null(L);
-    lua_setfield(L, -2, "uri");
-    lua_pushboolean(L, j->uri.valid != 0);
-    lua_setfield(L, -2, "valid");
-    push_error(L, j->uri.valid ? NULL : &j->uri.error);
-    lua_setfield(L, -2, "error");
-    push_components(L, in, &j->uri);
-    lua_setfield(L, -2, "components");
-    push_host_ip(L, &j->rep);
-    lua_setfield(L, -2, "host_ip");
-    push_flags(L, j->rep.flags);
-    lua_setfield(L, -2, "flags");
-    set_decision(L, &j->dec);
-#ifdef URISAN_HAVE_HOST_LAYER
-    set_host_keys(L, j);
-#endif
-    if (with_base) {
-        if (j->resolved != NULL)
-            lua_pushlstring(L, j->resolved, j->rlen);
+    lua_createtable(L, 0, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        urisan_rvalue v;
+        if (nu != NULL)
+            urisan_nested_value(nu, flags, &sub[i], &v);
         else
-            push_null(L);
-        lua_setfield(L, -2, "resolved");
-        push_error(L, j->resolved != NULL ? NULL : &j->rerr);
-        lua_setfield(L, -2, "resolve_error");
+            urisan_result_value(r, &sub[i], &v);
+        push_value(L, &v);
+        lua_setfield(L, -2, sub[i].name);
     }
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "truncated");
-    lua_pushinteger(L, (lua_Integer)len);
-    lua_setfield(L, -2, "length");
-    if (j->resolved != NULL)
-        set_nested(L, j->resolved, j->rlen, NULL, &j->rep, pol);
-    else
-        set_nested(L, in, len, &j->uri, &j->rep, pol);
+}
+
+typedef struct {
+    lua_State *L;
+    const urisan_result_key *k;
+    int n;
+} nested_walk;
+
+static void nested_one(void *ctx, const urisan_nested_url *nu, urisan_flags flags)
+{
+    nested_walk *w = ctx;
+    push_object(w->L, NULL, nu, flags, w->k->sub, w->k->nsub);
+    lua_rawseti(w->L, -2, ++w->n);
+}
+
+static void push_key(lua_State *L, const urisan_result *r, const urisan_result_key *k)
+{
+    urisan_rvalue v;
+    urisan_result_value(r, k, &v);
+    if (v.kind == URISAN_RV_OBJECT) {
+        push_object(L, r, NULL, 0, k->sub, k->nsub);
+    } else if (v.kind == URISAN_RV_NESTED) {
+        nested_walk w = { L, k, 0 };
+        lua_newtable(L);
+        urisan_result_nested(r, nested_one, &w);
+    } else {
+        push_value(L, &v);
+    }
+}
+
+/* The keys of the library's list read from the decision alone
+   (verdict, reasons, deny_reasons, flag_reasons) into the table at the
+   top: a link's, as extract --json has them. */
+static void set_decision(lua_State *L, const urisan_decision *d)
+{
+    urisan_report rep;
+    memset(&rep, 0, sizeof rep);
+    urisan_result res = { .rep = &rep, .dec = d };
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].reads != URISAN_RR_DECISION)
+            continue;
+        push_key(L, &res, &keys[i]);
+        lua_setfield(L, -2, keys[i].name);
+    }
+}
+
+/* The table of check --json for in[0..len): the keys of the library's
+   list of stage up to stage (0: parse's). */
+static void push_result(lua_State *L, const char *in, size_t len, const judgement *j,
+                        const urisan_policy *pol, int with_base, unsigned stage)
+{
+    urisan_result res = {
+        .in = in, .len = len, .full_len = len, .truncated = 0, .uri = &j->uri,
+        .rep = &j->rep, .dec = &j->dec, .pol = pol, .resolved = j->resolved, .rlen = j->rlen,
+        .rerr = j->rerr,
+    };
+    unsigned mode = with_base ? URISAN_RK_BASE : 0;
+#ifdef URISAN_HAVE_HOST_LAYER
+    mode |= URISAN_RK_HOST;
+    urisan_result_host(&res, ctx_of(L)->host, j->hv, 0);
+#endif
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
+    lua_createtable(L, 0, 16);
+    for (size_t i = 0; i < n; i++) {
+        const urisan_result_key *k = &keys[i];
+        if (k->stage > stage || (k->when & mode) != k->when || k->shown == URISAN_RS_NAMED ||
+            !urisan_result_present(&res, k))
+            continue;
+        push_key(L, &res, k);
+        lua_setfield(L, -2, k->name);
+    }
 }
 
 /* urisan.check(uri [, opts]) -> table with the keys of check --json */
@@ -608,7 +526,7 @@ static int l_check(lua_State *L)
     const urisan_policy *pol = get_opts(L, 2, "check", keys_base, &base, &blen);
     judgement j;
     judge(L, ctx_of(L), in, len, base, blen, pol, 1, &j);
-    push_check(L, 1, in, len, &j, pol, base != NULL);
+    push_result(L, in, len, &j, pol, base != NULL, 2);
     return 1;
 }
 
@@ -766,7 +684,11 @@ static int l_check_request(lua_State *L)
         uri_idx = lua_gettop(L);
         in = lua_tolstring(L, uri_idx, &len);
     }
-    push_check(L, uri_idx, in, len, &j, pol, 0);
+    push_result(L, in, len, &j, pol, 0, 2);
+    if (uri_idx == 0) {   /* no URI could be made of the request */
+        push_null(L);
+        lua_setfield(L, -2, "uri");
+    }
     if (rj.reason == URISAN_REQUEST_OK) {
         push_null(L);
     } else {
@@ -828,17 +750,11 @@ static int l_parse(lua_State *L)
     size_t len;
     const char *in = get_text(L, 1, &len);
     const urisan_policy *pol = get_opts(L, 2, "parse", keys_policy, NULL, NULL);
-    urisan_uri u;
-    urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &u, NULL);
-    lua_createtable(L, 0, 4);
-    lua_pushvalue(L, 1);
-    lua_setfield(L, -2, "uri");
-    lua_pushboolean(L, u.valid != 0);
-    lua_setfield(L, -2, "valid");
-    push_error(L, u.valid ? NULL : &u.error);
-    lua_setfield(L, -2, "error");
-    push_components(L, in, &u);
-    lua_setfield(L, -2, "components");
+    judgement j;
+    judge_init(&j);
+    memset(&j.rep, 0, sizeof j.rep);
+    urisan_parse(in, len, pol ? urisan_policy_limits(pol) : NULL, &j.uri, NULL);
+    push_result(L, in, len, &j, pol, 0, 0);
     return 1;
 }
 

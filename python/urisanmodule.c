@@ -425,13 +425,6 @@ static int put(PyObject *d, const char *key, PyObject *v)
     return r;
 }
 
-static PyObject *span_out(const char *in, urisan_span s)
-{
-    if (!urisan_span_present(s))
-        Py_RETURN_NONE;
-    return text_out(in + s.off, s.len);
-}
-
 /* None, or {code, offset, message} as cli_jv_error writes it */
 static PyObject *status_out(const urisan_error *err)
 {
@@ -449,74 +442,26 @@ static PyObject *status_out(const urisan_error *err)
     return e;
 }
 
-static PyObject *error_out(const urisan_uri *u)
-{
-    return status_out(u->valid ? NULL : &u->error);
-}
+/* ---- a result's keys (urisan.h "The result of one URI, described
+   once"): the library's list, walked ---- */
 
-static PyObject *components_out(const char *in, const urisan_uri *u)
-{
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return NULL;
-    const char *ht = urisan_host_type_name(u->host_type);
-    if (put(d, "scheme", span_out(in, u->scheme)) < 0 ||
-        put(d, "userinfo", span_out(in, u->userinfo)) < 0 ||
-        put(d, "host", span_out(in, u->host)) < 0 ||
-        put(d, "host_type", ht ? name_str(ht) : Py_NewRef(Py_None)) < 0 ||
-        put(d, "port", span_out(in, u->port)) < 0 ||
-        put(d, "path", span_out(in, u->path)) < 0 ||
-        put(d, "query", span_out(in, u->query)) < 0 ||
-        put(d, "fragment", span_out(in, u->fragment)) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return d;
-}
-
-static PyObject *flags_out(urisan_flags f)
+static PyObject *names_out(const urisan_rvalue *v)
 {
     PyObject *l = PyList_New(0);
-    for (unsigned bit = 0; l != NULL && bit < 64; bit++) {
-        const char *name = ((f >> bit) & 1u) ? urisan_flag_name((urisan_flag)bit) : NULL;
-        if (name == NULL)
-            continue;
-        PyObject *s = name_str(name);
-        if (s == NULL || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
-            Py_CLEAR(l);
-            break;
-        }
-        Py_DECREF(s);
-    }
-    return l;
-}
-
-/* The reasons as every command lists them (src/cli/util.c): the flags
-   that denied (bit order), the rules that denied, the flags only
-   reported; none for an allowed URI. */
-static PyObject *reasons_out(const urisan_decision *d)
-{
-    PyObject *l = PyList_New(0);
-    if (l == NULL || d->verdict == URISAN_ALLOW)
-        return l;
-    for (int pass = 0; pass < 3; pass++) {
-        unsigned limit = pass == 1 ? URISAN_REASON_COUNT_ : 64;
-        for (unsigned bit = 0; bit < limit; bit++) {
-            const char *name = NULL;
-            if (pass == 0 && ((d->deny_flags >> bit) & 1u))
-                name = urisan_flag_name((urisan_flag)bit);
-            else if (pass == 1 && ((d->rules >> bit) & 1u))
-                name = urisan_rule_reason_name((urisan_rule_reason)bit);
-            else if (pass == 2 && ((d->flag_flags >> bit) & 1u))
-                name = urisan_flag_name((urisan_flag)bit);
+    for (unsigned part = 0; l != NULL && part < 3; part++) {
+        uint64_t set = part == 0 ? (uint64_t)v->first : part == 1 ? v->rules : (uint64_t)v->last;
+        while (set != 0) {
+            unsigned bit = (unsigned)__builtin_ctzll(set);
+            set &= set - 1;
+            const char *name = part == 1 ? urisan_rule_reason_name((urisan_rule_reason)bit)
+                                         : urisan_flag_name((urisan_flag)bit);
             if (name == NULL)
                 continue;
             PyObject *s = name_str(name);
             if (s == NULL || PyList_Append(l, s) < 0) {
                 Py_XDECREF(s);
-                Py_DECREF(l);
-                return NULL;
+                Py_CLEAR(l);
+                break;
             }
             Py_DECREF(s);
         }
@@ -524,108 +469,92 @@ static PyObject *reasons_out(const urisan_decision *d)
     return l;
 }
 
-/* deny_reasons (the flags that denied, then the rules) and flag_reasons
-   (the flags only reported), as check --json lists them apart. */
-static int reasons_apart(PyObject *o, const urisan_decision *d)
+static PyObject *value_out(const urisan_rvalue *v)
 {
-    PyObject *l = PyList_New(0);
-    if (l == NULL)
-        return -1;
-    for (unsigned bit = 0; d->verdict == URISAN_DENY && bit < 64 + URISAN_REASON_COUNT_; bit++) {
-        const char *name = NULL;
-        if (bit < 64 && ((d->deny_flags >> bit) & 1u))
-            name = urisan_flag_name((urisan_flag)bit);
-        else if (bit >= 64 && ((d->rules >> (bit - 64)) & 1u))
-            name = urisan_rule_reason_name((urisan_rule_reason)(bit - 64));
-        if (name == NULL)
-            continue;
-        PyObject *s = name_str(name);
-        if (s == NULL || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
-            Py_DECREF(l);
-            return -1;
-        }
-        Py_DECREF(s);
+    switch (v->kind) {
+    case URISAN_RV_BOOL: return PyBool_FromLong(v->b);
+    case URISAN_RV_UINT: return PyLong_FromUnsignedLongLong(v->u);
+    case URISAN_RV_TEXT: return text_out(v->s, v->n);
+    case URISAN_RV_NAME: return name_str(v->s);
+    case URISAN_RV_NAMES: return names_out(v);
+    case URISAN_RV_ERROR: return status_out(&v->err);
+    default: Py_RETURN_NONE;
     }
-    if (put(o, "deny_reasons", l) < 0)
-        return -1;
-    return put(o, "flag_reasons", flags_out(d->verdict == URISAN_ALLOW ? 0 : d->flag_flags));
 }
 
-static PyObject *host_ip_out(const urisan_report *r)
+/* The object of the keys sub[0..n) of r, or of the nested URL nu. */
+static PyObject *object_out(const urisan_result *r, const urisan_nested_url *nu,
+                            urisan_flags flags, const urisan_result_key *sub, size_t n)
 {
-    char ip[64];
-    size_t n = 0;
-    if (r->ip_family != 0 && urisan_format_ip(r, ip, sizeof ip, &n) == URISAN_OK)
-        return PyUnicode_FromStringAndSize(ip, (Py_ssize_t)n);
-    Py_RETURN_NONE;
-}
-
-/* "nested" and "nested_capped" as check --json writes them (doc/output.md,
-   src/cli/check_nested.h): the first PY_NESTED_MAX nested URLs in the
-   library's order, each {"name","uri","depth","flags","host_ip"}. */
-#define PY_NESTED_MAX 16 /* CHECK_NESTED_MAX of the command */
-
-typedef struct {
-    PyObject *list; /* NULL once an error is set */
-    size_t n;       /* nested URLs seen */
-    const urisan_policy *pol; /* its protected names judge the hosts */
-} nested_acc;
-
-static PyObject *nested_one(const urisan_nested_url *nu, const urisan_policy *pol)
-{
-    (void)pol;   /* a build without the host layer lists the core's flags */
     PyObject *o = PyDict_New();
-    if (o == NULL)
-        return NULL;
-    if (put(o, "name", text_out(nu->name, nu->name_len)) < 0 ||
-        put(o, "uri", text_out(nu->uri, nu->uri_len)) < 0 ||
-        put(o, "depth", PyLong_FromUnsignedLong(nu->depth)) < 0 ||
-#ifdef URISAN_HAVE_HOST
-        put(o, "flags", flags_out(urisan_nested_flags_policy(NULL, pol, nu))) < 0 ||
-#else
-        put(o, "flags", flags_out(nu->report.flags)) < 0 ||
-#endif
-        put(o, "host_ip", host_ip_out(&nu->report)) < 0) {
-        Py_DECREF(o);
-        return NULL;
+    for (size_t i = 0; o != NULL && i < n; i++) {
+        urisan_rvalue v;
+        if (nu != NULL)
+            urisan_nested_value(nu, flags, &sub[i], &v);
+        else
+            urisan_result_value(r, &sub[i], &v);
+        if (put(o, sub[i].name, value_out(&v)) < 0)
+            Py_CLEAR(o);
     }
     return o;
 }
 
-static void nested_visit(void *ctx, const urisan_nested_url *nu)
+typedef struct {
+    PyObject *list;   /* NULL once an error is set */
+    const urisan_result_key *k;
+} nested_acc;
+
+static void nested_visit(void *ctx, const urisan_nested_url *nu, urisan_flags flags)
 {
     nested_acc *a = ctx;
-    if (a->n++ >= PY_NESTED_MAX || a->list == NULL)
+    if (a->list == NULL)
         return;
-    PyObject *o = nested_one(nu, a->pol);
+    PyObject *o = object_out(NULL, nu, flags, a->k->sub, a->k->nsub);
     if (o == NULL || PyList_Append(a->list, o) < 0)
         Py_CLEAR(a->list);
     Py_XDECREF(o);
 }
 
-/* The two keys, only for a URI whose flags have nested_url (as the
-   command). The walk runs with the GIL held: it is linear and bounded by
-   the URI, and the visitor builds Python objects. */
-static int nested_out(PyObject *o, const char *in, size_t len, const urisan_uri *u,
-                      const urisan_report *r, const urisan_policy *pol)
+/* The value of key k of r. The nested URLs' walk runs with the GIL
+   held: it is linear and bounded by the URI, and the visitor builds
+   Python objects. */
+static PyObject *key_out(const urisan_result *r, const urisan_result_key *k)
 {
-    if ((r->flags & URISAN_F(NESTED_URL)) == 0)
-        return 0;
-    urisan_uri own;
-    if (u == NULL) { /* a resolved URI (check(base=)): parsed as check_nested.c does */
-        urisan_parse(in, len, urisan_policy_limits(pol), &own, NULL);
-        u = &own;
+    urisan_rvalue v;
+    urisan_result_value(r, k, &v);
+    if (v.kind == URISAN_RV_OBJECT)
+        return object_out(r, NULL, 0, k->sub, k->nsub);
+    if (v.kind == URISAN_RV_NESTED) {
+        nested_acc a = { PyList_New(0), k };
+        if (a.list != NULL)
+            urisan_result_nested(r, nested_visit, &a);
+        return a.list;
     }
-    nested_acc a = {PyList_New(0), 0, pol};
-    if (a.list == NULL)
-        return -1;
-    char scratch[URISAN_NESTED_SCRATCH];
-    urisan_nested_report nr;
-    urisan_nested(in, len, u, pol, scratch, sizeof scratch, nested_visit, &a, &nr);
-    if (a.list == NULL || put(o, "nested", a.list) < 0)
-        return -1;
-    return put(o, "nested_capped", PyBool_FromLong(a.n > PY_NESTED_MAX));
+    return value_out(&v);
+}
+
+/* ["name", ...] of f's flags in bit order. */
+static PyObject *flags_out(urisan_flags f)
+{
+    urisan_rvalue v = { .kind = URISAN_RV_NAMES, .first = f };
+    return names_out(&v);
+}
+
+/* The keys of the library's list read from the decision alone (verdict,
+   reasons, deny_reasons, flag_reasons) into o: a link's, as extract
+   --json has them. -1 on an error. */
+static int decision_keys(PyObject *o, const urisan_decision *d)
+{
+    urisan_report rep;
+    memset(&rep, 0, sizeof rep);
+    urisan_result res = { .rep = &rep, .dec = d };
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].reads == URISAN_RR_DECISION && put(o, keys[i].name, key_out(&res, &keys[i])) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 enum { LEVEL_PARSE, LEVEL_ANALYSE, LEVEL_CHECK };
@@ -641,72 +570,38 @@ typedef struct {
     urisan_error err;
 } resolved_info;
 
-/* The dictionary of one URI, up to the level asked for. */
-/* The host layer's four keys, as check --json writes them: null where
-   the host is no name, and (but for host_unicode) where a form is "". */
-static int hostview_out(PyObject *o, const urisan_hostview *hv, urisan_flags flags)
-{
-#ifdef URISAN_HAVE_HOST
-    bool name = hv != NULL && hv->is_name;
-    const char *keys[4] = { "host_unicode", "host_skeleton", "host_imitates",
-                            "registrable_domain" };
-    const char *s[4] = { NULL, NULL, NULL, NULL };
-    size_t n[4] = { 0, 0, 0, 0 };
-    if (name) {
-        s[0] = hv->unicode, n[0] = hv->unicode_len;
-        s[1] = hv->skeleton, n[1] = urisan_host_skeleton_shown(hv, flags) ? hv->skeleton_len : 0;
-        s[2] = hv->imitates, n[2] = hv->imitates_len;
-        s[3] = hv->registrable, n[3] = hv->registrable_len;
-    }
-    for (size_t k = 0; k < 4; k++) {
-        bool null = !name || (k > 0 && n[k] == 0);
-        if (put(o, keys[k], null ? Py_NewRef(Py_None) : text_out(s[k], n[k])) < 0)
-            return -1;
-    }
-#else
-    (void)o;
-    (void)hv;
-    (void)flags;
-#endif
-    return 0;
-}
-
+/* The dictionary of one URI: the keys of the library's list up to the
+   level asked for (its stage), as `urisan check --json` writes them. */
 static PyObject *uri_dict(PyObject *uri_obj, const char *in, size_t len, int level,
                           const urisan_uri *u, const urisan_report *r,
                           const urisan_decision *d, const urisan_policy *pol,
                           const resolved_info *ri, const urisan_hostview *hv)
 {
+    (void)uri_obj;
+    urisan_result res = {
+        .in = in, .len = len, .full_len = len, .truncated = 0, .uri = u, .rep = r, .dec = d,
+        .pol = pol, .resolved = ri != NULL ? ri->out : NULL, .rlen = ri != NULL ? ri->n : 0,
+        .rerr = ri != NULL ? ri->err : (urisan_error){ URISAN_OK, 0, 0 },
+    };
+    unsigned mode = ri != NULL ? URISAN_RK_BASE : 0;
+#ifdef URISAN_HAVE_HOST
+    mode |= URISAN_RK_HOST;
+    urisan_result_host(&res, NULL, hv, 0);
+#else
+    (void)hv;
+#endif
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
     PyObject *o = PyDict_New();
-    if (o == NULL)
-        return NULL;
-    PyObject *uri_s = PyUnicode_Check(uri_obj) ? Py_NewRef(uri_obj) : text_out(in, len);
-    if (put(o, "uri", uri_s) < 0 ||
-        put(o, "valid", PyBool_FromLong(u->valid)) < 0 ||
-        put(o, "error", error_out(u)) < 0 ||
-        put(o, "components", components_out(in, u)) < 0)
-        goto fail;
-    if (level >= LEVEL_ANALYSE &&
-        (put(o, "host_ip", host_ip_out(r)) < 0 ||
-         put(o, "flags", flags_out(r->flags)) < 0))
-        goto fail;
-    if (level >= LEVEL_CHECK &&
-        (put(o, "verdict", name_str(urisan_verdict_name(d->verdict))) < 0 ||
-         put(o, "reasons", reasons_out(d)) < 0 ||
-         reasons_apart(o, d) < 0 ||
-         hostview_out(o, hv, r->flags) < 0 ||
-         (ri != NULL &&
-          (put(o, "resolved", ri->out ? text_out(ri->out, ri->n) : Py_NewRef(Py_None)) < 0 ||
-           put(o, "resolve_error", status_out(ri->out ? NULL : &ri->err)) < 0)) ||
-         put(o, "truncated", Py_NewRef(Py_False)) < 0 ||
-         put(o, "length", PyLong_FromSize_t(len)) < 0 ||
-         (ri != NULL && ri->out != NULL
-              ? nested_out(o, ri->out, ri->n, NULL, r, pol) /* as check --base */
-              : nested_out(o, in, len, u, r, pol)) < 0))
-        goto fail;
+    for (size_t i = 0; o != NULL && i < n; i++) {
+        const urisan_result_key *k = &keys[i];
+        if ((int)k->stage > level || (k->when & mode) != k->when ||
+            k->shown == URISAN_RS_NAMED || !urisan_result_present(&res, k))
+            continue;
+        if (put(o, k->name, key_out(&res, k)) < 0)
+            Py_CLEAR(o);
+    }
     return o;
-fail:
-    Py_DECREF(o);
-    return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1169,9 +1064,7 @@ static PyObject *hit_dict(const urisan_hit *h)
         put(o, "display", Py_NewRef(Py_None)) < 0 ||
         put(o, "form", Py_NewRef(form)) < 0 ||
         put(o, "flags", flags_out(h->flags)) < 0 ||
-        put(o, "verdict", name_str(urisan_verdict_name(h->decision.verdict))) < 0 ||
-        put(o, "reasons", reasons_out(&h->decision)) < 0 ||
-        reasons_apart(o, &h->decision) < 0)
+        decision_keys(o, &h->decision) < 0)
         goto fail;
     Py_DECREF(form);
     return o;
@@ -1237,9 +1130,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
         put(o, "display", opt_text(h->display, h->display_len)) < 0 ||
         put(o, "form", form_list(h->has_form, h->form)) < 0 ||
         put(o, "flags", flags_out(h->flags)) < 0 ||
-        put(o, "verdict", name_str(urisan_verdict_name(h->decision.verdict))) < 0 ||
-        put(o, "reasons", reasons_out(&h->decision)) < 0 ||
-        reasons_apart(o, &h->decision) < 0 ||
+        decision_keys(o, &h->decision) < 0 ||
         (h->header != NULL && put(o, "header", text_out(h->header, strlen(h->header))) < 0) ||
         (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0)) {
         Py_XDECREF(o);
@@ -1263,9 +1154,7 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
         put(o, "display", Py_NewRef(Py_None)) < 0 ||
         put(o, "form", PyList_New(0)) < 0 ||
         put(o, "flags", flags_out(dg->flags)) < 0 ||
-        put(o, "verdict", name_str(urisan_verdict_name(dg->decision.verdict))) < 0 ||
-        put(o, "reasons", reasons_out(&dg->decision)) < 0 ||
-        reasons_apart(o, &dg->decision) < 0 ||
+        decision_keys(o, &dg->decision) < 0 ||
         put(o, "limit", name_str(urisan_mail_limit_name(dg->limit))) < 0 ||
         put(o, "limit_message", PyUnicode_FromString(dg->message)) < 0) {
         Py_XDECREF(o);

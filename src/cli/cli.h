@@ -225,8 +225,6 @@ int cli_finish(const char *cmd, int status);
 void cli_jv_error(cli_buf *b, const urisan_error *e);
 /* ["name", ...] in bit order. */
 void cli_jv_flags(cli_buf *b, urisan_flags f);
-/* The report's de-obfuscated address ("127.0.0.1", "::1"), or null. */
-void cli_jv_host_ip(cli_buf *b, const urisan_report *r);
 #ifdef URISAN_HAVE_HOST
 /* The host layer's keys of check and extract: the form k of hv
    (CLI_HV_UNICODE ...); null where hv is NULL or no name, and but for
@@ -265,22 +263,27 @@ void cli_jv_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p
                     const char *in, size_t len);
 void cli_text_explain(cli_buf *b, const urisan_decision *d, const urisan_policy *p,
                       const char *in, size_t len);
-/* The span's text, or null when absent. */
-void cli_jv_span(cli_buf *b, const char *in, urisan_span s);
 /* A string (NULL: null) and a boolean. */
 void cli_jv_cstr(cli_buf *b, const char *s);
 /* A name of the library's (a verdict, host type, flag, rule reason or
    status code; NULL: null): plain, so copied between quotes unescaped. */
 void cli_jv_name(cli_buf *b, const char *name);
 void cli_jv_bool(cli_buf *b, bool v);
-/* The names of a verdict and of a host type (null for an unknown value). */
+/* The name of a verdict (null for an unknown value). */
 void cli_jv_verdict(cli_buf *b, urisan_verdict v);
-void cli_jv_host_type(cli_buf *b, urisan_host_type t);
-/* {scheme, userinfo, host, host_type, port, path, query, fragment} of
-   SPEC section 7. plain: json_plain_len() found all of in plain (the
-   spans are then copied as they are). */
-void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain);
-/* (the same at o: cli_jv_components_at, components.h) */
+/* The value of key k of r (urisan_result_value) as JSON: every door's
+   reading of a result, written as the command writes it. A key the
+   front end writes itself (URISAN_RV_FRONT) is null here. */
+typedef struct {
+    const urisan_result *r;
+    /* is r's input its own JSON text (json_plain_len)? -1: not known
+       yet; found by the first value that is a part of it */
+    signed char *plain;
+} cli_result_row;
+void cli_jv_result(cli_buf *b, const cli_result_row *row, const urisan_result_key *k);
+/* The keys of the objects of a result, made once before any thread
+   writes (cli_jv_result writes them piece by piece without). */
+void cli_result_prepare(void);
 /* "error: CODE OFFSET MESSAGE" (SPEC section 7) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);

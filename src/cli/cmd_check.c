@@ -2,10 +2,9 @@
  * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
  * flags and verdict of each URI, as text or JSON Lines.
  */
-#include "check_nested.h"
+#include "components.h"
 #include "urisan_hot.h"
 #include "cli.h"
-#include "components.h"
 #include "jobs.h"
 #include "logformat.h"
 #include "progress.h"
@@ -76,98 +75,34 @@ URISAN_HOT static void judge(check_ctx *c, check_result *r)
 #endif
 }
 
-/* ---- the JSON line: one field table (fields.h) ---- */
-
-#define MODE_BASE 1u   /* --base was given */
-#define MODE_LOG 2u    /* --format was given */
-#define MODE_EXPLAIN 4u /* --explain was given */
+/* ---- the JSON line: the library's keys of a result ---- */
 
 /* A field's view of one input: the result and the command's state. */
 typedef struct {
     const check_ctx *c;
     const check_result *r;
-    /* is the input its own JSON text (json_plain_len)? -1: not known
-       yet; the first key that writes the input learns it */
-    signed char *plain;
+    const urisan_result *res;
+    cli_result_row out;
 } check_row;
 
-#define ROW(v) const check_row *row = (v); const check_result *r = row->r
+/* A key of the library's description (urisan_result_keys). */
+static void put_key(cli_buf *b, const void *v, const void *key)
+{
+    const check_row *row = v;
+    cli_jv_result(b, &row->out, key);
+}
 
-URISAN_HOT static void put_uri(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (*row->plain < 0) {
-        bool plain;
-        json_quote_scan(b, r->in, r->len, &plain);
-        *row->plain = plain;
-    } else if (*row->plain) {
-        json_quote_plain(b, r->in, r->len);
-    } else {
-        json_quote(b, r->in, r->len);
-    }
-}
-static void put_valid(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->j.uri.valid != 0); }
-/* What valid and error are written from (their run in check_fields). */
-URISAN_HOT static void validity_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
-{
-    ROW(v);
-    key[0] = r->j.uri.valid != 0;
-    key[1] = r->j.uri.valid ? 0 : (uint64_t)r->j.uri.error.code;
-    key[2] = r->j.uri.valid ? 0 : (uint64_t)r->j.uri.error.offset;
-    key[3] = 0;
-}
-static void put_error(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_error(b, r->j.uri.valid ? NULL : &r->j.uri.error);
-}
-URISAN_HOT static void put_components(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (*row->plain < 0)
-        *row->plain = json_plain_len(r->in, r->len) == r->len;
-    cli_jv_components(b, r->in, &r->j.uri, *row->plain != 0);
-}
-URISAN_HOT static void put_host_ip(cli_buf *b, const void *v) { ROW(v); cli_jv_host_ip(b, &r->j.rep); }
-static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->j.rep.flags); }
-/* What flags, verdict, reasons, deny_reasons and flag_reasons are written
-   from (their run in check_fields). */
-URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
-{
-    ROW(v);
-    key[0] = (uint64_t)r->j.rep.flags;
-    key[1] = (uint64_t)r->j.dec.deny_flags;
-    key[2] = (uint64_t)r->j.dec.flag_flags;
-    key[3] = (uint64_t)r->j.dec.rules << 32 | (uint32_t)r->j.dec.verdict;
-}
-static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->j.dec.verdict); }
-static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->j.dec); }
-static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->j.dec); }
-static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->j.dec); }
-static void put_resolved(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (r->resolved)
-        json_quote(b, row->c->rbuf, r->rlen);
-    else
-        cli_buf_lit(b, "null");
-}
-static void put_resolve_error(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_error(b, r->resolved ? NULL : &r->rerr);
-}
+/* The keys the command writes itself (URISAN_RV_FRONT). */
 static void put_explain(cli_buf *b, const void *v)
 {
-    ROW(v);
+    const check_row *row = v;
+    const check_result *r = row->r;
     const check_ctx *c = row->c;
     if (r->resolved) /* --base: the URI judged is where the reference leads */
         cli_jv_explain(b, &r->j.dec, c->pol, c->rbuf, r->rlen);
     else
         cli_jv_explain(b, &r->j.dec, c->pol, r->in, r->len);
 }
-URISAN_HOT static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r->truncated); }
-URISAN_HOT static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
 static void put_line(cli_buf *b, const void *v)
 {
     const check_row *row = v;
@@ -178,19 +113,76 @@ static void put_lineno(cli_buf *b, const void *v)
     const check_row *row = v;
     cli_buf_addu(b, row->c->log->lineno);
 }
-/* The URLs nested in the parameters of the URI judged (the resolved one
-   with --base): only on lines whose flags have nested_url. */
-URISAN_HOT static bool has_nested(const void *v) { ROW(v); return (r->j.rep.flags & URISAN_F(NESTED_URL)) != 0; }
-static void put_nested_keys(cli_buf *b, const void *v, bool capped)
+
+static const struct {
+    const char *name;
+    cli_field_put put;
+} front_keys[] = {
+    { "line", put_line },
+    { "lineno", put_lineno },
+    { "explain", put_explain },
+};
+
+/* A key's value on the fallback line (a line too large for
+   CLI_JSON_MAX): it denies, with no text of the input, error no_space,
+   flags and reasons "invalid". A key not named here is left out. */
+static const struct {
+    const char *name;
+    cli_field_fb fb;
+    const char *text;
+} fallback_keys[] = {
+    { "uri", CLI_FB_TEXT, "null" },
+    { "valid", CLI_FB_TEXT, "false" },
+    { "error", CLI_FB_FN, NULL },
+    { "components", CLI_FB_TEXT, "null" },
+    { "host_ip", CLI_FB_TEXT, "null" },
+    { "flags", CLI_FB_TEXT, "[\"invalid\"]" },
+    { "verdict", CLI_FB_TEXT, "\"deny\"" },
+    { "reasons", CLI_FB_TEXT, "[\"invalid\"]" },
+    { "deny_reasons", CLI_FB_TEXT, "[\"invalid\"]" },
+    { "flag_reasons", CLI_FB_TEXT, "[]" },
+    { "truncated", CLI_FB_TEXT, "true" },
+    { "length", CLI_FB_PUT, NULL },
+    { "line", CLI_FB_PUT, NULL },
+    { "lineno", CLI_FB_PUT, NULL },
+    { "scheme", CLI_FB_TEXT, "null" },
+    { "userinfo", CLI_FB_TEXT, "null" },
+    { "host", CLI_FB_TEXT, "null" },
+    { "host_type", CLI_FB_TEXT, "null" },
+    { "port", CLI_FB_TEXT, "null" },
+    { "path", CLI_FB_TEXT, "null" },
+    { "query", CLI_FB_TEXT, "null" },
+    { "fragment", CLI_FB_TEXT, "null" },
+    { "explain", CLI_FB_TEXT, "{}" },
+};
+
+/* Keys present only on some lines (URISAN_RS_NESTED). */
+static bool key_present(const void *v)
 {
-    ROW(v);
-    if (r->resolved) /* its parse is not kept: check_nested parses it */
-        check_nested(b, row->c->rbuf, r->rlen, NULL, row->c->pol, row->c->host, capped);
-    else
-        check_nested(b, r->in, r->len, &r->j.uri, row->c->pol, row->c->host, capped);
+    const check_row *row = v;
+    return (row->res->rep->flags & URISAN_F(NESTED_URL)) != 0;
 }
-static void put_nested(cli_buf *b, const void *v) { put_nested_keys(b, v, false); }
-static void put_nested_capped(cli_buf *b, const void *v) { put_nested_keys(b, v, true); }
+
+/* What the keys that read only the flags and the decision are written
+   from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept. */
+URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    const check_row *row = v;
+    const urisan_judgement *j = &row->r->j;
+    key[0] = (uint64_t)j->rep.flags;
+    key[1] = (uint64_t)j->dec.deny_flags;
+    key[2] = (uint64_t)j->dec.flag_flags;
+    key[3] = (uint64_t)j->dec.rules << 32 | (uint32_t)j->dec.verdict;
+}
+
+/* ---- the writer's fast paths: runs of keys written in one call ---- */
+
+/* What each writes is what the keys' own writers (cli_jv_result) write:
+   a debug build (URISAN_CHECK_CACHES, fields.c) compares the two on
+   every line. What they save is in doc/bench.md "The command's writer". */
+
+#define ROW(v) const check_row *row = (v); const check_result *r = row->r
+
 /* uri, valid, error, components and host_ip (fs->f[i..i+4]) in one
    call: the bytes of their five puts, a valid URI's "true" and "null"s
    written as they are (most lines); an invalid one's or an IP address's
@@ -205,7 +197,7 @@ URISAN_HOT static void put_head_run(cli_buf *b, const void *v, const cli_fieldse
     if (u->valid && r->j.rep.ip_family == 0 && fs->keys_short && cli_buf_room(b, need)) {
         char *o = cli_fields_key_at(b->p + b->len, fs, i);
         if (json_copy_plain(o + 1, r->in, r->len)) {
-            *row->plain = 1;
+            *row->out.plain = 1;
             o[0] = '"';
             o[r->len + 1] = '"';
             o = cli_fields_key_at(o + r->len + 2, fs, i + 1);
@@ -219,36 +211,20 @@ URISAN_HOT static void put_head_run(cli_buf *b, const void *v, const cli_fieldse
             return;
         }
     }
-    cli_fields_key(b, fs, i);
-    put_uri(b, v);
-    if (!r->j.uri.valid) {
-        cli_fields_key(b, fs, i + 1);
-        cli_buf_lit(b, "false");
-        cli_fields_key(b, fs, i + 2);
-        put_error(b, v);
-    } else {
-        cli_fields_key(b, fs, i + 1);
-        cli_buf_lit(b, "true");
-        cli_fields_key(b, fs, i + 2);
-        cli_buf_lit(b, "null");
+    for (size_t k = i; k <= i + 4; k++) {
+        cli_fields_key(b, fs, k);
+        cli_field_value(b, fs->f[k], v);
     }
-    cli_fields_key(b, fs, i + 3);
-    put_components(b, v);
-    cli_fields_key(b, fs, i + 4);
-    if (r->j.rep.ip_family != 0)
-        put_host_ip(b, v);
-    else
-        cli_buf_lit(b, "null");
 }
 /* truncated and length (fs->f[i..i+1]) in one call. */
 static void put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     if (!fs->keys_short || !cli_buf_room(b, 2 * CLI_FIELD_KEY_MAX + 8 + 20)) {
-        cli_fields_key(b, fs, i);
-        cli_jv_bool(b, r->truncated);
-        cli_fields_key(b, fs, i + 1);
-        cli_buf_addu(b, r->full_len);
+        for (size_t k = i; k <= i + 1; k++) {
+            cli_fields_key(b, fs, k);
+            cli_field_value(b, fs->f[k], v);
+        }
         return;
     }
     char *o = cli_fields_key_at(b->p + b->len, fs, i);
@@ -256,54 +232,7 @@ static void put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
     o = cli_fields_key_at(o + (r->truncated ? 4 : 5), fs, i + 1);
     b->len = (size_t)(cli_put_u(o, r->full_len) - b->p);
 }
-/* The components one by one (--fields only): "host" rather than
-   "components". */
 #ifdef URISAN_HAVE_HOST
-/* The host layer's keys: the host's Unicode form, TR39 skeleton, what it
-   imitates, registrable domain; null when not a reg-name or unknown. */
-static bool has_name(const check_result *r)
-{
-    return r->j.hv != NULL && r->j.hv->is_name;
-}
-/* What the four are written from: the view (its serial names it; 0 when
-   there is none). */
-static bool skeleton_shown(const check_row *row, const check_result *r)
-{
-    return cli_skeleton_shown(r->j.hv, r->j.rep.flags, row->c->skeleton_always);
-}
-URISAN_HOT static void host_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
-{
-    ROW(v);
-    /* skeleton_shown's inputs rather than its answer (no call): the
-       view, the line's flags, --fields; all four null without a view */
-    key[0] = r->j.hv != NULL ? r->j.hv_serial : 0;
-    key[1] = r->j.hv != NULL ? (uint64_t)r->j.rep.flags : 0;
-    key[2] = row->c->skeleton_always;
-    key[3] = 0;
-}
-static void put_host_unicode(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_host_form(b, r->j.hv, CLI_HV_UNICODE);
-}
-static void put_host_skeleton(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (skeleton_shown(row, r))
-        cli_jv_host_form(b, r->j.hv, CLI_HV_SKELETON);
-    else
-        cli_buf_lit(b, "null");
-}
-static void put_host_imitates(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_host_form(b, r->j.hv, CLI_HV_IMITATES);
-}
-static void put_registrable(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_host_form(b, r->j.hv, CLI_HV_REGISTRABLE);
-}
 /* A form of a plain name at o, in room reserved: between quotes, or
    null when it is empty and null_empty (all but host_unicode). */
 static inline char *host_form_at(char *o, const char *s, size_t n, bool null_empty)
@@ -325,92 +254,128 @@ URISAN_HOT static void put_host_run(cli_buf *b, const void *v, const cli_fieldse
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
-    if (!has_name(r) || !hv->json_plain || !fs->keys_short ||
+    if (r->j.hv == NULL || !r->j.hv->is_name || !hv->json_plain || !fs->keys_short ||
         !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
                              hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4))) {
         for (size_t k = i; k < i + 4; k++) {
             cli_fields_key(b, fs, k);
-            fs->f[k]->put(b, v);
+            cli_field_value(b, fs->f[k], v);
         }
         return;
     }
     char *o = cli_fields_key_at(b->p + b->len, fs, i);
     o = host_form_at(o, hv->unicode, hv->unicode_len, false);
     o = cli_fields_key_at(o, fs, i + 1);
-    o = host_form_at(o, hv->skeleton, skeleton_shown(row, r) ? hv->skeleton_len : 0, true);
+    o = host_form_at(o, hv->skeleton, cli_skeleton_shown(hv, r->j.rep.flags, row->c->skeleton_always) ? hv->skeleton_len : 0, true);
     o = host_form_at(cli_fields_key_at(o, fs, i + 2), hv->imitates, hv->imitates_len, true);
     o = host_form_at(cli_fields_key_at(o, fs, i + 3), hv->registrable, hv->registrable_len, true);
     b->len = (size_t)(o - b->p);
 }
 #endif
-
-#define COMPONENT(name, expr) \
-    static void put_c_##name(cli_buf *b, const void *v) { ROW(v); expr; }
-COMPONENT(scheme, cli_jv_span(b, r->in, r->j.uri.scheme))
-COMPONENT(userinfo, cli_jv_span(b, r->in, r->j.uri.userinfo))
-COMPONENT(host, cli_jv_span(b, r->in, r->j.uri.host))
-COMPONENT(host_type, cli_jv_host_type(b, r->j.uri.host_type))
-COMPONENT(port, cli_jv_span(b, r->in, r->j.uri.port))
-COMPONENT(path, cli_jv_span(b, r->in, r->j.uri.path))
-COMPONENT(query, cli_jv_span(b, r->in, r->j.uri.query))
-COMPONENT(fragment, cli_jv_span(b, r->in, r->j.uri.fragment))
-#undef COMPONENT
 #undef ROW
 
-/* The keys of SPEC section 7, in order; append new ones at the end. The
-   fallback line (a line too large for CLI_JSON_MAX) denies: no text of
-   the input, error no_space, flags and reasons "invalid". */
-static const cli_field check_fields[] = {
-    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null",
-      .run_len = 4, .run_put = put_head_run },
-    { .name = "valid", .put = put_valid, .fb = CLI_FB_TEXT, .fb_text = "false",
-      .run_len = 1, .run_key = validity_run_key, .run_last = true },
-    { .name = "error", .put = put_error, .fb = CLI_FB_FN, .fb_put = cli_fb_nospace },
-    { .name = "components", .put = put_components, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "host_ip", .put = put_host_ip, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]",
-      .run_len = 4, .run_key = decision_run_key },
-    { .name = "verdict", .put = put_verdict, .fb = CLI_FB_TEXT, .fb_text = "\"deny\"" },
-    { .name = "reasons", .put = put_reasons, .fb = CLI_FB_TEXT, .fb_text = "[\"invalid\"]" },
-    { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
-      .fb_text = "[\"invalid\"]" },
-    { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
+#define CHECK_KEYS_MAX CLI_FIELDS_MAX
+static cli_field check_fields[CHECK_KEYS_MAX];
+static size_t check_nfields;
+
+/* The runs above: the first key's name, how many follow it. */
+static const struct {
+    const char *names;   /* the keys it writes, in the library's order */
+    unsigned len;
+    void (*put)(cli_buf *b, const void *row, const cli_fieldset *fs, size_t i);
+} fast_runs[] = {
+    { "uri,valid,error,components,host_ip", 4, put_head_run },
+    { "truncated,length", 1, put_tail_run },
 #ifdef URISAN_HAVE_HOST
-    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT,
-      .run_len = 3, .run_key = host_run_key, .run_last = true, .run_put = put_host_run },
-    { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
-    { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
-    { .name = "registrable_domain", .put = put_registrable, .fb = CLI_FB_OMIT },
+    { "host_unicode,host_skeleton,host_imitates,registrable_domain", 3, put_host_run },
 #endif
-    { .name = "resolved", .put = put_resolved, .fb = CLI_FB_OMIT,
-      .when = MODE_BASE, .needs = "--base" },
-    { .name = "resolve_error", .put = put_resolve_error, .fb = CLI_FB_OMIT,
-      .when = MODE_BASE, .needs = "--base" },
-    { .name = "truncated", .put = put_truncated, .fb = CLI_FB_TEXT, .fb_text = "true",
-      .run_len = 1, .run_put = put_tail_run },
-    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
-    { .name = "line", .put = put_line, .fb = CLI_FB_PUT, .when = MODE_LOG, .needs = "--format" },
-    { .name = "lineno", .put = put_lineno, .fb = CLI_FB_PUT, .when = MODE_LOG,
-      .needs = "--format" },
-    /* --fields only: the components as keys of their own. */
-    { .name = "scheme", .put = put_c_scheme, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "userinfo", .put = put_c_userinfo, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "host", .put = put_c_host, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "host_type", .put = put_c_host_type, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "port", .put = put_c_port, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "path", .put = put_c_path, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "query", .put = put_c_query, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    { .name = "fragment", .put = put_c_fragment, .fb = CLI_FB_TEXT, .fb_text = "null", .extra = true },
-    /* only on a line with nested URLs (issue 13): every other line stays
-       as it was */
-    { .name = "nested", .put = put_nested, .fb = CLI_FB_OMIT, .present = has_nested },
-    { .name = "nested_capped", .put = put_nested_capped, .fb = CLI_FB_OMIT,
-      .present = has_nested },
-    /* --explain: the rule behind each reason */
-    { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
-      .when = MODE_EXPLAIN, .needs = "--explain" },
 };
 
+/* Do the keys of check_fields from i on have the names of names (a
+   comma-separated list)? */
+static bool run_names(size_t i, size_t m, const char *names)
+{
+    for (const char *p = names; *p != '\0'; i++) {
+        size_t len = strcspn(p, ",");
+        if (i >= m || strlen(check_fields[i].name) != len ||
+            memcmp(check_fields[i].name, p, len) != 0)
+            return false;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+
+/* check_fields from the library's keys (once): their names, order and
+   presence; the command's own writers of its keys; the fallback line. */
+static void check_fields_make(void)
+{
+    if (check_nfields != 0)
+        return;
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < CHECK_KEYS_MAX; i++) {
+        const urisan_result_key *k = &keys[i];
+#ifndef URISAN_HAVE_HOST
+        if (k->when & URISAN_RK_HOST)
+            continue;
+#endif
+        cli_field *f = &check_fields[m++];
+        memset(f, 0, sizeof *f);
+        f->name = k->name;
+        f->when = k->when & ~URISAN_RK_HOST;
+        f->needs = (k->when & URISAN_RK_BASE) ? "--base"
+                 : (k->when & URISAN_RK_LOG) ? "--format"
+                 : (k->when & URISAN_RK_EXPLAIN) ? "--explain" : NULL;
+        f->extra = k->shown == URISAN_RS_NAMED;
+        f->present = k->shown == URISAN_RS_NESTED ? key_present : NULL;
+        f->put_arg = put_key;
+        f->arg = k;
+        for (size_t q = 0; q < sizeof front_keys / sizeof front_keys[0]; q++) {
+            if (strcmp(front_keys[q].name, k->name) == 0) {
+                f->put = front_keys[q].put;
+                f->put_arg = NULL;
+            }
+        }
+        f->fb = CLI_FB_OMIT;
+        for (size_t q = 0; q < sizeof fallback_keys / sizeof fallback_keys[0]; q++) {
+            if (strcmp(fallback_keys[q].name, k->name) == 0) {
+                f->fb = fallback_keys[q].fb;
+                f->fb_text = fallback_keys[q].text;
+                f->fb_put = cli_fb_nospace;
+            }
+        }
+    }
+    /* the run of the flags and the decision: the keys that read nothing
+       else, one after another */
+    for (size_t i = 0; i < m; i++) {
+        const urisan_result_key *k = check_fields[i].arg;
+        size_t len = 0;
+        while (i + len < m && check_fields[i + len].arg != NULL &&
+               (((const urisan_result_key *)check_fields[i + len].arg)->reads &
+                ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0 &&
+               ((const urisan_result_key *)check_fields[i + len].arg)->reads != 0 &&
+               check_fields[i + len].present == NULL)
+            len++;
+        if (k != NULL && len > 1) {
+            check_fields[i].run_len = (unsigned)(len - 1);
+            check_fields[i].run_key = decision_run_key;
+            i += len - 1;
+        }
+    }
+    /* the fast paths, where the keys they write follow one another */
+    for (size_t i = 0; i < m; i++) {
+        for (size_t q = 0; q < sizeof fast_runs / sizeof fast_runs[0]; q++) {
+            if (check_fields[i].run_len == 0 && run_names(i, m, fast_runs[q].names)) {
+                check_fields[i].run_len = fast_runs[q].len;
+                check_fields[i].run_put = fast_runs[q].put;
+            }
+        }
+    }
+    check_nfields = m;
+    cli_result_prepare();
+}
 
 /* VERDICT REASONS "URI" [-> "RESOLVED"] [(truncated: N bytes)] */
 URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
@@ -473,8 +438,16 @@ URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
     }
     if (!c->json)
         return write_text(c, &r);
+    urisan_result res = {
+        .in = r.in, .len = r.len, .full_len = r.full_len, .truncated = r.truncated,
+        .uri = &r.j.uri, .rep = &r.j.rep, .dec = &r.j.dec, .pol = c->pol,
+        .resolved = r.resolved ? c->rbuf : NULL, .rlen = r.rlen, .rerr = r.rerr,
+    };
+#ifdef URISAN_HAVE_HOST
+    urisan_result_host(&res, c->host, r.j.hv, c->skeleton_always);
+#endif
     signed char plain = -1;
-    check_row row = { c, &r, &plain };
+    check_row row = { c, &r, &res, { &res, &plain } };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
 }
 
@@ -726,8 +699,8 @@ static void host_keys(check_ctx *c, bool fields)
     c->skeleton_always = fields;
 #ifdef URISAN_HAVE_HOST
     for (size_t i = 0; c->json && i < c->fields.n; i++) {
-        if (c->fields.f[i]->put == put_host_unicode || c->fields.f[i]->put == put_host_skeleton ||
-            c->fields.f[i]->put == put_host_imitates || c->fields.f[i]->put == put_registrable)
+        const urisan_result_key *k = c->fields.f[i]->arg;
+        if (k != NULL && (k->reads & URISAN_RR_HOST))
             c->hostview_keys = true;
     }
     c->judge_opts = c->hostview_keys ? URISAN_JUDGE_VIEW : 0;
@@ -773,10 +746,11 @@ int cmd_check(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.json = opts[OPT_JSON].seen || opts[OPT_FIELDS].seen;
     c.explain = opts[OPT_EXPLAIN].seen;
-    rc = cli_fields_select(CMD, check_fields, sizeof check_fields / sizeof check_fields[0],
-                           (opts[OPT_BASE].seen ? MODE_BASE : 0) |
-                           (opts[OPT_FORMAT].seen ? MODE_LOG : 0) |
-                           (opts[OPT_EXPLAIN].seen ? MODE_EXPLAIN : 0),
+    check_fields_make();
+    rc = cli_fields_select(CMD, check_fields, check_nfields,
+                           (opts[OPT_BASE].seen ? URISAN_RK_BASE : 0) |
+                           (opts[OPT_FORMAT].seen ? URISAN_RK_LOG : 0) |
+                           (opts[OPT_EXPLAIN].seen ? URISAN_RK_EXPLAIN : 0),
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;

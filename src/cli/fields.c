@@ -222,7 +222,7 @@ static void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *ro
     }
     for (size_t k = i; k <= i + fs->run[i]; k++) {
         cli_fields_key(b, fs, k);
-        fs->f[k]->put(b, row);
+        cli_field_value(b, fs->f[k], row);
     }
 }
 
@@ -236,7 +236,7 @@ static void check_put(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
         return;
     for (size_t k = i; k <= i + fs->run[i]; k++) {
         cli_fields_key(b, fs, k);
-        fs->f[k]->put(b, row);
+        cli_field_value(b, fs->f[k], row);
     }
     if (!b->failed && (b->len - end != n || memcmp(b->p + at, b->p + end, n) != 0)) {
         fprintf(stderr, "urisan: fields.c: the run_put of '%s' is not what its fields write\n",
@@ -318,7 +318,7 @@ URISAN_HOT static void write_line(cli_buf *b, const cli_fieldset *fs, const void
                 continue;
             }
             cli_fields_key(b, fs, i);
-            f->put(b, row);
+            cli_field_value(b, f, row);
         }
     } else {
         for (size_t i = 0; i < fs->n; i++) {
@@ -331,7 +331,7 @@ URISAN_HOT static void write_line(cli_buf *b, const cli_fieldset *fs, const void
             else if (f->fb == CLI_FB_FN)
                 f->fb_put(b, row);
             else
-                f->put(b, row);
+                cli_field_value(b, f, row);
         }
     }
     if (b->failed)

@@ -73,6 +73,11 @@ typedef struct {
        uri to host_ip); a debug build (URISAN_CHECK_CACHES) checks its
        bytes against the fields' own puts on every line. */
     void (*run_put)(cli_buf *b, const void *row, const struct cli_fieldset *fs, size_t i);
+    /* NULL, or the writer of the value instead of put, given arg (a
+       table made at run time: check's keys of the library's
+       description, urisan_result_keys) */
+    void (*put_arg)(cli_buf *b, const void *row, const void *arg);
+    const void *arg;
 } cli_field;
 
 #define CLI_FIELDS_MAX 64
@@ -134,6 +139,15 @@ typedef enum {
 
 /* The error value of every fallback line: no_space at offset 0. */
 void cli_fb_nospace(cli_buf *b, const void *row);
+
+/* The value of field f of row (put, or put_arg). */
+static inline void cli_field_value(cli_buf *b, const cli_field *f, const void *row)
+{
+    if (f->put_arg != NULL)
+        f->put_arg(b, row, f->arg);
+    else
+        f->put(b, row);
+}
 
 /* One output line (out.h) of the selected fields of row. */
 cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row);

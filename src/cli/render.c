@@ -35,11 +35,6 @@ void cli_jv_verdict(cli_buf *b, urisan_verdict v)
     cli_jv_name(b, urisan_verdict_name(v));
 }
 
-void cli_jv_host_type(cli_buf *b, urisan_host_type t)
-{
-    cli_jv_name(b, urisan_host_type_name(t));
-}
-
 URISAN_HOT void cli_jv_bool(cli_buf *b, bool v)
 {
     if (cli_buf_room(b, 8)) {
@@ -95,16 +90,6 @@ static void render_flags(cli_buf *b, const void *arg)
     cli_buf_addc(b, ']');
 }
 
-static __attribute__((noinline)) void host_ip_text(cli_buf *b, const urisan_report *r)
-{
-    char ip[64];
-    size_t iplen = 0;
-    if (urisan_format_ip(r, ip, sizeof ip, &iplen) == URISAN_OK)
-        json_quote(b, ip, iplen);
-    else
-        cli_buf_lit(b, "null");
-}
-
 #ifdef URISAN_HAVE_HOST
 void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
 {
@@ -123,14 +108,6 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
 }
 #endif
 
-URISAN_HOT void cli_jv_host_ip(cli_buf *b, const urisan_report *r)
-{
-    if (r->ip_family != 0)
-        host_ip_text(b, r);   /* apart: most hosts are names */
-    else
-        cli_buf_lit(b, "null");
-}
-
 void cli_jv_flags(cli_buf *b, urisan_flags f)
 {
     render_flags(b, &f);
@@ -140,47 +117,6 @@ void cli_text_flags(cli_buf *b, urisan_flags f)
 {
     if (flag_names(b, f, false) == 0)
         cli_buf_addc(b, '-');
-}
-
-void cli_jv_span(cli_buf *b, const char *in, urisan_span s)
-{
-    if (!urisan_span_present(s))
-        cli_buf_lit(b, "null");
-    else
-        json_quote(b, in + s.off, s.len);
-}
-
-/* The spans' lengths together, at most the input's (they do not overlap). */
-static size_t spans_len(const urisan_uri *u)
-{
-    return u->scheme.len + u->userinfo.len + u->host.len + u->port.len + u->path.len +
-           u->query.len + u->fragment.len;
-}
-
-URISAN_HOT void cli_jv_components(cli_buf *b, const char *in, const urisan_uri *u, bool plain)
-{
-    size_t need = spans_len(u) + CLI_COMPONENTS_ROOM;
-    if (plain && (cli_buf_room(b, need) || cli_buf_reserve(b, need))) {
-        b->len = (size_t)(cli_jv_components_at(b->p + b->len, in, u) - b->p);
-        return;
-    }
-    cli_buf_lit(b, "{\"scheme\":");
-    cli_jv_span(b, in, u->scheme);
-    cli_buf_lit(b, ",\"userinfo\":");
-    cli_jv_span(b, in, u->userinfo);
-    cli_buf_lit(b, ",\"host\":");
-    cli_jv_span(b, in, u->host);
-    cli_buf_lit(b, ",\"host_type\":");
-    cli_jv_host_type(b, u->host_type);
-    cli_buf_lit(b, ",\"port\":");
-    cli_jv_span(b, in, u->port);
-    cli_buf_lit(b, ",\"path\":");
-    cli_jv_span(b, in, u->path);
-    cli_buf_lit(b, ",\"query\":");
-    cli_jv_span(b, in, u->query);
-    cli_buf_lit(b, ",\"fragment\":");
-    cli_jv_span(b, in, u->fragment);
-    cli_buf_addc(b, '}');
 }
 
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which)
@@ -417,5 +353,171 @@ URISAN_HOT void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quot
                 i += len;
             }
         }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* A result's keys (urisan.h "The result of one URI, described once")  */
+/* ------------------------------------------------------------------ */
+
+static void put_names(cli_buf *b, const urisan_rvalue *v)
+{
+    cli_buf_addc(b, '[');
+    size_t n = flag_names(b, v->first, true);
+    unsigned rules = v->rules;
+    while (rules != 0) {
+        unsigned r = (unsigned)__builtin_ctz(rules);
+        rules &= rules - 1;
+        if (n++ > 0)
+            cli_buf_addc(b, ',');
+        cli_jv_name(b, urisan_rule_reason_name((urisan_rule_reason)r));
+    }
+    if (n > 0 && v->last != 0)
+        cli_buf_addc(b, ',');
+    flag_names(b, v->last, true);
+    cli_buf_addc(b, ']');
+}
+
+/* The keys of an object's value, "name": with their commas, made once
+   (cli_result_prepare) for each table of sub keys of the library's. */
+#define SUB_TABLES 4
+#define SUB_KEYS 16
+#define SUB_KEY_TEXT 32
+static struct {
+    const urisan_result_key *sub;
+    char text[SUB_KEYS][SUB_KEY_TEXT];   /* ,"name": (the first: {"name":) */
+    unsigned char len[SUB_KEYS];
+} sub_keys[SUB_TABLES];
+
+static void prepare_sub(const urisan_result_key *sub, size_t n)
+{
+    for (size_t t = 0; t < SUB_TABLES; t++) {
+        if (sub_keys[t].sub == sub)
+            return;
+        if (sub_keys[t].sub != NULL)
+            continue;
+        for (size_t i = 0; i < n && i < SUB_KEYS; i++) {
+            size_t k = strlen(sub[i].name);
+            if (k + 4 > SUB_KEY_TEXT)
+                return;   /* written piece by piece (put_object) */
+            char *o = sub_keys[t].text[i];
+            o[0] = i == 0 ? '{' : ',';
+            o[1] = '"';
+            memcpy(o + 2, sub[i].name, k);
+            o[k + 2] = '"';
+            o[k + 3] = ':';
+            sub_keys[t].len[i] = (unsigned char)(k + 4);
+        }
+        if (n <= SUB_KEYS)
+            sub_keys[t].sub = sub;
+        return;
+    }
+}
+
+void cli_result_prepare(void)
+{
+    size_t n;
+    const urisan_result_key *keys = urisan_result_keys(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].sub != NULL)
+            prepare_sub(keys[i].sub, keys[i].nsub);
+    }
+}
+
+/* A text of the value: copied between quotes when the input is plain
+   (json_plain_len, found once for the row) and the text is part of it,
+   or when it is the library's text of an address; else escaped. */
+static void put_text(cli_buf *b, const urisan_rvalue *v, const cli_result_row *row)
+{
+    const urisan_result *r = row->r;
+    bool in_input = v->s >= r->in && v->s + v->n <= r->in + r->len;
+    if (in_input && *row->plain < 0)
+        *row->plain = json_plain_len(r->in, r->len) == r->len;
+    if ((in_input && *row->plain) || v->s == v->text)
+        json_quote_plain(b, v->s, v->n);
+    else
+        json_quote(b, v->s, v->n);
+}
+
+static void put_value(cli_buf *b, const urisan_rvalue *v, const cli_result_row *row)
+{
+    switch (v->kind) {
+    case URISAN_RV_BOOL: cli_jv_bool(b, v->b != 0); return;
+    case URISAN_RV_UINT: cli_buf_addu(b, v->u); return;
+    case URISAN_RV_TEXT: put_text(b, v, row); return;
+    case URISAN_RV_NAME: json_quote_plain(b, v->s, v->n); return;
+    case URISAN_RV_NAMES: put_names(b, v); return;
+    case URISAN_RV_ERROR: cli_jv_error(b, &v->err); return;
+    default: cli_buf_lit(b, "null"); return;
+    }
+}
+
+/* The key i of sub, with its comma ('{' for the first). */
+static void put_sub_key(cli_buf *b, const urisan_result_key *sub, size_t i)
+{
+    for (size_t t = 0; t < SUB_TABLES; t++) {
+        if (sub_keys[t].sub == sub) {
+            if (cli_buf_room(b, SUB_KEY_TEXT)) {
+                memcpy(b->p + b->len, sub_keys[t].text[i], SUB_KEY_TEXT);
+                b->len += sub_keys[t].len[i];
+            } else {
+                cli_buf_add(b, sub_keys[t].text[i], sub_keys[t].len[i]);
+            }
+            return;
+        }
+    }
+    cli_buf_addc(b, i == 0 ? '{' : ',');
+    cli_buf_addc(b, '"');
+    cli_buf_adds(b, sub[i].name);
+    cli_buf_lit(b, "\":");
+}
+
+/* One object of the keys sub[0..n): of the row's result, or of the
+   nested URL nu. */
+static void put_object(cli_buf *b, const cli_result_row *row, const urisan_nested_url *nu,
+                       urisan_flags flags, const urisan_result_key *sub, size_t n)
+{
+    urisan_rvalue v;
+    for (size_t i = 0; i < n; i++) {
+        put_sub_key(b, sub, i);
+        if (nu != NULL)
+            urisan_nested_value(nu, flags, &sub[i], &v);
+        else
+            urisan_result_value(row->r, &sub[i], &v);
+        put_value(b, &v, row);
+    }
+    if (n == 0)
+        cli_buf_addc(b, '{');
+    cli_buf_addc(b, '}');
+}
+
+typedef struct {
+    cli_buf *b;
+    const cli_result_row *row;
+    const urisan_result_key *k;
+    size_t n;
+} nested_out;
+
+static void put_nested_one(void *arg, const urisan_nested_url *nu, urisan_flags flags)
+{
+    nested_out *o = arg;
+    if (o->n++ > 0)
+        cli_buf_addc(o->b, ',');
+    put_object(o->b, o->row, nu, flags, o->k->sub, o->k->nsub);
+}
+
+void cli_jv_result(cli_buf *b, const cli_result_row *row, const urisan_result_key *k)
+{
+    urisan_rvalue v;
+    urisan_result_value(row->r, k, &v);
+    if (v.kind == URISAN_RV_OBJECT) {
+        put_object(b, row, NULL, 0, k->sub, k->nsub);
+    } else if (v.kind == URISAN_RV_NESTED) {
+        nested_out o = { b, row, k, 0 };
+        cli_buf_addc(b, '[');
+        urisan_result_nested(row->r, put_nested_one, &o);
+        cli_buf_addc(b, ']');
+    } else {
+        put_value(b, &v, row);
     }
 }
