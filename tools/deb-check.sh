@@ -52,6 +52,10 @@ has python3-urisan_*.deb 'dist-packages/urisan.cpython'
 has lua-urisan_*.deb 'lua/5.1/urisan.so$'
 has lua-urisan_*.deb 'lua/5.3/urisan.so$'
 has lua-urisan_*.deb './usr/share/urisan/rspamd/urisan.lua$'
+has libnginx-mod-http-urisan_*.deb './usr/lib/nginx/modules/ngx_http_urisan_module.so$'
+has libnginx-mod-http-urisan_*.deb './usr/share/nginx/modules-available/mod-http-urisan.conf$'
+dpkg-deb -f libnginx-mod-http-urisan_*.deb Depends | grep -q 'nginx-abi-' ||
+    { echo "FAIL: libnginx-mod-http-urisan does not depend on the nginx ABI it was built for"; status=1; }
 
 if [ "${DEB_CHECK_INSTALL:-extract}" = system ]; then
     dpkg -i ./*.deb >/dev/null
@@ -114,4 +118,21 @@ for lua_abi in luajit:5.1 lua5.3:5.3; do
         echo "FAIL: $lua require 'urisan'"; status=1
     fi
 done
+# The nginx module from the package, loaded by Debian's nginx (nginx -t:
+# the module's signature is the binary's, the directives are known, the
+# policy is read) by the line the package's load file holds.
+if command -v nginx >/dev/null || [ -x /usr/sbin/nginx ]; then
+    ngx=$(command -v nginx || echo /usr/sbin/nginx)
+    mkdir -p "$tmp/ngx"
+    load=$(sed "s|modules/|$prefix/usr/lib/nginx/modules/|" "$prefix/usr/share/nginx/modules-available/mod-http-urisan.conf")
+    printf '%s\nerror_log stderr;\npid %s/ngx/nginx.pid;\nevents {}\nhttp { server { listen 127.0.0.1:1; urisan on; urisan_profile ssrf; } }\n' \
+        "$load" "$tmp" > "$tmp/ngx/nginx.conf"
+    if "${run_env[@]}" "$ngx" -p "$tmp/ngx" -c "$tmp/ngx/nginx.conf" -t >"$tmp/ngx/t.log" 2>&1; then
+        echo "deb-check: nginx -t loads the packaged module ($load)"
+    else
+        cat "$tmp/ngx/t.log"; echo "FAIL: nginx -t with the packaged module"; status=1
+    fi
+else
+    echo "deb-check: nginx not installed: the nginx module not loaded"
+fi
 exit $status

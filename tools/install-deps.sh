@@ -26,6 +26,7 @@ pkgs=(
   libmilter-dev postfix                             # urisan milter, its e2e
   squid                                             # e2e: the proxy helper
   libmicrohttpd-dev nginx haproxy                   # urisan serve + its e2e gateways
+  nginx-dev                                         # the nginx module (nginx/): headers, configure, dh_nginx
   valgrind                                          # callgrind figures
   zlib1g-dev                                        # check --format: .gz logs
   python3-dev python3-pytest python3-cffi           # Python binding, FFI header test
