@@ -77,9 +77,32 @@ typedef enum {
     URISAN_MAIL_SRC_CSS_URL = 22,        /* CSS url() and image-set() in a
                                             style attribute or <style> */
     URISAN_MAIL_SRC_CSS_IMPORT = 23,     /* CSS @import */
-    URISAN_MAIL_SRC_HTML_TEXT = 24       /* the visible text of an HTML part,
+    URISAN_MAIL_SRC_HTML_TEXT = 24,      /* the visible text of an HTML part,
                                             found as in a text part (a
                                             client turns it into a link) */
+    /* Attachments read as the system that opens them reads them
+       (hit.attachment names the file) */
+    URISAN_MAIL_SRC_SHORTCUT_URL = 25,   /* URL= of a .url or .desktop file,
+                                            the URL string of a .webloc */
+    URISAN_MAIL_SRC_SHORTCUT_ICON = 26,  /* IconFile= / Icon= of a shortcut
+                                            (loaded when it is shown) */
+    URISAN_MAIL_SRC_SHORTCUT_EXEC = 27,  /* a URL in Exec= / TryExec= of a
+                                            .desktop file */
+    URISAN_MAIL_SRC_ICS_URL = 28,        /* a calendar's URL, TZURL, SOURCE,
+                                            CONFERENCE, IMAGE (RFC 5545,
+                                            RFC 7986) */
+    URISAN_MAIL_SRC_ICS_ATTACH = 29,     /* a calendar's ATTACH by URI */
+    URISAN_MAIL_SRC_ICS_DESCRIPTION = 30, /* a URL in a calendar's
+                                            DESCRIPTION, SUMMARY, COMMENT */
+    URISAN_MAIL_SRC_ICS_LOCATION = 31,   /* a URL in a calendar's LOCATION */
+    /* HTML places a browser or mail client opens without a link */
+    URISAN_MAIL_SRC_META_REFRESH = 32,   /* <meta http-equiv=refresh
+                                            content="0;url=..."> */
+    URISAN_MAIL_SRC_SVG_ANIMATE = 33,    /* SVG <set>/<animate>/
+                                            <animateMotion> setting href:
+                                            to, from, by, values */
+    URISAN_MAIL_SRC_OBJECT_PARAM = 34    /* <param name=movie|src|url...
+                                            value=...> of an <object> */
 } urisan_mail_source;
 
 /* "text", "html-href", "html-src", "html-action", "html-formaction",
@@ -87,7 +110,10 @@ typedef enum {
    "html-data", "html-cite", "html-longdesc", "html-manifest",
    "html-codebase", "html-classid", "html-archive", "html-lowsrc",
    "html-dynsrc", "html-itemtype", "html-profile", "html-icon", "css-url",
-   "css-import", "html-text" (the command's "context" key); NULL for a
+   "css-import", "html-text", "shortcut-url", "shortcut-icon",
+   "shortcut-exec", "ics-url", "ics-attach", "ics-description",
+   "ics-location", "meta-refresh", "svg-animate", "object-param" (the
+   command's "context" key); NULL for a
    value that names no source. */
 URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
 
@@ -125,6 +151,10 @@ typedef struct {
                                   not be converted and is flagged
                                   invalid */
     size_t written_len;
+    const char *attachment;    /* the file name of the part the link is
+                                  in (Content-Disposition filename, else
+                                  Content-Type name), NULL when it has
+                                  none */
 } urisan_mail_hit;
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */
@@ -136,7 +166,8 @@ typedef enum {
     URISAN_MAIL_LIMIT_PARAMS = 4,       /* parameters of one Content-Type
                                            or Content-Disposition field */
     URISAN_MAIL_LIMIT_PARTS = 5,        /* MIME parts */
-    URISAN_MAIL_LIMIT_DECODED = 6,      /* decoded bytes of all text parts */
+    URISAN_MAIL_LIMIT_DECODED = 6,      /* decoded bytes of all parts read
+                                           (text, HTML, attachments) */
     URISAN_MAIL_LIMIT_HTML_SIZE = 7,    /* bytes of one HTML part */
     URISAN_MAIL_LIMIT_BOUNDARIES = 8,   /* GMime's boundary compares:
                                            "--" lines x enclosing
@@ -206,6 +237,7 @@ typedef struct {
     urisan_flags flags;        /* URISAN_F(MAIL_LIMIT) */
     urisan_decision decision;  /* the policy's verdict on the flag (the
                                   hook's, for the empty URI, when given) */
+    const char *attachment;    /* the file name of the part, or NULL */
 } urisan_mail_diag;
 
 /* Callbacks return false to stop the scan (status URISAN_MAIL_STOPPED). */

@@ -1132,7 +1132,9 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
         put(o, "flags", flags_out(h->flags)) < 0 ||
         decision_keys(o, &h->decision) < 0 ||
         (h->header != NULL && put(o, "header", text_out(h->header, strlen(h->header))) < 0) ||
-        (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0)) {
+        (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0) ||
+        (h->attachment != NULL &&
+         put(o, "attachment", text_out(h->attachment, strlen(h->attachment))) < 0)) {
         Py_XDECREF(o);
         r->failed = true;
         return false;
@@ -1156,7 +1158,9 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
         put(o, "flags", flags_out(dg->flags)) < 0 ||
         decision_keys(o, &dg->decision) < 0 ||
         put(o, "limit", name_str(urisan_mail_limit_name(dg->limit))) < 0 ||
-        put(o, "limit_message", PyUnicode_FromString(dg->message)) < 0) {
+        put(o, "limit_message", PyUnicode_FromString(dg->message)) < 0 ||
+        (dg->attachment != NULL &&
+         put(o, "attachment", text_out(dg->attachment, strlen(dg->attachment))) < 0)) {
         Py_XDECREF(o);
         r->failed = true;
         return false;

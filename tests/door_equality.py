@@ -408,6 +408,119 @@ class MilterDoor(Door):
         return n, bad
 
 
+# ------------------------------------------------- every kind of mail link
+# A sample of the inputs, each put in every place of a message that
+# liburisan-mail reads (attachments by file name and content, calendar
+# invites, HTML places): the milter's verdict and link count per message
+# against `extract --mail`'s, and the Python module's extract_mail.
+
+def _mime(ctype, body, name=None, b64=True):
+    h = "Content-Type: %s\n" % ctype
+    if name:
+        h += 'Content-Disposition: attachment; filename="%s"\n' % name
+    if b64:
+        import base64
+        return (h + "Content-Transfer-Encoding: base64\n\n" +
+                base64.encodebytes(body).decode() + "\n").encode()
+    return (h + "\n").encode() + body + b"\n"
+
+
+def _attr(u):
+    """u as an HTML attribute value (quoted, & and " as references)"""
+    return u.replace(b"&", b"&amp;").replace(b'"', b"&quot;")
+
+
+MAIL_KINDS = {
+    "html-octet-stream": lambda u: _mime("application/octet-stream",
+                                         b'<html><a href="' + _attr(u) + b'">x</a></html>', "inv.html"),
+    "svg": lambda u: _mime("image/svg+xml", b'<svg><a href="' + _attr(u) + b'"><text>t</text></a></svg>',
+                           "fax.svg"),
+    "url-shortcut": lambda u: _mime("application/octet-stream",
+                                    b"[InternetShortcut]\r\nURL=" + u + b"\r\n", "a.url"),
+    "webloc": lambda u: _mime("application/octet-stream",
+                              b"<?xml version=\"1.0\"?><plist><dict><key>URL</key><string>" +
+                              u.replace(b"&", b"&amp;").replace(b"<", b"&lt;") +
+                              b"</string></dict></plist>", "a.webloc"),
+    "desktop": lambda u: _mime("application/x-desktop",
+                               b"[Desktop Entry]\nType=Link\nURL=" + u + b"\n", "a.desktop"),
+    "ics": lambda u: _mime("text/calendar", b"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nURL:" + u +
+                           b"\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", "invite.ics"),
+    "conditional-comment": lambda u: _mime("text/html", b'<!--[if mso]><v:roundrect href="' +
+                                           _attr(u) + b'"></v:roundrect><![endif]-->', b64=False),
+    "meta-refresh": lambda u: _mime("text/html", b'<meta http-equiv=refresh content="0;url=' +
+                                    _attr(u) + b'">', b64=False),
+    "srcdoc": lambda u: _mime("text/html", b'<iframe srcdoc="&lt;a href=&quot;' +
+                              _attr(_attr(u)) + b'&quot;&gt;x&lt;/a&gt;"></iframe>', b64=False),
+    "svg-animate": lambda u: _mime("text/html", b'<svg><a><set attributeName=href to="' +
+                                   _attr(u) + b'"/></a></svg>', b64=False),
+    "object-param": lambda u: _mime("text/html", b'<object><param name=movie value="' +
+                                    _attr(u) + b'"></object>', b64=False),
+}
+MAIL_KINDS_PER = 12   # inputs put in each kind of place
+
+
+def mail_kind_messages(urls):
+    """(kind, url, message bytes) for a sample of the inputs."""
+    step = max(1, len(urls) // MAIL_KINDS_PER)
+    sample = [u for u in urls[::step] if b"\x00" not in u and not u.startswith(b"From ")]
+    out = []
+    for kind, make in MAIL_KINDS.items():
+        for u in sample[:MAIL_KINDS_PER]:
+            body = make(u)
+            msg = (b"From: a@example.org\nTo: b@example.org\nSubject: kinds\nMIME-Version: 1.0\n"
+                   b"Content-Type: multipart/mixed; boundary=KB\n\n--KB\n"
+                   b"Content-Type: text/plain\n\nsee attached\n--KB\n" + body + b"--KB--\n")
+            out.append((kind, u, msg))
+    return out
+
+
+def worst_of(rows):
+    order = {"allow": 0, "flag": 1, "deny": 2}
+    links = [r for r in rows if r.get("context") != "limit"]
+    worst = "allow"
+    for r in links:
+        if order.get(r["verdict"], 2) > order[worst]:
+            worst = r["verdict"]
+    return (worst, len(links)) if links else None
+
+
+def check_mail_kinds(exe, milter, pymod, cfg, msgs, tmp):
+    """Differences between the milter, extract --mail and Python's
+    extract_mail on the messages; (compared, [(kind, url, says...)])."""
+    paths = []
+    for i, (_, _, m) in enumerate(msgs):
+        p = os.path.join(tmp, "kind-%d.eml" % i)
+        with open(p, "wb") as f:
+            f.write(m)
+        paths.append(p)
+    mbox = os.path.join(tmp, "kinds.mbox")
+    mil = run([milter, "--messages", "--mbox", mbox] + cfg["args"],
+              ("\n".join(paths) + "\n").encode()).decode().splitlines()
+    by_msg = {}
+    for l in run([exe, "extract", "--mail", "--json"] + cfg["args"] + [mbox], b"").decode().splitlines():
+        r = json.loads(l)
+        by_msg.setdefault(r["message"] - 1, []).append(r)
+    pol = None
+    if pymod is not None and hasattr(pymod, "extract_mail"):
+        text = open(cfg["policy"]).read() if cfg["policy"] else ""
+        pol = pymod.Policy(text, profile=cfg["profile"])
+    bad = []
+    for i, (kind, u, m) in enumerate(msgs):
+        ext = worst_of(by_msg.get(i, []))
+        v, _, n = mil[i].partition("\t")
+        milt = (v, int(n)) if int(n) else None
+        if ext is None:
+            bad.append((kind, u, "no link found", milt, ext))
+            continue
+        if milt != ext:
+            bad.append((kind, u, "milter", milt, ext))
+        if pol is not None:
+            py = worst_of(pymod.extract_mail(m, policy=pol))
+            if py != ext:
+                bad.append((kind, u, "python", py, ext))
+    return len(msgs), bad
+
+
 def load_door(spec, ns):
     mod, _, cls = spec.partition(":")
     sys.path.insert(0, os.getcwd())
@@ -447,6 +560,11 @@ def main():
     urls, counts = inputs()
     print("inputs: %d (%s)" % (len(urls), ", ".join("%s %d" % kv for kv in counts.items())))
     failures = 0
+    kind_msgs = mail_kind_messages(urls) if ns.door_milter else []
+    pymod = None
+    if ns.python_path:
+        sys.path.insert(0, ns.python_path)
+        import urisan as pymod   # noqa: E402 (the module built here)
     with tempfile.TemporaryDirectory() as tmp:
         for cfg in configs(tmp):
             rows = check.rows(urls, cfg["args"])
@@ -472,6 +590,13 @@ def main():
                 for u, a, w in bad[:5]:
                     print("DIFFER %s %s: %r says %r, check says %r" % (door.NAME, cfg["name"],
                                                                       u[:120], a, w))
+                failures += len(bad)
+            if kind_msgs:
+                n, bad = check_mail_kinds(exe, ns.door_milter, pymod, cfg, kind_msgs, tmp)
+                line.append("mail kinds %d/%d" % (n - len(bad), n))
+                for b in bad[:5]:
+                    print("DIFFER mail-kinds %s %s %r: %s says %r, extract --mail says %r"
+                          % (cfg["name"], b[0], b[1][:100], b[2], b[3], b[4]))
                 failures += len(bad)
             print("; ".join(line))
     print("%s: %d difference(s)" % ("FAIL" if failures else "ok", failures))

@@ -155,14 +155,35 @@ function trimUrl(v) {
   return v.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
 }
 
-function parse5Links(doc) {
+// the content of an Outlook conditional comment ("[if mso]>...<![endif]"),
+// which urisan reads as a document of its own (doc/extract.md), or null
+function condInner(data) {
+  if (data.length < 5 || data.slice(0, 3).toLowerCase() !== '[if') return null;
+  const a = data.indexOf(']>', 3);
+  if (a < 0) return null;
+  let inner = data.slice(a + 2);
+  if (inner.length >= 9 && inner.slice(-9).toLowerCase() === '<![endif]') inner = inner.slice(0, -9);
+  return inner.length ? inner : null;
+}
+
+const SRCDOC_DEPTH = 3; // as src/mail/scan.c: deeper srcdoc documents are a limit
+
+// conds: read conditional comments (not inside one); depth: of srcdoc documents
+function parse5Links(doc, conds = true, depth = 0, out = new Set()) {
   const tree = parse5.parse(doc, { scriptingEnabled: false });
-  const out = new Set();
   const stack = [tree];
   while (stack.length) {
     const n = stack.pop();
+    if (conds && n.nodeName === '#comment') {
+      const inner = condInner(n.data);
+      if (inner !== null) parse5Links(inner, false, depth, out);
+    }
     if (n.attrs) {
       for (const a of n.attrs) {
+        if (a.name === 'srcdoc' && !a.prefix && n.tagName === 'iframe' && depth < SRCDOC_DEPTH) {
+          parse5Links(a.value, true, depth + 1, out);
+          continue;
+        }
         if (!Object.hasOwn(LINK_ATTRS, a.name) || (a.prefix && a.prefix !== 'xlink'))
           continue;
         if (a.prefix === 'xlink' && a.name !== 'href') continue;
@@ -208,6 +229,9 @@ function urisanLinks(docs) {
 // ---- documents -----------------------------------------------------------
 const corpusDir = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'corpus', 'mail');
 const adversarial = [
+  '<!--[if mso]><v:roundrect href="http://127.0.0.1/mso"><v:fill src="/bg.png"/></v:roundrect><![endif]-->',
+  '<!--[if !mso]><!--><a href="/revealed">x</a><!--<![endif]--><!--[IF gte mso 9]><a href=/u>',
+  '<iframe srcdoc="&lt;a href=/sd&gt;x&lt;/a&gt;&lt;!--[if mso]&gt;&lt;a href=/sdc&gt;&lt;![endif]--&gt;"></iframe>',
   '<p>hi</p><!-- x --!><a href="https://evil.example/login">Sign in</a>',
   '<svg><title><a href="https://evil2.example/">x</a></title></svg>',
   '<svg><style><a href="https://evil3.example/">y</a></style></svg>',

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "urisan_mail.h"
+#include "attach.h"
 
 #define MAXROWS 64
 
@@ -456,6 +457,59 @@ START_TEST(null_result_and_limits_are_accepted)
 }
 END_TEST
 
+/* What a part is read as: file name, declared type, first bytes. */
+static const struct {
+    const char *name, *type, *data;
+    bool attached;
+    unsigned kinds;
+} sniffs[] = {
+#define K(k) MAIL_KIND_BIT(MAIL_KIND_##k)
+    { NULL, "text/plain", "<html><a href=x>", false, K(TEXT) },  /* inline: its type */
+    { NULL, "text/html", "plain words", false, K(HTML) },
+    { NULL, "text/calendar", "", false, K(CALENDAR) },
+    { "a.html", "application/octet-stream", "\x01\x02binary", true, K(HTML) },
+    { "A.HTM", "text/plain", "hello", true, K(HTML) },
+    { "a.html. ", "application/octet-stream", "", true, K(HTML) },      /* Windows trims */
+    { "a.svg", "application/octet-stream", "", true, K(HTML) },
+    { "a.xhtml", NULL, "", true, K(HTML) },
+    { "a.shtml", NULL, "", true, K(HTML) },
+    { "a.url", "text/plain", "[InternetShortcut]", true, K(SHORTCUT) },  /* not text too */
+    { "a.webloc", NULL, "", true, K(SHORTCUT) },
+    { "a.desktop", NULL, "", true, K(SHORTCUT) },
+    { "a.ics", "application/octet-stream", "", true, K(CALENDAR) },
+    { "a.txt", "application/octet-stream", "words", true, K(TEXT) },
+    { "a.dat", "application/octet-stream", "  <!DOCTYPE html><p>", true, K(HTML) },
+    { "a.dat", "application/octet-stream", "\xef\xbb\xbf<svg>", true, K(HTML) },
+    { "a.dat", "application/octet-stream", "<?xml version='1.0'?><svg/>", true, K(HTML) },
+    { "a.dat", "application/octet-stream", "BEGIN:VCALENDAR\r\n", true, K(CALENDAR) },
+    { "a.dat", "application/octet-stream", "[Desktop Entry]\n", true, K(SHORTCUT) },
+    { "a.dat", "application/octet-stream", "<?xml?><!DOCTYPE plist><plist>", true, K(SHORTCUT) },
+    { "a.dat", "application/octet-stream", "plain words", true, K(TEXT) },
+    { "a.dat", "application/octet-stream", "words\x01more", true, 0 },   /* binary byte */
+    { "a.dat", "application/octet-stream", "\n%PDF-1.4", true, K(PDF) },
+    { "a.dat", "application/octet-stream", "PK\x03\x04", true, K(OOXML) },
+    { "a.pdf", "application/octet-stream", "", true, K(PDF) },
+    { "a.docm", NULL, "", true, K(OOXML) },
+    { NULL, "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "",
+      true, K(OOXML) },
+    { "a.jpg", "image/png", "", true, K(IMAGE) },
+    { "a.png", "image/png", "<html>x", true, K(IMAGE) | K(HTML) },   /* both readings */
+    { NULL, "image/svg+xml", "", false, K(HTML) },
+    { "a.exe", "application/octet-stream", "MZ\x90\x03\x01", true, 0 },
+#undef K
+};
+
+START_TEST(a_part_is_read_by_its_file_name_type_and_first_bytes)
+{
+    unsigned got = mail_sniff(sniffs[_i].name, sniffs[_i].type, sniffs[_i].data,
+                              strlen(sniffs[_i].data), sniffs[_i].attached);
+    ck_assert_msg(got == sniffs[_i].kinds, "%s %s %s: kinds 0x%x, want 0x%x",
+                  sniffs[_i].name ? sniffs[_i].name : "(no name)",
+                  sniffs[_i].type ? sniffs[_i].type : "(no type)", sniffs[_i].data, got,
+                  sniffs[_i].kinds);
+}
+END_TEST
+
 static Suite *mail_suite(void)
 {
     Suite *s = suite_create("mail");
@@ -473,6 +527,8 @@ static Suite *mail_suite(void)
     tcase_add_test(tc, link_text_mismatch_on_its_own);
     tcase_add_test(tc, link_text_mismatch_judges_every_address_of_a_mailto_link);
     tcase_add_test(tc, null_result_and_limits_are_accepted);
+    tcase_add_loop_test(tc, a_part_is_read_by_its_file_name_type_and_first_bytes, 0,
+                        (int)(sizeof sniffs / sizeof sniffs[0]));
     suite_add_tcase(s, tc);
     return s;
 }

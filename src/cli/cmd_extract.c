@@ -76,6 +76,7 @@ typedef struct {
     const char *written; /* a link written in Unicode: as written (uri is
                             the URI a browser opens for it), else NULL */
     size_t written_len;
+    const char *attachment; /* the file name of the part, else NULL */
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -175,6 +176,13 @@ static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->he
 /* a link written in Unicode: the text as written */
 static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
 static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
+/* a part with a file name (an attachment): the name */
+static bool has_attachment(const void *v) { ROW(v); return r->attachment != NULL; }
+static void put_attachment(cli_buf *b, const void *v)
+{
+    ROW(v);
+    json_quote(b, r->attachment, strlen(r->attachment));
+}
 static void put_explain(cli_buf *b, const void *v)
 {
     ROW(v);
@@ -218,6 +226,7 @@ static const cli_field extract_fields[] = {
       .present = is_limit },
     { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
     { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
+    { .name = "attachment", .put = put_attachment, .fb = CLI_FB_OMIT, .present = has_attachment },
     /* --explain: the rule behind each reason */
     { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
       .when = MODE_EXPLAIN, .needs = "--explain" },
@@ -263,6 +272,11 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     if (r->header != NULL) { /* context header: the field's name */
         cli_buf_lit(b, " \"");
         cli_text_escape(b, r->header, strlen(r->header), true);
+        cli_buf_addc(b, '"');
+    }
+    if (r->attachment != NULL) { /* a part with a file name */
+        cli_buf_lit(b, " attachment \"");
+        cli_text_escape(b, r->attachment, strlen(r->attachment), true);
         cli_buf_addc(b, '"');
     }
     if (c->explain && r->dec.verdict != URISAN_ALLOW) {
@@ -557,6 +571,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     r.header = h->header;
     r.written = h->written;
     r.written_len = h->written_len;
+    r.attachment = h->attachment;
     return put_row(c, &r);
 }
 
@@ -574,6 +589,7 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
     r.dec = dg->decision;
     r.limit = urisan_mail_limit_name(dg->limit);
     r.message = dg->message;
+    r.attachment = dg->attachment;
     cli_note(CMD, "limit %s in part %s: %s", r.limit, r.part, dg->message);
     return put_row(c, &r);
 }

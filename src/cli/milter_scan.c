@@ -106,6 +106,7 @@ typedef struct {
     size_t uri_len;
     bool uri_cut;
     char part[64];
+    char attachment[80]; /* its part's file name, or "" */
     const char *source;
     char reasons[256];
     char imitates[URISAN_HOSTVIEW_MAX]; /* the protected name it imitates, or "" */
@@ -122,8 +123,11 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
         const char *name = urisan_mail_limit_name(d->limit);
         snprintf(s->limit, sizeof s->limit, "mail limit %s (%zu, limit %zu)%s",
                  name != NULL ? name : "?", d->value, d->max,
-                 d->limit == URISAN_MAIL_LIMIT_HTML ? "; the rest of the part unscanned"
-                                                    : "; scanned raw");
+                 d->limit == URISAN_MAIL_LIMIT_HTML ||
+                         (d->limit == URISAN_MAIL_LIMIT_DEPTH && d->part != NULL &&
+                          strcmp(d->part, "raw") != 0) /* iframe srcdoc nesting */
+                     ? "; the rest of the part unscanned"
+                     : "; scanned raw");
     }
     return true;
 }
@@ -146,6 +150,8 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     memcpy(s->uri, h->uri, s->uri_len);
     s->uri[s->uri_len] = '\0';
     snprintf(s->part, sizeof s->part, "%s", h->part != NULL ? h->part : "0");
+    snprintf(s->attachment, sizeof s->attachment, "%s",
+             h->attachment != NULL ? h->attachment : "");
     s->source = urisan_mail_source_name(h->source);
     memcpy(s->imitates, s->hv.imitates, s->hv.imitates_len + 1);
     size_t need = 0;
@@ -164,6 +170,10 @@ static void t_link(tbuf *t, const scan_state *s)
         t_adds(t, "...");
     t_adds(t, " (part ");
     t_adds(t, s->part);
+    if (s->attachment[0] != '\0') {
+        t_adds(t, ", attachment ");
+        t_adds(t, s->attachment);
+    }
     t_adds(t, ", ");
     t_adds(t, s->source != NULL ? s->source : "?");
     if (s->reasons[0] != '\0') {

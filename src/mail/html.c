@@ -53,6 +53,7 @@ void html_doc_free(html_doc *d)
     free(d->disp.p);
     free(d->vis.p);
     free(d->runs);
+    free(d->conds);
     memset(d, 0, sizeof *d);
 }
 
@@ -665,6 +666,185 @@ static void attr_links(scan *s, const tag_info *t, const char *nm, size_t an_len
 
 #define TAG_HASHED_NAMES 32
 
+/* Tags whose URL is in a pair of attributes: read at the tag's end. */
+typedef enum { SP_NONE, SP_META, SP_PARAM, SP_ANIMATE, SP_IFRAME } special_tag;
+
+/* The attributes they are read from (the first of each name). */
+enum { SPA_HTTP_EQUIV, SPA_CONTENT, SPA_NAME, SPA_VALUE, SPA_ATTRNAME, SPA_TO, SPA_FROM,
+       SPA_BY, SPA_VALUES, SPA_SRCDOC, SPA_COUNT_ };
+
+typedef struct {
+    size_t vs[SPA_COUNT_], ve[SPA_COUNT_];
+    unsigned have;
+} special_vals;
+
+static special_tag special_of(const tag_info *t)
+{
+    if (name_is(t, "meta"))
+        return SP_META;
+    if (name_is(t, "param"))
+        return SP_PARAM;
+    if (name_is(t, "iframe"))
+        return SP_IFRAME;
+    if (name_is(t, "set") || name_is(t, "animate") || name_is(t, "animatemotion"))
+        return SP_ANIMATE;
+    return SP_NONE;
+}
+
+static void special_attr(special_tag sp, special_vals *sv, const char *nm, size_t an_len,
+                         size_t vs, size_t ve)
+{
+    static const struct {
+        special_tag tag;
+        const char *name;
+    } names[SPA_COUNT_] = {
+        [SPA_HTTP_EQUIV] = { SP_META, "http-equiv" }, [SPA_CONTENT] = { SP_META, "content" },
+        [SPA_NAME] = { SP_PARAM, "name" },            [SPA_VALUE] = { SP_PARAM, "value" },
+        [SPA_ATTRNAME] = { SP_ANIMATE, "attributename" }, [SPA_TO] = { SP_ANIMATE, "to" },
+        [SPA_FROM] = { SP_ANIMATE, "from" },          [SPA_BY] = { SP_ANIMATE, "by" },
+        [SPA_VALUES] = { SP_ANIMATE, "values" },      [SPA_SRCDOC] = { SP_IFRAME, "srcdoc" },
+    };
+    for (unsigned q = 0; q < SPA_COUNT_; q++) {
+        if (names[q].tag != sp || (sv->have & (1u << q)) || !ieq(nm, an_len, names[q].name))
+            continue;
+        sv->have |= 1u << q;
+        sv->vs[q] = vs;
+        sv->ve[q] = ve;
+        return;
+    }
+}
+
+/* The attribute value q decoded equals lit (ASCII case-insensitive). */
+static bool special_is(scan *s, const special_vals *sv, unsigned q, const char *lit)
+{
+    if (!(sv->have & (1u << q)))
+        return false;
+    html_doc *d = s->d;
+    size_t mark = d->text.len, vl;
+    const char *v = decoded_value(d, s->h + sv->vs[q], sv->ve[q] - sv->vs[q], &vl);
+    while (vl > 0 && is_space((unsigned char)*v)) {
+        v++;
+        vl--;
+    }
+    while (vl > 0 && is_space((unsigned char)v[vl - 1]))
+        vl--;
+    bool eq = ieq(v, vl, lit);
+    d->text.len = mark;
+    return eq;
+}
+
+/* HTML "shared declarative refresh steps" (4.2.5.3): the URL of a
+   refresh content value t[a..e), or false when it names none. */
+static bool refresh_url(const char *t, size_t *a, size_t *e)
+{
+    size_t i = *a, n = *e;
+    while (i < n && is_space((unsigned char)t[i]))
+        i++;
+    size_t digits = i;
+    while (i < n && is_digit((unsigned char)t[i]))
+        i++;
+    if (i == digits && !(i < n && t[i] == '.'))
+        return false;
+    while (i < n && (is_digit((unsigned char)t[i]) || t[i] == '.'))
+        i++;
+    if (i < n && t[i] != ';' && t[i] != ',' && !is_space((unsigned char)t[i]))
+        return false;
+    while (i < n && is_space((unsigned char)t[i]))
+        i++;
+    if (i < n && (t[i] == ';' || t[i] == ','))
+        i++;
+    while (i < n && is_space((unsigned char)t[i]))
+        i++;
+    if (i >= n)
+        return false; /* the document itself */
+    size_t u = i;
+    if (n - i >= 3 && ieq(t + i, 3, "url")) {
+        size_t j = i + 3;
+        while (j < n && is_space((unsigned char)t[j]))
+            j++;
+        if (j < n && t[j] == '=') {
+            j++;
+            while (j < n && is_space((unsigned char)t[j]))
+                j++;
+            u = j;
+        }
+    }
+    if (u < n && (t[u] == '"' || t[u] == '\'')) {
+        char q = t[u++];
+        const char *c = memchr(t + u, q, n - u);
+        if (c != NULL)
+            n = (size_t)(c - t);
+    }
+    *a = u;
+    *e = n;
+    return u < n;
+}
+
+/* The URLs of a special tag, from the attributes it captured. */
+static void special_links(scan *s, special_tag sp, const special_vals *sv)
+{
+    html_doc *d = s->d;
+    const char *h = s->h;
+#define SV(q) sv->vs[q], h + sv->vs[q], sv->ve[q] - sv->vs[q]
+    switch (sp) {
+    case SP_META:
+        if ((sv->have & (1u << SPA_CONTENT)) && special_is(s, sv, SPA_HTTP_EQUIV, "refresh")) {
+            size_t start = d->text.len;
+            if (!decode_into(d, &d->text, h + sv->vs[SPA_CONTENT],
+                             sv->ve[SPA_CONTENT] - sv->vs[SPA_CONTENT], true))
+                return;
+            size_t a = start, e = d->text.len;
+            if (refresh_url(d->text.p, &a, &e))
+                push_link(d, HTML_REFRESH, HTML_REFRESH, sv->vs[SPA_CONTENT], a, e);
+        }
+        break;
+    case SP_PARAM:
+        /* the names Flash, Java and media plug-ins load a URL from */
+        if ((sv->have & (1u << SPA_VALUE)) &&
+            (special_is(s, sv, SPA_NAME, "movie") || special_is(s, sv, SPA_NAME, "src") ||
+             special_is(s, sv, SPA_NAME, "url") || special_is(s, sv, SPA_NAME, "href") ||
+             special_is(s, sv, SPA_NAME, "filename") || special_is(s, sv, SPA_NAME, "code") ||
+             special_is(s, sv, SPA_NAME, "codebase") || special_is(s, sv, SPA_NAME, "data") ||
+             special_is(s, sv, SPA_NAME, "source")))
+            add_link(s, HTML_PARAM, SV(SPA_VALUE));
+        break;
+    case SP_ANIMATE:
+        if (!special_is(s, sv, SPA_ATTRNAME, "href") &&
+            !special_is(s, sv, SPA_ATTRNAME, "xlink:href"))
+            break;
+        for (unsigned q = SPA_TO; q <= SPA_BY; q++)
+            if (sv->have & (1u << q))
+                add_link(s, HTML_ANIMATE, SV(q));
+        if (sv->have & (1u << SPA_VALUES)) {
+            /* SVG values: a ';' separated list */
+            size_t start = d->text.len;
+            if (!decode_into(d, &d->text, h + sv->vs[SPA_VALUES],
+                             sv->ve[SPA_VALUES] - sv->vs[SPA_VALUES], true))
+                return;
+            size_t i = start, end = d->text.len;
+            while (i < end && !d->failed) {
+                size_t j = i;
+                while (j < end && d->text.p[j] != ';')
+                    j++;
+                size_t a = i, b = j;
+                while (a < b && (unsigned char)d->text.p[a] <= 0x20)
+                    a++;
+                if (b > a)
+                    push_link(d, HTML_ANIMATE, HTML_ANIMATE, sv->vs[SPA_VALUES], a, b);
+                i = j + 1;
+            }
+        }
+        break;
+    case SP_IFRAME:
+        if (sv->have & (1u << SPA_SRCDOC))
+            add_link(s, HTML_SRCDOC, SV(SPA_SRCDOC));
+        break;
+    case SP_NONE:
+        break;
+    }
+#undef SV
+}
+
 /* Read a tag (name and attributes) at h[i] == '<'; the links of href,
    src, action and formaction (and xlink:href) are added to the doc, the
    facts tree construction needs set in *k. Returns the position after
@@ -693,6 +873,9 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
     size_t nseen = 0;
     uint32_t seen = 0; /* link attributes (bit per html_attr), xlink:href (31) */
     bool seen_encoding = false, seen_type = false;
+    special_tag sp = end_tag ? SP_NONE : special_of(t);
+    special_vals sv;
+    sv.have = 0;
     *complete = false;
     while (p < n) {
         while (p < n && is_space((unsigned char)h[p]))
@@ -778,7 +961,11 @@ static size_t read_tag(scan *s, size_t i, bool end_tag, tag_info *t, tk_token *k
             }
         }
         attr_links(s, t, nm, an_len, vs, ve, &seen);
+        if (sp != SP_NONE)
+            special_attr(sp, &sv, nm, an_len, vs, ve);
     }
+    if (sp != SP_NONE && sv.have != 0)
+        special_links(s, sp, &sv);
     return p;
 }
 
@@ -1225,6 +1412,46 @@ static bool doctype_quirks(const char *h, size_t from, size_t end, bool cut)
                     iprefix(v, pl, "-//w3c//dtd html 4.01 transitional//"));
 }
 
+/* The comment whose content is h[cs..ce): when it is a conditional
+   comment ("[if" first: Outlook for Windows renders what follows "]>"
+   up to "<![endif]" as HTML; the "bulletproof button" of mail templates),
+   that content is kept in d->conds. */
+static void cond_comment(scan *s, size_t cs, size_t ce)
+{
+    const char *h = s->h;
+    html_doc *d = s->d;
+    if (ce - cs < 5 || !ieq(h + cs, 3, "[if") || d->failed)
+        return;
+    size_t a = cs + 3;
+    while (a + 1 < ce && !(h[a] == ']' && h[a + 1] == '>'))
+        a++;
+    if (a + 1 >= ce)
+        return;
+    a += 2;
+    size_t b = ce;
+    if (b - a >= 9 && ieq(h + b - 9, 9, "<![endif]"))
+        b -= 9;
+    if (b <= a)
+        return;
+    if (d->nconds == d->conds_cap) {
+        size_t cap = d->conds_cap ? d->conds_cap * 2 : 8;
+        if (cap * 2 * sizeof *d->conds > d->max) {
+            d->failed = true;
+            return;
+        }
+        size_t *p = realloc(d->conds, cap * 2 * sizeof *d->conds);
+        if (p == NULL) {
+            d->failed = true;
+            return;
+        }
+        d->conds = p;
+        d->conds_cap = cap;
+    }
+    d->conds[2 * d->nconds] = a;
+    d->conds[2 * d->nconds + 1] = b;
+    d->nconds++;
+}
+
 /* "<!" at h[i]: comment, DOCTYPE, CDATA or bogus comment. */
 static size_t markup_decl(scan *s, size_t i)
 {
@@ -1239,12 +1466,19 @@ static size_t markup_decl(scan *s, size_t i)
             if (m == NULL)
                 break;
             k = (size_t)(m - h);
-            if (k + 2 < n && h[k + 1] == '-' && h[k + 2] == '>')
+            if (k + 2 < n && h[k + 1] == '-' && h[k + 2] == '>') {
+                if (k >= i + 4)
+                    cond_comment(s, i + 4, k);
                 return k + 3;
-            if (k >= i + 4 && k + 3 < n && h[k + 1] == '-' && h[k + 2] == '!' && h[k + 3] == '>')
+            }
+            if (k >= i + 4 && k + 3 < n && h[k + 1] == '-' && h[k + 2] == '!' && h[k + 3] == '>') {
+                cond_comment(s, i + 4, k);
                 return k + 4;
+            }
             k++;
         }
+        if (n > i + 4)
+            cond_comment(s, i + 4, n); /* to the end of the input */
         return n;
     }
     if (i + 8 < n && memcmp(h + i + 2, "[CDATA[", 7) == 0 && html_tree_cdata_ok(s->tree)) {

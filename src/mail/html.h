@@ -33,6 +33,13 @@ typedef enum {
     HTML_STYLE,          /* the style attribute: never a link's attr (its
                             URLs are HTML_CSS_URL / HTML_CSS_IMPORT) */
     HTML_CSS_URL, HTML_CSS_IMPORT,
+    /* URLs a tag holds in a pair of attributes (read at the tag's end) */
+    HTML_REFRESH,        /* <meta http-equiv=refresh content="0;url=..."> */
+    HTML_ANIMATE,        /* SVG <set>/<animate>/<animateMotion> with
+                            attributeName href or xlink:href: to, from,
+                            by, each of values */
+    HTML_PARAM,          /* <param name=movie|src|url|... value=...> */
+    HTML_SRCDOC,         /* <iframe srcdoc>: url is a document of its own */
     HTML_ATTR_COUNT_
 } html_attr;
 
@@ -79,6 +86,12 @@ typedef struct {
     size_t nruns, runs_cap;
     size_t max;          /* bound on each buffer and on the links, bytes */
     bool failed;         /* a bound was hit or malloc failed */
+    size_t *conds;       /* conditional comments ("<!--[if mso]>...
+                            <![endif]-->", which Outlook renders): the
+                            start and end of each one's content in the
+                            input, after "[if ...]>" and before
+                            "<![endif]" (pairs) */
+    size_t nconds, conds_cap;
 } html_doc;
 
 /* The decoded URL and display text of a link (never NULL, even when a

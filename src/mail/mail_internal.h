@@ -24,6 +24,13 @@ typedef struct {
     size_t len;
     const char *header; /* a header field's name ("Subject"): text is
                            its value, RFC 2047 decoded; NULL: a part */
+    unsigned kinds;     /* a part: what it is read as (attach.h
+                           MAIL_KIND_BIT set; mail_sniff) */
+    const char *attachment; /* a part's file name, NULL: none */
+    const char *base;   /* the base URL its headers give (Content-Base,
+                           Content-Location; the part's, else the
+                           message's; it ends at a '"' or white space),
+                           NULL: none */
 } mail_part;
 
 /* false: stop the walk. */

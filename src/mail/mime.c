@@ -7,6 +7,7 @@
  * (MAX_LEVEL); the walk over the parts is iterative (GMimePartIter).
  */
 #include "mail_internal.h"
+#include "attach.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,7 @@ static bool walk_headers(GMimeObject *o, const char *path, mail_part_fn fn, void
         const char *v = g_mime_header_get_value(h);
         if (v == NULL || *v == '\0')
             continue;
-        mail_part mp = { path, false, v, strlen(v), name };
+        mail_part mp = { path, false, v, strlen(v), name, 0, NULL, NULL };
         if (!fn(ctx, &mp))
             return false;
     }
@@ -149,6 +150,7 @@ static bool walk_headers(GMimeObject *o, const char *path, mail_part_fn fn, void
 /* What one walk has counted so far, against the limits. */
 typedef struct {
     size_t parts, decoded;
+    GMimeObject *message; /* the message head (Content-Base) */
 } walk_count;
 
 /* After one part: go on with the next, stop at a limit (hit set) or stop
@@ -177,22 +179,76 @@ static bool part_over_limits(GMimeObject *o, GMimeContentType *ct, const char *p
     return hit->limit >= 0;
 }
 
-/* A text part: decoded (counted against max_decoded) and handed to fn. */
-static part_step walk_text_part(GMimeObject *o, GMimeContentType *ct, const char *path,
-                                const urisan_mail_limits *lim, mail_part_fn fn, void *ctx,
-                                walk_count *wc, mail_limit_hit *hit)
+/* The base URL of a part's relative links its headers give: RFC 2110
+   Content-Base, else an absolute RFC 2557 Content-Location, of the part
+   itself, else of the message head; NULL when none. */
+static const char *header_base(GMimeObject *o)
 {
-    mail_part mp;
-    GByteArray *arr = decode_part(GMIME_PART(o));
+    static const char *const fields[] = { "Content-Base", "Content-Location" };
+    for (size_t k = 0; k < 2; k++) {
+        const char *v = g_mime_object_get_header(o, fields[k]);
+        if (v == NULL)
+            continue;
+        while (*v == ' ' || *v == '\t' || *v == '"') /* RFC 2110 quotes it */
+            v++;
+        const char *c = v;
+        while (g_ascii_isalnum(*c) || *c == '+' || *c == '-' || *c == '.')
+            c++;
+        if (c > v && g_ascii_isalpha(*v) && *c == ':')
+            return v;
+    }
+    return NULL;
+}
+
+/* A leaf part: decoded, read as what the reader's system opens it as
+   (attach.h mail_sniff: its file name, declared type and first bytes),
+   counted against max_decoded when it is read, and handed to fn. An
+   inline text part without a file name is read by its type alone, as
+   before, without looking at its bytes first. */
+static part_step walk_leaf(GMimeObject *o, GMimeContentType *ct, const char *path,
+                           const urisan_mail_limits *lim, mail_part_fn fn, void *ctx,
+                           walk_count *wc, mail_limit_hit *hit)
+{
+    GMimePart *part = GMIME_PART(o);
+    const char *name = g_mime_part_get_filename(part);
+    bool attached = name != NULL || g_mime_part_is_attachment(part);
+    bool text = ct == NULL || g_mime_content_type_is_type(ct, "text", "*");
+    char *type = ct != NULL ? g_mime_content_type_get_mime_type(ct) : NULL;
+    unsigned kinds = 0;
+    if (text && !attached) {
+        kinds = mail_sniff(NULL, type != NULL ? type : "text/plain", NULL, 0, false);
+        if (kinds == 0)
+            kinds = MAIL_KIND_BIT(MAIL_KIND_TEXT);
+    }
+    GByteArray *arr = NULL;
+    if (kinds == 0) {
+        /* an attachment or a part of another type: its bytes too */
+        arr = decode_part(part);
+        kinds = mail_sniff(name, type, (const char *)arr->data, arr->len, attached);
+        if (kinds == 0) {
+            g_free(type);
+            g_byte_array_free(arr, TRUE);
+            return PART_NEXT;
+        }
+    } else {
+        arr = decode_part(part);
+    }
+    g_free(type);
     wc->decoded += arr->len;
     if (wc->decoded > lim->max_decoded) {
         mail_set_hit(hit, URISAN_MAIL_LIMIT_DECODED, wc->decoded, lim->max_decoded);
         g_byte_array_free(arr, TRUE);
         return PART_LIMIT;
     }
+    mail_part mp;
+    memset(&mp, 0, sizeof mp);
     mp.path = path;
-    mp.header = NULL;
-    mp.html = ct != NULL && g_mime_content_type_is_type(ct, "text", "html");
+    mp.kinds = kinds;
+    mp.html = (kinds & MAIL_KIND_BIT(MAIL_KIND_HTML)) != 0;
+    mp.attachment = name;
+    mp.base = header_base(o);
+    if (mp.base == NULL && wc->message != NULL)
+        mp.base = header_base(wc->message);
     mp.text = (const char *)arr->data;
     mp.len = arr->len;
     bool ok = fn(ctx, &mp);
@@ -201,7 +257,7 @@ static part_step walk_text_part(GMimeObject *o, GMimeContentType *ct, const char
 }
 
 /* One part of the tree at path: the limits, an attached message's head,
-   a text part's body. */
+   a leaf part's body. */
 static part_step walk_part(GMimeObject *o, const char *path, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, walk_count *wc, mail_limit_hit *hit)
 {
@@ -217,10 +273,10 @@ static part_step walk_part(GMimeObject *o, const char *path, const urisan_mail_l
         if (!ok)
             return PART_STOPPED;
     }
-    if (!GMIME_IS_PART(o) || (ct != NULL && !g_mime_content_type_is_type(ct, "text", "*")))
+    if (!GMIME_IS_PART(o))
         return PART_NEXT; /* multiparts and attached messages: their
-                             children come next; no other type is text */
-    return walk_text_part(o, ct, path, lim, fn, ctx, wc, hit);
+                             children come next */
+    return walk_leaf(o, ct, path, lim, fn, ctx, wc, hit);
 }
 
 /* Every part of m in order, until a limit (hit set) or fn stops. */
@@ -228,7 +284,7 @@ static mail_walk_status walk_parts(GMimeMessage *m, const urisan_mail_limits *li
                                    mail_part_fn fn, void *ctx, mail_limit_hit *hit)
 {
     mail_walk_status rc = MAIL_WALK_OK;
-    walk_count wc = { 0, 0 };
+    walk_count wc = { 0, 0, GMIME_OBJECT(m) };
     GMimePartIter *it = g_mime_part_iter_new(GMIME_OBJECT(m));
     if (g_mime_part_iter_is_valid(it)) {
         do {
@@ -265,7 +321,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     mail_pre_scan(data, len, lim, hit);
     if (hit->limit >= 0) {
         /* Fail closed: GMime never sees it; every link of the raw bytes. */
-        mail_part raw = { "raw", false, data, len, NULL };
+        mail_part raw = { "raw", false, data, len, NULL, MAIL_KIND_BIT(MAIL_KIND_TEXT), NULL, NULL };
         return fn(ctx, &raw) ? MAIL_WALK_LIMIT : MAIL_WALK_STOPPED;
     }
     GMimeMessage *m = parse_message(data, len);
@@ -280,7 +336,7 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     g_object_unref(m);
     if (rc == MAIL_WALK_OK && hit->limit >= 0) {
         /* Fail closed: every link the raw bytes show, and the limit. */
-        mail_part raw = { "raw", false, data, len, NULL };
+        mail_part raw = { "raw", false, data, len, NULL, MAIL_KIND_BIT(MAIL_KIND_TEXT), NULL, NULL };
         if (!fn(ctx, &raw))
             return MAIL_WALK_STOPPED;
         return MAIL_WALK_LIMIT;

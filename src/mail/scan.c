@@ -9,6 +9,7 @@
  */
 #include "mail_internal.h"
 
+#include "attach.h"
 #include "html.h"
 
 #include <glib.h>
@@ -30,7 +31,16 @@ typedef struct {
     char *scratch;
     size_t scap;
     bool stopped;        /* a callback returned false */
+    const char *attachment; /* the file name of the part being read */
+    size_t off_base;     /* added to the offsets of text hits (a reader's
+                            value inside its file) */
 } scan_ctx;
+
+/* Where a reader of a part reports (attach.h). */
+struct mail_out {
+    scan_ctx *c;
+    const char *part;
+};
 
 const char *urisan_mail_source_name(urisan_mail_source s)
 {
@@ -60,6 +70,16 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     case URISAN_MAIL_SRC_CSS_URL: return "css-url";
     case URISAN_MAIL_SRC_CSS_IMPORT: return "css-import";
     case URISAN_MAIL_SRC_HTML_TEXT: return "html-text";
+    case URISAN_MAIL_SRC_SHORTCUT_URL: return "shortcut-url";
+    case URISAN_MAIL_SRC_SHORTCUT_ICON: return "shortcut-icon";
+    case URISAN_MAIL_SRC_SHORTCUT_EXEC: return "shortcut-exec";
+    case URISAN_MAIL_SRC_ICS_URL: return "ics-url";
+    case URISAN_MAIL_SRC_ICS_ATTACH: return "ics-attach";
+    case URISAN_MAIL_SRC_ICS_DESCRIPTION: return "ics-description";
+    case URISAN_MAIL_SRC_ICS_LOCATION: return "ics-location";
+    case URISAN_MAIL_SRC_META_REFRESH: return "meta-refresh";
+    case URISAN_MAIL_SRC_SVG_ANIMATE: return "svg-animate";
+    case URISAN_MAIL_SRC_OBJECT_PARAM: return "object-param";
     }
     return NULL;
 }
@@ -130,6 +150,12 @@ static void iri_form(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisa
 
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
 {
+    urisan_mail_hit with;
+    if (c->attachment != NULL) {
+        with = *h;
+        with.attachment = c->attachment;
+        h = &with;
+    }
     if (h->decision.verdict > c->res->worst)
         c->res->worst = h->decision.verdict;
     c->res->hits++;
@@ -153,6 +179,7 @@ static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, co
     dg.message = msg;
     dg.value = value;
     dg.max = max;
+    dg.attachment = c->attachment;
     urisan_uri u;
     urisan_report rep;
     memset(&rep, 0, sizeof rep);
@@ -184,7 +211,7 @@ static bool scan_unc(scan_ctx *c, const char *part, const char *t, size_t len,
         r.part = part;
         r.source = source;
         r.header = header;
-        r.offset = vis != NULL ? html_vis_offset(vis, u.off) : u.off;
+        r.offset = c->off_base + (vis != NULL ? html_vis_offset(vis, u.off) : u.off);
         r.length = u.len;
         char *buf = g_malloc(u.len + 8);
         r.uri = buf;
@@ -231,7 +258,7 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.part = part;
             r.source = source;
             r.header = header;
-            r.offset = vis != NULL ? html_vis_offset(vis, h->off) : h->off;
+            r.offset = c->off_base + (vis != NULL ? html_vis_offset(vis, h->off) : h->off);
             r.length = h->len;
             r.uri = h->uri;
             r.uri_len = h->uri_len;
@@ -283,6 +310,10 @@ static urisan_mail_source html_source(html_attr a)
         [HTML_STYLE] = URISAN_MAIL_SRC_CSS_URL, /* never a link's attr */
         [HTML_CSS_URL] = URISAN_MAIL_SRC_CSS_URL,
         [HTML_CSS_IMPORT] = URISAN_MAIL_SRC_CSS_IMPORT,
+        [HTML_REFRESH] = URISAN_MAIL_SRC_META_REFRESH,
+        [HTML_ANIMATE] = URISAN_MAIL_SRC_SVG_ANIMATE,
+        [HTML_PARAM] = URISAN_MAIL_SRC_OBJECT_PARAM,
+        [HTML_SRCDOC] = URISAN_MAIL_SRC_HTML_SRC, /* never a hit: a document */
     };
     return src[a];
 }
@@ -302,16 +333,44 @@ static bool has_scheme(const char *s, size_t n)
 }
 
 /* The document's base URL: the href of its first <base href> (HTML
-   "document base URL"), when that is absolute; else none. */
-static bool doc_base(const html_doc *d, const char **base, size_t *blen)
+   "document base URL"), read as the WHATWG URL parser reads it - ASCII
+   TAB, LF and CR removed wherever they are ("ht&#9;tp://"), leading and
+   trailing C0 controls and spaces removed, and for a special scheme
+   (http, https, ws, wss, ftp, file) every '\\' a '/' ("http:\\\\127.0.0.1\\")
+   - into buf, when that is absolute; else none. */
+static bool doc_base(const html_doc *d, char *buf, size_t cap, const char **base, size_t *blen)
 {
     for (size_t k = 0; k < d->n; k++) {
         const html_link *l = &d->links[k];
         if (!l->base)
             continue;
-        *base = html_url(d, l);
-        *blen = l->url_len;
-        return has_scheme(*base, *blen);
+        const char *u = html_url(d, l);
+        size_t n = l->url_len, w = 0;
+        if (n > cap)
+            return false;
+        for (size_t i = 0; i < n; i++)
+            if (u[i] != '\t' && u[i] != '\n' && u[i] != '\r')
+                buf[w++] = u[i];
+        size_t a = 0;
+        while (a < w && (unsigned char)buf[a] <= 0x20)
+            a++;
+        while (w > a && (unsigned char)buf[w - 1] <= 0x20)
+            w--;
+        if (!has_scheme(buf + a, w - a))
+            return false;
+        size_t colon = (size_t)((const char *)memchr(buf + a, ':', w - a) - buf);
+        static const char *const special[] = { "http", "https", "ws", "wss", "ftp", "file" };
+        for (size_t q = 0; q < sizeof special / sizeof special[0]; q++) {
+            if (colon - a == strlen(special[q]) &&
+                g_ascii_strncasecmp(buf + a, special[q], colon - a) == 0) {
+                for (size_t i = colon; i < w; i++)
+                    if (buf[i] == '\\')
+                        buf[i] = '/';
+            }
+        }
+        *base = buf + a;
+        *blen = w - a;
+        return true;
     }
     return false;
 }
@@ -361,7 +420,7 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     memset(&r, 0, sizeof r);
     r.part = part;
     r.source = html_source(l->attr);
-    r.offset = l->off;
+    r.offset = c->off_base + l->off;
     r.length = l->url_len;
     r.uri = html_url(d, l);
     r.uri_len = l->url_len;
@@ -391,9 +450,19 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     return ok;
 }
 
-/* An HTML part: every attribute and style sheet URL, with the text of
-   each link, then the URLs of its visible text. */
-static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
+/* An HTML document t[0..len) at c->off_base in its part: every attribute
+   and style sheet URL, with the text of each link, then the URLs of its
+   visible text; its relative links resolved against its own <base>, else
+   against base (an enclosing document's). Then, when conds, the content
+   of each conditional comment, read as an HTML document of its own with
+   this one's base (Outlook for Windows renders it: "<!--[if mso]><v:
+   roundrect href=...>"); a comment holds no complete comment, so one
+   level is all there is. */
+#define SRCDOC_DEPTH 3 /* iframes in iframes read: a bound on the work, at
+                          most SRCDOC_DEPTH + 1 times the part */
+
+static bool scan_html_doc(scan_ctx *c, const char *part, const char *t, size_t len,
+                          const char *base, size_t blen, bool conds, unsigned depth)
 {
     html_doc d;
     html_doc_init(&d, c->lim->max_html_mem);
@@ -402,38 +471,147 @@ static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len)
         ok = limit_reached(c, URISAN_MAIL_LIMIT_HTML, part,
                            "an HTML part has more links than the memory bound; the rest "
                            "were not scanned", d.n, c->lim->max_html_mem);
-    const char *base = NULL;
-    size_t blen = 0;
-    if (!doc_base(&d, &base, &blen))
-        base = NULL;
-    for (size_t k = 0; k < d.n && ok; k++)
-        ok = html_hit(c, part, &d, &d.links[k], base, blen);
+    const char *own = NULL;
+    size_t olen = 0;
+    char bbuf[2048]; /* a longer base is not read: its links as written */
+    if (doc_base(&d, bbuf, sizeof bbuf, &own, &olen)) {
+        base = own;
+        blen = olen;
+    }
+    for (size_t k = 0; k < d.n && ok; k++) {
+        const html_link *l = &d.links[k];
+        if (l->attr != HTML_SRCDOC) {
+            ok = html_hit(c, part, &d, l, base, blen);
+            continue;
+        }
+        /* <iframe srcdoc>: a document of its own, whose relative links a
+           browser resolves against this one's base (HTML "fallback base
+           URL" of an iframe srcdoc document); offsets within it */
+        if (depth >= SRCDOC_DEPTH) {
+            ok = limit_reached(c, URISAN_MAIL_LIMIT_DEPTH, part,
+                               "iframe srcdoc documents nested too deep; the innermost "
+                               "was not scanned", depth + 1, SRCDOC_DEPTH);
+            continue;
+        }
+        size_t saved = c->off_base;
+        c->off_base = saved + l->off;
+        ok = scan_html_doc(c, part, html_url(&d, l), l->url_len, base, blen, true, depth + 1);
+        c->off_base = saved;
+    }
     /* a URL in text needs ':' (a scheme, "URL:"), '.' ("www.") or '\\'
        (UNC): text with none of them has none */
     if (ok && d.vis.len > 0 &&
         (memchr(d.vis.p, ':', d.vis.len) != NULL || memchr(d.vis.p, '.', d.vis.len) != NULL ||
          memchr(d.vis.p, '\\', d.vis.len) != NULL))
         ok = scan_text(c, part, d.vis.p, d.vis.len, URISAN_MAIL_SRC_HTML_TEXT, NULL, &d);
+    for (size_t k = 0; conds && k < d.nconds && ok; k++) {
+        size_t a = d.conds[2 * k], b = d.conds[2 * k + 1];
+        size_t saved = c->off_base;
+        c->off_base = saved + a;
+        ok = scan_html_doc(c, part, t + a, b - a, base, blen, false, depth);
+        c->off_base = saved;
+    }
     html_doc_free(&d);
     return ok;
 }
 
+/* An HTML part; base: the base URL of its headers, or NULL. */
+static bool scan_html(scan_ctx *c, const char *part, const char *t, size_t len,
+                      const char *base)
+{
+    /* up to a closing quote (RFC 2110's quoted form) or white space */
+    return scan_html_doc(c, part, t, len, base, base != NULL ? strcspn(base, "\" \t\r\n") : 0,
+                         true, 0);
+}
+
+/* An HTML document: by the HTML reader, or as text when it is larger than
+   max_html (a limit told). */
+static bool read_html(scan_ctx *c, const char *part, const char *t, size_t len,
+                      const char *base)
+{
+    if (len > c->lim->max_html) {
+        if (!limit_reached(c, URISAN_MAIL_LIMIT_HTML_SIZE, part,
+                           "an HTML part larger than the limit was scanned as text",
+                           len, c->lim->max_html))
+            return false;
+        return scan_text(c, part, t, len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
+    }
+    return scan_html(c, part, t, len, base);
+}
+
+/* ---- what the readers of attachments report through (attach.h) ---- */
+
+bool mail_out_link(mail_out *o, const mail_found *f)
+{
+    scan_ctx *c = o->c;
+    urisan_mail_hit r;
+    memset(&r, 0, sizeof r);
+    r.part = o->part;
+    r.source = f->source;
+    r.offset = f->offset;
+    r.length = f->length;
+    r.uri = f->uri;
+    r.uri_len = f->uri_len;
+    r.display = f->display;
+    r.display_len = f->display_len;
+    urisan_uri u;
+    urisan_report rep;
+    char *conv = NULL;
+    urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
+    iri_form(c, &r, &u, &rep, &conv); /* written in Unicode: that form */
+    if (r.display != NULL &&
+        urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
+        rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
+    decide_link(c, r.uri, r.uri_len, &u, &rep, r.display, r.display_len, &r.decision);
+    r.flags = rep.flags;
+    bool ok = deliver(c, &r);
+    g_free(conv);
+    return ok;
+}
+
+bool mail_out_text(mail_out *o, const char *t, size_t n, urisan_mail_source src, size_t base)
+{
+    scan_ctx *c = o->c;
+    size_t saved = c->off_base;
+    c->off_base = base;
+    bool ok = scan_text(c, o->part, t, n, src, NULL, NULL);
+    c->off_base = saved;
+    return ok;
+}
+
+bool mail_out_html(mail_out *o, const char *t, size_t n)
+{
+    return read_html(o->c, o->part, t, n, NULL);
+}
+
+bool mail_out_limit(mail_out *o, urisan_mail_limit l, const char *msg, size_t value, size_t max)
+{
+    return limit_reached(o->c, l, o->part, msg, value, max);
+}
+
+const char *mail_out_attachment(const mail_out *o) { return o->c->attachment; }
+const char *mail_out_part(const mail_out *o) { return o->part; }
+
+/* A part: read as each kind in its set (attach.h), HTML and text by this
+   file, the others by mail_readers[]. */
 static bool on_part(void *ctx, const mail_part *p)
 {
     scan_ctx *c = ctx;
     if (p->header != NULL) /* a header field: its value as text */
         return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_HEADER, p->header, NULL);
     c->res->parts++;
-    if (p->html && p->len > c->lim->max_html) {
-        if (!limit_reached(c, URISAN_MAIL_LIMIT_HTML_SIZE, p->path,
-                           "an HTML part larger than the limit was scanned as text",
-                           p->len, c->lim->max_html))
-            return false;
-        return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
-    }
-    if (p->html)
-        return scan_html(c, p->path, p->text, p->len);
-    return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
+    c->attachment = p->attachment;
+    mail_out o = { c, p->path };
+    bool ok = true;
+    if (p->kinds & MAIL_KIND_BIT(MAIL_KIND_HTML))
+        ok = read_html(c, p->path, p->text, p->len, p->base);
+    if (ok && (p->kinds & MAIL_KIND_BIT(MAIL_KIND_TEXT)))
+        ok = scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_TEXT, NULL, NULL);
+    for (unsigned k = MAIL_KIND_CALENDAR; ok && k < MAIL_KIND_COUNT_; k++)
+        if ((p->kinds & MAIL_KIND_BIT(k)) && mail_readers[k] != NULL)
+            ok = mail_readers[k](&o, p->text, p->len);
+    c->attachment = NULL;
+    return ok;
 }
 
 urisan_mail_status urisan_mail_scan(const char *msg, size_t len,

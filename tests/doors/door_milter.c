@@ -8,6 +8,10 @@
  * `urisan extract --mail` to read.
  *
  *   door_milter --mbox FILE [--profile NAME] [--policy FILE] < urls
+ *   door_milter --messages --mbox FILE ... < paths
+ *
+ * With --messages, each input line names a file holding a whole message
+ * (the attachments, calendar invites and HTML places the test builds).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +25,16 @@ int main(int argc, char **argv)
 {
     urisan_policy *pol = malloc(urisan_policy_size());
     FILE *mbox = NULL;
+    bool files = false;
     if (pol == NULL)
         return 2;
     urisan_policy_init(pol);
-    for (int i = 1; i + 1 < argc; i += 2) {
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "--messages") == 0) {
+        files = true;
+        first = 2;
+    }
+    for (int i = first; i + 1 < argc; i += 2) {
         const char *v = argv[i + 1];
         if (strcmp(argv[i], "--mbox") == 0) {
             mbox = fopen(v, "wb");
@@ -62,6 +72,26 @@ int main(int argc, char **argv)
         if (len > 0 && line[len - 1] == '\r')
             len--;
         free(msg);
+        msg = NULL;
+        if (files) {
+            line[len] = '\0';
+            FILE *f = fopen(line, "rb");
+            if (f == NULL)
+                return 2;
+            msg = malloc(1 << 20);
+            size_t mlen = msg != NULL ? fread(msg, 1, 1 << 20, f) : 0;
+            fclose(f);
+            if (msg == NULL || mlen == 1 << 20)
+                return 2;
+            fprintf(mbox, "From door@example.org Thu Jan  1 00:00:00 2026\n");
+            fwrite(msg, 1, mlen, mbox);
+            fputc('\n', mbox);
+            milter_outcome out;
+            milter_judge(&conf, msg, mlen, false, &out);
+            printf("%s\t%zu\n", out.verdict, out.links);
+            k++;
+            continue;
+        }
         msg = malloc(len + 512);
         if (msg == NULL)
             return 2;
