@@ -17,7 +17,9 @@
  *  3. every INI property's name and value lie inside the input, the name
  *     before the value, no blank at either end of the value;
  *  4. every plist value is no longer than the input;
- *  5. urisan_mail_scan on the message: every hit has a part, a named source
+ *  5. mail_unwrap (rewritten links) on the content: a destination is
+ *     never longer than the link and starts with a scheme;
+ *  6. urisan_mail_scan on the message: every hit has a part, a named source
  *     and a URI inside its length, and the attachment's file name when
  *     it has one.
  */
@@ -26,6 +28,7 @@
 #include <glib.h>
 
 #include "attach.h"
+#include "unwrap.h"
 #include "mail_internal.h"
 
 static const struct {
@@ -128,7 +131,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mail_plist_props(copy, n, scratch, on_plist, &pc);
     free(scratch);
 
-    /* 5: the input as the second part of a message, base64 */
+    /* 5 */
+    char *dest = NULL;
+    size_t dn = 0;
+    const char *svc = mail_unwrap(copy, n, &dest, &dn);
+    FUZZ_ASSERT((svc == NULL) == (dest == NULL), "mail_unwrap: a service without a destination");
+    FUZZ_ASSERT(svc == NULL || (dn <= n && dn > 0 && g_ascii_isalpha(dest[0])),
+                "mail_unwrap: destination of %zu bytes from %zu", dn, n);
+    g_free(dest);
+
+    /* 6: the input as the second part of a message, base64 */
     gchar *b64 = g_base64_encode((const guchar *)d, n);
     GString *m = g_string_new("From: a@example.com\r\nSubject: x\r\nMIME-Version: 1.0\r\n"
                               "Content-Type: multipart/mixed; boundary=\"BB\"\r\n\r\n"

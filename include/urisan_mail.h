@@ -155,6 +155,14 @@ typedef struct {
                                   in (Content-Disposition filename, else
                                   Content-Type name), NULL when it has
                                   none */
+    const char *rewriter;      /* a link a rewriting service wrapped
+                                  ("safelinks", "proofpoint-v1",
+                                  "proofpoint-v2", "proofpoint-v3",
+                                  "barracuda", "google", "facebook",
+                                  "youtube", "slack"): uri is the
+                                  destination the service sends the
+                                  reader to, which is what was judged,
+                                  written the link as written; else NULL */
 } urisan_mail_hit;
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */

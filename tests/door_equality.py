@@ -453,6 +453,9 @@ MAIL_KINDS = {
                               _attr(_attr(u)) + b'&quot;&gt;x&lt;/a&gt;"></iframe>', b64=False),
     "svg-animate": lambda u: _mime("text/html", b'<svg><a><set attributeName=href to="' +
                                    _attr(u) + b'"/></a></svg>', b64=False),
+    "safelinks": lambda u: _mime("text/html", b'<a href="https://nam02.safelinks.protection.outlook.com/?url=' +
+                                 _attr(urllib.parse.quote_from_bytes(u, safe="").encode()) +
+                                 b'&amp;data=05">x</a>', b64=False),
     "object-param": lambda u: _mime("text/html", b'<object><param name=movie value="' +
                                     _attr(u) + b'"></object>', b64=False),
 }

@@ -11,6 +11,9 @@
 
 #include "urisan_mail.h"
 #include "attach.h"
+#include "unwrap.h"
+
+#include <glib.h>
 
 #define MAXROWS 64
 
@@ -510,6 +513,54 @@ START_TEST(a_part_is_read_by_its_file_name_type_and_first_bytes)
 }
 END_TEST
 
+/* Rewritten links, as each service decodes them (public formats). */
+static const struct {
+    const char *in, *service, *dest; /* service NULL: no wrapper read */
+} unwraps[] = {
+    { "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fevil.example%2Fa%3Fb%3D1&data=05",
+      "safelinks", "https://evil.example/a?b=1" },
+    { "https://eur01.safelinks.protection.outlook.com/?data=x&url=http%3A%2F%2F127.0.0.1%2F",
+      "safelinks", "http://127.0.0.1/" },
+    { "https://urldefense.proofpoint.com/v1/url?u=http%3A%2F%2Fevil.example%2F&k=abc",
+      "proofpoint-v1", "http://evil.example/" },
+    { "https://urldefense.proofpoint.com/v2/url?u=http-3A__evil.example_a-3Fb-3D1&d=DwMF&c=x",
+      "proofpoint-v2", "http://evil.example/a?b=1" },
+    /* v3: '*' the next character of the base64url text ("JSM": "%#"),
+       "**" + letter a run of 2 + the letter's place */
+    { "https://urldefense.com/v3/__https://evil.example/o*2Fx?a=1*frag__;JSM!!AbC!xyz$",
+      "proofpoint-v3", "https://evil.example/o%2Fx?a=1#frag" },
+    { "https://urldefense.com/v3/__https://evil.example/**Ax__;JSM!!AbC!xyz$",
+      "proofpoint-v3", "https://evil.example/%#x" },
+    { "https://urldefense.com/v3/__https://evil.example/**Bx__;JSM!!AbC!xyz$", NULL, NULL },
+    { "https://linkprotect.cudasvc.com/url?a=https%3a%2f%2fevil.example%2f&c=E,1,x&typo=1",
+      "barracuda", "https://evil.example/" },
+    { "https://www.google.com/url?q=http://127.0.0.1/x&sa=D", "google", "http://127.0.0.1/x" },
+    { "https://l.facebook.com/l.php?u=https%3A%2F%2Fevil.example%2F&h=AT0", "facebook",
+      "https://evil.example/" },
+    { "https://www.google.com/search?q=http://127.0.0.1/", NULL, NULL },  /* not /url */
+    { "https://safelinks.protection.outlook.com.evil.example/?url=http%3A%2F%2Fx%2F", NULL, NULL },
+    { "https://nam02.safelinks.protection.outlook.com/?url=notaurl", NULL, NULL },
+    { "https://user@urldefense.com/v3/__https://x.example/__;!!", NULL, NULL },
+};
+
+START_TEST(a_rewritten_link_is_read_as_its_service_decodes_it)
+{
+    char *out = NULL;
+    size_t n = 0;
+    const char *in = unwraps[_i].in;
+    const char *svc = mail_unwrap(in, strlen(in), &out, &n);
+    if (unwraps[_i].service == NULL) {
+        ck_assert_msg(svc == NULL && out == NULL, "%s: read as %s", in, svc ? svc : "");
+        return;
+    }
+    ck_assert_msg(svc != NULL && strcmp(svc, unwraps[_i].service) == 0, "%s: service %s", in,
+                  svc ? svc : "(none)");
+    ck_assert_msg(n == strlen(unwraps[_i].dest) && memcmp(out, unwraps[_i].dest, n) == 0,
+                  "%s: destination %.*s", in, (int)n, out);
+    g_free(out);
+}
+END_TEST
+
 static Suite *mail_suite(void)
 {
     Suite *s = suite_create("mail");
@@ -527,6 +578,8 @@ static Suite *mail_suite(void)
     tcase_add_test(tc, link_text_mismatch_on_its_own);
     tcase_add_test(tc, link_text_mismatch_judges_every_address_of_a_mailto_link);
     tcase_add_test(tc, null_result_and_limits_are_accepted);
+    tcase_add_loop_test(tc, a_rewritten_link_is_read_as_its_service_decodes_it, 0,
+                        (int)(sizeof unwraps / sizeof unwraps[0]));
     tcase_add_loop_test(tc, a_part_is_read_by_its_file_name_type_and_first_bytes, 0,
                         (int)(sizeof sniffs / sizeof sniffs[0]));
     suite_add_tcase(s, tc);

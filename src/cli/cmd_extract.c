@@ -77,6 +77,7 @@ typedef struct {
                             the URI a browser opens for it), else NULL */
     size_t written_len;
     const char *attachment; /* the file name of the part, else NULL */
+    const char *rewriter;   /* a rewritten link: the service, else NULL */
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -176,6 +177,9 @@ static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->he
 /* a link written in Unicode: the text as written */
 static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
 static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
+/* a rewritten link (uri its destination): the rewriting service */
+static bool has_rewriter(const void *v) { ROW(v); return r->rewriter != NULL; }
+static void put_rewriter(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->rewriter); }
 /* a part with a file name (an attachment): the name */
 static bool has_attachment(const void *v) { ROW(v); return r->attachment != NULL; }
 static void put_attachment(cli_buf *b, const void *v)
@@ -227,6 +231,7 @@ static const cli_field extract_fields[] = {
     { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
     { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
     { .name = "attachment", .put = put_attachment, .fb = CLI_FB_OMIT, .present = has_attachment },
+    { .name = "rewriter", .put = put_rewriter, .fb = CLI_FB_OMIT, .present = has_rewriter },
     /* --explain: the rule behind each reason */
     { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
       .when = MODE_EXPLAIN, .needs = "--explain" },
@@ -273,6 +278,10 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
         cli_buf_lit(b, " \"");
         cli_text_escape(b, r->header, strlen(r->header), true);
         cli_buf_addc(b, '"');
+    }
+    if (r->rewriter != NULL) { /* a rewritten link: the service */
+        cli_buf_lit(b, " rewriter ");
+        cli_buf_adds(b, r->rewriter);
     }
     if (r->attachment != NULL) { /* a part with a file name */
         cli_buf_lit(b, " attachment \"");
@@ -572,6 +581,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     r.written = h->written;
     r.written_len = h->written_len;
     r.attachment = h->attachment;
+    r.rewriter = h->rewriter;
     return put_row(c, &r);
 }
 

@@ -107,6 +107,7 @@ typedef struct {
     bool uri_cut;
     char part[64];
     char attachment[80]; /* its part's file name, or "" */
+    const char *rewriter; /* a rewritten link's service, or NULL */
     const char *source;
     char reasons[256];
     char imitates[URISAN_HOSTVIEW_MAX]; /* the protected name it imitates, or "" */
@@ -153,6 +154,7 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     snprintf(s->attachment, sizeof s->attachment, "%s",
              h->attachment != NULL ? h->attachment : "");
     s->source = urisan_mail_source_name(h->source);
+    s->rewriter = h->rewriter; /* a static name */
     memcpy(s->imitates, s->hv.imitates, s->hv.imitates_len + 1);
     size_t need = 0;
     if (urisan_decision_format(&dec, s->reasons, sizeof s->reasons, &need) != URISAN_OK)
@@ -176,6 +178,10 @@ static void t_link(tbuf *t, const scan_state *s)
     }
     t_adds(t, ", ");
     t_adds(t, s->source != NULL ? s->source : "?");
+    if (s->rewriter != NULL) {
+        t_adds(t, ", rewritten by ");
+        t_adds(t, s->rewriter);
+    }
     if (s->reasons[0] != '\0') {
         t_adds(t, "; ");
         t_adds(t, s->reasons);

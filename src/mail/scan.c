@@ -11,6 +11,7 @@
 
 #include "attach.h"
 #include "html.h"
+#include "unwrap.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -166,6 +167,55 @@ static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
     return true;
 }
 
+#define UNWRAP_DEPTH 3 /* a rewritten link rewritten again: read through */
+
+/* A link a rewriting service wrapped (unwrap.c: Safe Links, Proofpoint
+   URL Defense, Barracuda, Google's redirector ...): the destination the
+   service sends the reader to takes its place, parsed and analysed into
+   *u and *rep (then converted when written in Unicode), so that the
+   destination is judged and the wrapper's own host is not held against
+   it; written keeps the link as written, rewriter names the (outermost)
+   service. *own: what the caller frees (g_free). false: no wrapper. */
+static bool unwrapped(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisan_report *rep,
+                      char **own)
+{
+    *own = NULL;
+    bool any = false;
+    for (unsigned k = 0; k < UNWRAP_DEPTH; k++) {
+        char *d = NULL;
+        size_t dn = 0;
+        const char *name = mail_unwrap(h->uri, h->uri_len, &d, &dn);
+        if (name == NULL)
+            break;
+        if (!any) {
+            if (h->written == NULL) {
+                h->written = h->uri;
+                h->written_len = h->uri_len;
+            }
+            h->rewriter = name;
+        }
+        any = true;
+        g_free(*own);
+        *own = d;
+        h->uri = d;
+        h->uri_len = dn;
+    }
+    if (!any)
+        return false;
+    urisan_parse_analyze(h->uri, h->uri_len, c->pol, u, NULL, rep);
+    size_t cn = 0;
+    char *conv = (rep->flags & URISAN_F(NON_ASCII)) ? mail_iri_to_uri(h->uri, h->uri_len, &cn)
+                                                     : NULL;
+    if (conv != NULL) {
+        g_free(*own);
+        *own = conv;
+        h->uri = conv;
+        h->uri_len = cn;
+        urisan_parse_analyze(h->uri, h->uri_len, c->pol, u, NULL, rep);
+    }
+    return true;
+}
+
 /* A limit reached: recorded, judged (flag mail_limit) and told to the
    sink. */
 static bool limit_reached(scan_ctx *c, urisan_mail_limit l, const char *part, const char *msg,
@@ -266,13 +316,17 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.form = h->form;
             const urisan_uri *u = &c->keep.facts[k].uri;
             urisan_report rep = c->keep.facts[k].rep;
-            urisan_uri cu;
-            char *conv = NULL;
+            urisan_uri cu, wu;
+            char *conv = NULL, *uw = NULL;
             iri_form(c, &r, &cu, &rep, &conv);
-            decide_link(c, r.uri, r.uri_len, conv != NULL ? &cu : u, &rep, NULL, 0,
-                        &r.decision);
+            if (unwrapped(c, &r, &wu, &rep, &uw))
+                u = &wu;
+            else if (conv != NULL)
+                u = &cu;
+            decide_link(c, r.uri, r.uri_len, u, &rep, NULL, 0, &r.decision);
             r.flags = rep.flags;
             bool ok = deliver(c, &r);
+            g_free(uw);
             g_free(conv);
             if (!ok)
                 return false;
@@ -439,6 +493,8 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
         if (own != NULL)
             urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     }
+    char *uw = NULL;
+    unwrapped(c, &r, &u, &rep, &uw); /* a rewritten link: its destination */
     /* A fact about the link, judged by the policy like any flag. */
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
@@ -446,6 +502,7 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     decide_link(c, r.uri, r.uri_len, &u, &rep, r.display, r.display_len, &r.decision);
     r.flags = rep.flags;
     bool ok = deliver(c, &r);
+    g_free(uw);
     g_free(own);
     return ok;
 }
@@ -559,12 +616,15 @@ bool mail_out_link(mail_out *o, const mail_found *f)
     char *conv = NULL;
     urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     iri_form(c, &r, &u, &rep, &conv); /* written in Unicode: that form */
+    char *uw = NULL;
+    unwrapped(c, &r, &u, &rep, &uw); /* a rewritten link: its destination */
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
         rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
     decide_link(c, r.uri, r.uri_len, &u, &rep, r.display, r.display_len, &r.decision);
     r.flags = rep.flags;
     bool ok = deliver(c, &r);
+    g_free(uw);
     g_free(conv);
     return ok;
 }
