@@ -163,7 +163,8 @@ static bool number(token t, size_t max, size_t *v)
    message's limits are the mail layer's, of a link found in a message
    (the host layer's flags it does carry: urisan_decide_more). A nested:
    rule on one of them never fires. */
-#define POL_FLAGS_NEVER_NESTED (URISAN_F(LINK_TEXT_MISMATCH) | URISAN_F(MAIL_LIMIT))
+#define POL_FLAGS_NEVER_NESTED                                                  \
+    (URISAN_F(LINK_TEXT_MISMATCH) | URISAN_F(MAIL_LIMIT) | URISAN_F(MIME_CONFLICT))
 
 static const pol_str no_other = {0, 0};
 

@@ -197,7 +197,10 @@ static const char profile_mail[] =
     "# them: an IDN one is refused, an all-ASCII one (paypa1.com) flagged\n"
     LIST_IMPERSONATED_BRANDS
     "deny homograph\n"
-    "flag lookalike\n";
+    "flag lookalike\n"
+    "# a part whose head has two Content-Type, Content-Transfer-Encoding or\n"
+    "# Content-Disposition values: readers disagree, so the sender chooses\n"
+    "deny mime_conflict\n";
 
 static const struct {
     const char *name;

@@ -11,6 +11,7 @@ found with its context and the attachment's file name, judged under
 
 Usage: mail_attachments_test.py path/to/urisan   (exit 77: built without mail)
 """
+import base64
 import sys
 from email.mime.application import MIMEApplication
 from email.mime.base import MIMEBase
@@ -214,6 +215,47 @@ def test_binary_attachments_are_not_read_as_text():
                                      "application/octet-stream", "blob.bin")))
     check(not find(rs, "http://127.0.0.1/inpng") and not find(rs, "http://127.0.0.1/bin"),
           "an image and a binary blob are not scanned as text")
+
+
+def raw_message(part_head, body):
+    return ("From: a@sender.example\r\nTo: b@receiver.example\r\nSubject: x\r\n"
+            "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=DD\r\n\r\n"
+            "--DD\r\nContent-Type: text/plain\r\n\r\nhello\r\n"
+            "--DD\r\n%s\r\n%s\r\n--DD--\r\n" % (part_head, body)).encode()
+
+
+def test_two_header_fields_that_change_the_reading():
+    html = '<a href="http://127.0.0.1/dup">x</a>'
+    b64 = base64.b64encode(html.encode()).decode()
+    cases = (
+        ("two Content-Type (text/html, image/png)",
+         "Content-Type: text/html\r\nContent-Type: image/png\r\n", html, "html-href"),
+        ("two Content-Type (image/png, text/html)",
+         "Content-Type: image/png\r\nContent-Type: text/html\r\n", html, "html-href"),
+        ("two Content-Transfer-Encoding (7bit, base64)",
+         "Content-Type: text/html\r\nContent-Transfer-Encoding: 7bit\r\n"
+         "Content-Transfer-Encoding: base64\r\n", b64, "html-href"),
+        ("two Content-Disposition (inline, attachment .html)",
+         "Content-Type: application/octet-stream\r\nContent-Disposition: inline\r\n"
+         "Content-Disposition: attachment; filename=a.html\r\n", html, "html-href"),
+    )
+    for what, head, body, ctx in cases:
+        rs = [r for r in rows(raw_message(head, body))[1] if r["part"] == "2"]
+        got = [r for r in rs if r["uri"] == "http://127.0.0.1/dup" and r["context"] == ctx]
+        check(got and all("mime_conflict" in r["flags"] and r["verdict"] == "deny" and
+                          "mime_conflict" in r["deny_reasons"] for r in rs),
+              "%s: the link found under one reading, every link mime_conflict, denied (%s)"
+              % (what, [(r["uri"], r["context"], r["flags"]) for r in rs]))
+    # the same field twice with the same value changes nothing
+    rs = rows(raw_message("Content-Type: text/html\r\nContent-Type: TEXT/HTML\r\n", html))[1]
+    check(rs and all("mime_conflict" not in r["flags"] for r in rs),
+          "a field repeated with the same value: no conflict")
+    # the default policy flags it
+    rc, rs, err = testlib.extract_rows(URISAN, ["--mail", "-"], raw_message(
+        "Content-Type: text/plain\r\nContent-Type: text/html\r\n",
+        '<a href="https://ok.example/">x</a>'))
+    check(rs and all(r["verdict"] == "flag" and "mime_conflict" in r["flags"] for r in rs
+                     if r["part"] == "2"), "default policy: flagged")
 
 
 def test_text_output_names_the_attachment():

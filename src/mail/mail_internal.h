@@ -27,6 +27,9 @@ typedef struct {
     unsigned kinds;     /* a part: what it is read as (attach.h
                            MAIL_KIND_BIT set; mail_sniff) */
     const char *attachment; /* a part's file name, NULL: none */
+    bool conflict;      /* its head has two Content-Type, Content-Transfer-
+                           Encoding or Content-Disposition values: it is
+                           handed once per reading (GMime's first) */
     const char *base;   /* the base URL its headers give (Content-Base,
                            Content-Location; the part's, else the
                            message's; it ends at a '"' or white space),

@@ -140,7 +140,7 @@ static bool walk_headers(GMimeObject *o, const char *path, mail_part_fn fn, void
         const char *v = g_mime_header_get_value(h);
         if (v == NULL || *v == '\0')
             continue;
-        mail_part mp = { path, false, v, strlen(v), name, 0, NULL, NULL };
+        mail_part mp = { .path = path, .text = v, .len = strlen(v), .header = name };
         if (!fn(ctx, &mp))
             return false;
     }
@@ -200,6 +200,156 @@ static const char *header_base(GMimeObject *o)
     return NULL;
 }
 
+/* ---- duplicate header fields that change the reading ---- */
+
+#define DUP_MAX 4 /* values of one field read, at most */
+
+/* The fields whose second occurrence changes how a part is read: GMime
+   takes one, another reader (Python's email, some clients) another. */
+enum { DUP_TYPE, DUP_ENCODING, DUP_DISPOSITION, DUP_FIELDS_ };
+
+typedef struct {
+    const char *v[DUP_FIELDS_][DUP_MAX];
+    size_t n[DUP_FIELDS_];
+} dup_fields;
+
+static bool value_eq(const char *a, const char *b)
+{
+    while (*a == ' ' || *a == '\t')
+        a++;
+    while (*b == ' ' || *b == '\t')
+        b++;
+    return g_ascii_strcasecmp(a, b) == 0;
+}
+
+/* The distinct values of Content-Type, Content-Transfer-Encoding and
+   Content-Disposition in o's head; true when one of them has two. */
+static bool dup_scan(GMimeObject *o, dup_fields *df)
+{
+    static const char *const names[DUP_FIELDS_] = {
+        "Content-Type", "Content-Transfer-Encoding", "Content-Disposition" };
+    memset(df, 0, sizeof *df);
+    GMimeHeaderList *hl = g_mime_object_get_header_list(o);
+    int n = hl != NULL ? g_mime_header_list_get_count(hl) : 0;
+    bool dup = false;
+    for (int i = 0; i < n; i++) {
+        GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+        const char *name = h != NULL ? g_mime_header_get_name(h) : NULL;
+        const char *v = h != NULL ? g_mime_header_get_raw_value(h) : NULL;
+        if (name == NULL || v == NULL)
+            continue;
+        for (unsigned f = 0; f < DUP_FIELDS_; f++) {
+            if (g_ascii_strcasecmp(name, names[f]) != 0)
+                continue;
+            bool seen = false;
+            for (size_t k = 0; k < df->n[f] && !seen; k++)
+                seen = value_eq(df->v[f][k], v);
+            if (!seen && df->n[f] < DUP_MAX)
+                df->v[f][df->n[f]++] = v;
+            dup |= df->n[f] > 1;
+        }
+    }
+    return dup;
+}
+
+/* The part's content decoded with transfer encoding enc (no charset
+   conversion): another reader's reading of a second CTE field. */
+static GByteArray *decode_as(GMimePart *part, GMimeContentEncoding enc)
+{
+    GByteArray *arr = g_byte_array_new();
+    GMimeDataWrapper *w = g_mime_part_get_content(part);
+    GMimeStream *raw = w != NULL ? g_mime_data_wrapper_get_stream(w) : NULL;
+    if (raw == NULL)
+        return arr;
+    GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(arr);
+    g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
+    GMimeDataWrapper *alt = g_mime_data_wrapper_new_with_stream(raw, enc);
+    g_mime_data_wrapper_write_to_stream(alt, mem);
+    g_object_unref(alt);
+    g_object_unref(mem);
+    return arr;
+}
+
+/* A part whose head has two values of a field that changes the reading:
+   read again under each other value (the other fields as GMime reads
+   them), each reading that differs from GMime's (first, *main, its
+   bytes arr, which this frees) handed to fn with conflict set. */
+static part_step walk_readings(GMimeObject *o, const dup_fields *df, const mail_part *main,
+                               GByteArray *arr, const urisan_mail_limits *lim,
+                               mail_part_fn fn, void *ctx, walk_count *wc, mail_limit_hit *hit)
+{
+    GMimePart *part = GMIME_PART(o);
+    GMimeContentType *ct0 = g_mime_object_get_content_type(o);
+    char *type0 = ct0 != NULL ? g_mime_content_type_get_mime_type(ct0) : g_strdup("text/plain");
+    const char *name0 = main->attachment;
+    bool attached0 = name0 != NULL || g_mime_part_is_attachment(part);
+    part_step step = PART_NEXT;
+    for (unsigned f = 0; f < DUP_FIELDS_ && step == PART_NEXT; f++) {
+        for (size_t k = 0; k < df->n[f] && df->n[f] > 1 && step == PART_NEXT; k++) {
+            const char *v = df->v[f][k];
+            char *type = g_strdup(type0);
+            const char *name = name0;
+            bool attached = attached0;
+            GMimeContentType *ct = NULL;
+            GMimeContentDisposition *cd = NULL;
+            GByteArray *bytes = arr;
+            if (f == DUP_TYPE) {
+                ct = g_mime_content_type_parse(NULL, v);
+                g_free(type);
+                type = g_mime_content_type_get_mime_type(ct);
+                const char *nm = g_mime_content_type_get_parameter(ct, "name");
+                if (nm != NULL && name == NULL)
+                    name = nm;
+            } else if (f == DUP_DISPOSITION) {
+                cd = g_mime_content_disposition_parse(NULL, v);
+                const char *fn_ = g_mime_content_disposition_get_parameter(cd, "filename");
+                if (fn_ != NULL)
+                    name = fn_;
+                attached = name != NULL || g_mime_content_disposition_is_attachment(cd);
+            } else {
+                while (*v == ' ' || *v == '\t')
+                    v++;
+                bytes = decode_as(part, g_mime_content_encoding_from_string(v));
+            }
+            bool text = g_ascii_strncasecmp(type, "text/", 5) == 0;
+            unsigned kinds = text && !attached ? mail_sniff(NULL, type, NULL, 0, false)
+                                               : mail_sniff(name, type, (const char *)bytes->data,
+                                                            bytes->len, attached);
+            if (kinds == 0 && text && !attached)
+                kinds = MAIL_KIND_BIT(MAIL_KIND_TEXT);
+            bool same = kinds == main->kinds && bytes->len == main->len &&
+                        memcmp(bytes->data, main->text, main->len) == 0 &&
+                        g_strcmp0(name, main->attachment) == 0;
+            if (kinds != 0 && !same) {
+                wc->decoded += bytes->len;
+                if (wc->decoded > lim->max_decoded) {
+                    mail_set_hit(hit, URISAN_MAIL_LIMIT_DECODED, wc->decoded, lim->max_decoded);
+                    step = PART_LIMIT;
+                } else {
+                    mail_part mp = *main;
+                    mp.kinds = kinds;
+                    mp.html = (kinds & MAIL_KIND_BIT(MAIL_KIND_HTML)) != 0;
+                    mp.attachment = name;
+                    mp.text = (const char *)bytes->data;
+                    mp.len = bytes->len;
+                    if (!fn(ctx, &mp))
+                        step = PART_STOPPED;
+                }
+            }
+            if (bytes != arr)
+                g_byte_array_free(bytes, TRUE);
+            if (ct != NULL)
+                g_object_unref(ct);
+            if (cd != NULL)
+                g_object_unref(cd);
+            g_free(type);
+        }
+    }
+    g_free(type0);
+    g_byte_array_free(arr, TRUE);
+    return step;
+}
+
 /* A leaf part: decoded, read as what the reader's system opens it as
    (attach.h mail_sniff: its file name, declared type and first bytes),
    counted against max_decoded when it is read, and handed to fn. An
@@ -240,9 +390,12 @@ static part_step walk_leaf(GMimeObject *o, GMimeContentType *ct, const char *pat
         g_byte_array_free(arr, TRUE);
         return PART_LIMIT;
     }
+    dup_fields df;
+    bool conflict = dup_scan(o, &df);
     mail_part mp;
     memset(&mp, 0, sizeof mp);
     mp.path = path;
+    mp.conflict = conflict;
     mp.kinds = kinds;
     mp.html = (kinds & MAIL_KIND_BIT(MAIL_KIND_HTML)) != 0;
     mp.attachment = name;
@@ -252,6 +405,8 @@ static part_step walk_leaf(GMimeObject *o, GMimeContentType *ct, const char *pat
     mp.text = (const char *)arr->data;
     mp.len = arr->len;
     bool ok = fn(ctx, &mp);
+    if (ok && conflict)
+        return walk_readings(o, &df, &mp, arr, lim, fn, ctx, wc, hit);
     g_byte_array_free(arr, TRUE);
     return ok ? PART_NEXT : PART_STOPPED;
 }
@@ -321,7 +476,8 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     mail_pre_scan(data, len, lim, hit);
     if (hit->limit >= 0) {
         /* Fail closed: GMime never sees it; every link of the raw bytes. */
-        mail_part raw = { "raw", false, data, len, NULL, MAIL_KIND_BIT(MAIL_KIND_TEXT), NULL, NULL };
+        mail_part raw = { .path = "raw", .text = data, .len = len,
+                          .kinds = MAIL_KIND_BIT(MAIL_KIND_TEXT) };
         return fn(ctx, &raw) ? MAIL_WALK_LIMIT : MAIL_WALK_STOPPED;
     }
     GMimeMessage *m = parse_message(data, len);
@@ -336,7 +492,8 @@ mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limit
     g_object_unref(m);
     if (rc == MAIL_WALK_OK && hit->limit >= 0) {
         /* Fail closed: every link the raw bytes show, and the limit. */
-        mail_part raw = { "raw", false, data, len, NULL, MAIL_KIND_BIT(MAIL_KIND_TEXT), NULL, NULL };
+        mail_part raw = { .path = "raw", .text = data, .len = len,
+                          .kinds = MAIL_KIND_BIT(MAIL_KIND_TEXT) };
         if (!fn(ctx, &raw))
             return MAIL_WALK_STOPPED;
         return MAIL_WALK_LIMIT;

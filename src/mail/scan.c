@@ -33,6 +33,9 @@ typedef struct {
     size_t scap;
     bool stopped;        /* a callback returned false */
     const char *attachment; /* the file name of the part being read */
+    bool conflict;       /* the part's head has two values of a field that
+                            changes its reading: mime_conflict on each of
+                            its links */
     size_t off_base;     /* added to the offsets of text hits (a reader's
                             value inside its file) */
 } scan_ctx;
@@ -123,6 +126,8 @@ static void decide_link(const scan_ctx *c, const char *in, size_t len, const uri
                         urisan_report *rep, const char *display, size_t dlen,
                         urisan_decision *dec)
 {
+    if (c->conflict) /* readers disagree on the part: a fact of the link */
+        rep->flags |= URISAN_F(MIME_CONFLICT);
     if (c->hooks != NULL && c->hooks->decide != NULL)
         c->hooks->decide(c->hooks->decide_ctx, c->pol, in, len, u, rep, display, dlen, dec);
     else
@@ -661,6 +666,7 @@ static bool on_part(void *ctx, const mail_part *p)
         return scan_text(c, p->path, p->text, p->len, URISAN_MAIL_SRC_HEADER, p->header, NULL);
     c->res->parts++;
     c->attachment = p->attachment;
+    c->conflict = p->conflict;
     mail_out o = { c, p->path };
     bool ok = true;
     if (p->kinds & MAIL_KIND_BIT(MAIL_KIND_HTML))
@@ -671,6 +677,7 @@ static bool on_part(void *ctx, const mail_part *p)
         if ((p->kinds & MAIL_KIND_BIT(k)) && mail_readers[k] != NULL)
             ok = mail_readers[k](&o, p->text, p->len);
     c->attachment = NULL;
+    c->conflict = false;
     return ok;
 }
 

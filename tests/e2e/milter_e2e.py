@@ -34,6 +34,11 @@ Phases:
     delivered (the link is converted as a mail client converts it;
     PENDING, not a failure, while this build has no IRI conversion:
     extract --mail is asked first);
+13. links a reader opens that are no plain link, each rejected with 550
+    naming where: an HTML attachment labelled application/octet-stream,
+    a .url shortcut (file:), a calendar invite's URL, a link in Outlook's
+    conditional comment, a Safe Link around an obfuscated address, a
+    part with two Content-Type fields (mime_conflict);
 12. impersonation: the Cyrillic look-alike of apple.com
     (https://xn--80ak6aa92e.com/, аррӏе.com) in a plain-text mail is
     rejected 550 naming homograph and "imitates apple.com"; an all-ASCII
@@ -47,6 +52,7 @@ Phases:
 
 Usage: milter_e2e.py URISAN. Exit 77 (skip) without Postfix or root.
 """
+import base64
 import concurrent.futures
 import email
 import json
@@ -440,6 +446,7 @@ def run(st):
     handlers(st)
     idn_text(st)
     impersonation(st)
+    hidden_links(st)
     daemon(st)
 
 
@@ -450,6 +457,53 @@ def handlers(st):
         'Invoice.pdf</a>', html=True))
     expect(code == 550 and "search-ms:" in text and "dangerous_scheme" in text,
            f"search-ms: rejected: {code} {text}")
+
+
+def multipart(mid, parts):
+    """A multipart/mixed message of raw parts (head lines, body)."""
+    out = (f"From: sender@client.example\r\nTo: user@test.example\r\n"
+           f"Subject: test {mid}\r\nMessage-ID: <{mid}@e2e>\r\nMIME-Version: 1.0\r\n"
+           f"Content-Type: multipart/mixed; boundary=E2E\r\n\r\n"
+           f"--E2E\r\nContent-Type: text/plain\r\n\r\nPlease see the attachment.\r\n")
+    for head, body in parts:
+        out += f"--E2E\r\n{head}\r\n{body}\r\n"
+    return out + "--E2E--\r\n"
+
+
+def hidden_links(st):
+    """13. links a reader opens that are no plain link: each rejected, the
+    reply naming where."""
+    b64 = base64.b64encode(b'<html><a href="http://0x7f.1/pay">Pay</a></html>').decode()
+    cases = [
+        ("att1", multipart("att1", [(
+            "Content-Type: application/octet-stream; name=invoice.html\r\n"
+            "Content-Disposition: attachment; filename=invoice.html\r\n"
+            "Content-Transfer-Encoding: base64\r\n", b64)]),
+         ["attachment invoice.html", "ip_obfuscated"]),
+        ("url1", multipart("url1", [(
+            "Content-Type: text/plain\r\nContent-Disposition: attachment; filename=doc.url\r\n",
+            "[InternetShortcut]\r\nURL=file://evil.example/share/x.exe\r\n")]),
+         ["shortcut-url", "attachment doc.url", "dangerous_scheme"]),
+        ("ics1", multipart("ics1", [(
+            "Content-Type: text/calendar; method=REQUEST\r\n",
+            "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDESCRIPTION:Join: javascript:alert\r\n"
+            " (1)\r\nURL:javascript:alert(2)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")]),
+         ["ics-url", "dangerous_scheme"]),
+        ("mso1", message("mso1", '<!--[if mso]><v:roundrect href="http://0x7f.1/mso">'
+                                 '</v:roundrect><![endif]--><p>Hello</p>', html=True),
+         ["http://0x7f.1/mso", "ip_obfuscated"]),
+        ("safe1", message("safe1", '<a href="https://nam02.safelinks.protection.outlook.com/'
+                                   '?url=http%3A%2F%2F0x7f.1%2Fx&amp;data=05">Open</a>', html=True),
+         ["rewritten by safelinks", "ip_obfuscated"]),
+        ("dup1", multipart("dup1", [(
+            "Content-Type: text/html\r\nContent-Type: image/png\r\n",
+            '<a href="https://www.example.org/">x</a>')]),
+         ["mime_conflict"]),
+    ]
+    for mid, msg, needles in cases:
+        code, text = send(st.smtp_port, msg)
+        expect(code == 550 and all(n in text for n in needles),
+               f"{mid}: rejected naming {needles}: {code} {text}")
 
 
 def impersonation(st):
