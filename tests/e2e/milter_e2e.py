@@ -488,7 +488,9 @@ def hidden_links(st):
             "Content-Type: text/calendar; method=REQUEST\r\n",
             "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDESCRIPTION:Join: javascript:alert\r\n"
             " (1)\r\nURL:javascript:alert(2)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")]),
-         ["ics-url", "dangerous_scheme"]),
+         # the reply names the first denied link in document order
+         # (DESCRIPTION before URL) and counts the other
+         ["ics-description", "dangerous_scheme", "and 1 more"]),
         ("mso1", message("mso1", '<!--[if mso]><v:roundrect href="http://0x7f.1/mso">'
                                  '</v:roundrect><![endif]--><p>Hello</p>', html=True),
          ["http://0x7f.1/mso", "ip_obfuscated"]),
