@@ -181,10 +181,17 @@ static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
    destination is judged and the wrapper's own host is not held against
    it; written keeps the link as written, rewriter names the (outermost)
    service. *own: what the caller frees (g_free). false: no wrapper. */
-static bool unwrapped(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisan_report *rep,
-                      char **own)
+static bool unwrapped(const scan_ctx *c, const urisan_uri *pu, urisan_mail_hit *h, urisan_uri *u,
+                      urisan_report *rep, char **own)
 {
     *own = NULL;
+    /* pu: the parse of h->uri; a host of no service (nearly every link)
+       is told at once */
+    size_t hn = pu->host.len;
+    while (hn > 0 && h->uri[pu->host.off + hn - 1] == '.')
+        hn--;
+    if (pu->host_type != URISAN_HOST_REG_NAME || !mail_unwrap_host(h->uri + pu->host.off, hn))
+        return false;
     bool any = false;
     for (unsigned k = 0; k < UNWRAP_DEPTH; k++) {
         char *d = NULL;
@@ -324,10 +331,10 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             urisan_uri cu, wu;
             char *conv = NULL, *uw = NULL;
             iri_form(c, &r, &cu, &rep, &conv);
-            if (unwrapped(c, &r, &wu, &rep, &uw))
-                u = &wu;
-            else if (conv != NULL)
+            if (conv != NULL)
                 u = &cu;
+            if (unwrapped(c, u, &r, &wu, &rep, &uw))
+                u = &wu;
             decide_link(c, r.uri, r.uri_len, u, &rep, NULL, 0, &r.decision);
             r.flags = rep.flags;
             bool ok = deliver(c, &r);
@@ -499,7 +506,8 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
             urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     }
     char *uw = NULL;
-    unwrapped(c, &r, &u, &rep, &uw); /* a rewritten link: its destination */
+    urisan_uri pu = u;
+    unwrapped(c, &pu, &r, &u, &rep, &uw); /* a rewritten link: its destination */
     /* A fact about the link, judged by the policy like any flag. */
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
@@ -622,7 +630,8 @@ bool mail_out_link(mail_out *o, const mail_found *f)
     urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     iri_form(c, &r, &u, &rep, &conv); /* written in Unicode: that form */
     char *uw = NULL;
-    unwrapped(c, &r, &u, &rep, &uw); /* a rewritten link: its destination */
+    urisan_uri pu = u;
+    unwrapped(c, &pu, &r, &u, &rep, &uw); /* a rewritten link: its destination */
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
         rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);

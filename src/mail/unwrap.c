@@ -195,6 +195,30 @@ static char *proofpoint_v3(const char *p, size_t n, size_t *out_len)
     return g_string_free(out, FALSE);
 }
 
+/* The host ends with the registrable domain of one of the services: one
+   look at a byte and a compare or two for nearly every host, before the
+   path and the query are looked at (a link of no service costs little). */
+bool mail_unwrap_host(const char *host, size_t hn)
+{
+    static const struct {
+        const char *d;
+        size_t n;
+    } doms[] = {
+#define D(s) { s, sizeof s - 1 }
+        D("outlook.com"), D("office365.us"), D("proofpoint.com"), D("urldefense.com"),
+        D("cudasvc.com"), D("google.com"), D("facebook.com"), D("youtube.com"),
+        D("slack-redir.net"),
+#undef D
+    };
+    for (size_t k = 0; k < sizeof doms / sizeof doms[0]; k++) {
+        size_t l = doms[k].n;
+        if (hn >= l && lower((unsigned char)host[hn - l]) == (unsigned char)doms[k].d[0] &&
+            (hn == l || host[hn - l - 1] == '.') && ieq(host + hn - l, l, doms[k].d))
+            return true;
+    }
+    return false;
+}
+
 const char *mail_unwrap(const char *s, size_t n, char **out, size_t *out_len)
 {
     *out = NULL;
@@ -215,6 +239,8 @@ const char *mail_unwrap(const char *s, size_t n, char **out, size_t *out_len)
     size_t hn = i - hs;
     while (hn > 0 && host[hn - 1] == '.')
         hn--;
+    if (!mail_unwrap_host(host, hn))
+        return NULL; /* nearly every link: no service's host */
     while (i < n && s[i] != '/' && s[i] != '?' && s[i] != '#')
         i++; /* a port */
     size_t ps = i;

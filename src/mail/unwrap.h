@@ -16,4 +16,8 @@
    bytes. Else NULL (*out NULL). Linear in n. */
 const char *mail_unwrap(const char *s, size_t n, char **out, size_t *out_len);
 
+/* host[0..n) (no trailing dot) is under the registrable domain of one
+   of those services: the cheap test before mail_unwrap. */
+bool mail_unwrap_host(const char *host, size_t n);
+
 #endif
