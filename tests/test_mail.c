@@ -513,6 +513,14 @@ START_TEST(a_part_is_read_by_its_file_name_type_and_first_bytes)
 }
 END_TEST
 
+/* An empty body arrives as NULL data (corpus/attach/empty-label-byte). */
+START_TEST(an_empty_body_without_data_is_read_as_text)
+{
+    ck_assert_uint_eq(mail_sniff("a.dat", "application/octet-stream", NULL, 0, true),
+                      MAIL_KIND_BIT(MAIL_KIND_TEXT));
+}
+END_TEST
+
 /* Rewritten links, as each service decodes them (public formats). */
 static const struct {
     const char *in, *service, *dest; /* service NULL: no wrapper read */
@@ -582,6 +590,7 @@ static Suite *mail_suite(void)
                         (int)(sizeof unwraps / sizeof unwraps[0]));
     tcase_add_loop_test(tc, a_part_is_read_by_its_file_name_type_and_first_bytes, 0,
                         (int)(sizeof sniffs / sizeof sniffs[0]));
+    tcase_add_test(tc, an_empty_body_without_data_is_read_as_text);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -197,6 +197,8 @@ static bool icontains(const char *s, size_t n, const char *lit)
 static mail_kind kind_by_content(const char *d, size_t n)
 {
     size_t m = n < SNIFF_MAX ? n : SNIFF_MAX;
+    if (m == 0)
+        return MAIL_KIND_TEXT; /* an empty body (data may be NULL) */
     const unsigned char *u = (const unsigned char *)d;
     /* WHATWG MIME Sniffing 6.1: image signatures */
     if ((m >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) ||
