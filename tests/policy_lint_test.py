@@ -151,6 +151,22 @@ def test_strict_turns_warnings_into_exit_1():
     assert r.returncode == 0 and diags == [] and other == [] and r.stderr == b"", r
 
 
+def test_the_first_100_problems_then_and_n_more():
+    """A hostile policy of thousands of mistakes writes 100 of them, then a
+    count of the rest; the summary counts them all; the exit status is the
+    same."""
+    r, diags, other = lint(b"deny pasword\n" * 5000)
+    assert r.returncode == 1 and r.stdout == b"", r
+    shown = [d for d in diags if "unknown flag" in d]
+    assert len(shown) == 100 and shown[0].startswith("1:6:") and shown[-1].startswith("100:6:"), \
+        shown[-1:]
+    assert ": and 4900 more\n" in r.stderr.decode(), r.stderr[-300:]
+    assert r.stderr.decode().endswith(": 5000 errors, 0 warnings\n"), r.stderr[-200:]
+    assert len(r.stderr) < 20000, len(r.stderr)
+    r, diags, _ = lint(b"deny pasword\n" * 100)
+    assert r.returncode == 1 and b" more\n" not in r.stderr, r.stderr[-300:]
+
+
 def main():
     return run_tests(globals())
 

@@ -25,12 +25,28 @@ static int show(const char *profile)
     return cli_finish(CMD, CLI_EXIT_OK);
 }
 
-/* Every mistake and warning of the text, as they come (policy_lint.h). */
+/* The first LINT_SHOWN mistakes and warnings of the text, as they come
+   (policy_lint.h), then "and N more": a hostile policy of 44 MB would
+   otherwise write 174 MB of them. Every one is counted. */
+#define LINT_SHOWN 100
+
 typedef struct {
     const char *path, *text;
     size_t len;
     size_t errors, warnings;
+    size_t shown, hidden;
 } lint_out;
+
+/* May one more problem be written? Counts it either way. */
+static bool lint_show(lint_out *o)
+{
+    if (o->shown >= LINT_SHOWN) {
+        o->hidden++;
+        return false;
+    }
+    o->shown++;
+    return true;
+}
 
 static void tell(void *ctx, const pol_diag *d)
 {
@@ -39,7 +55,8 @@ static void tell(void *ctx, const pol_diag *d)
         o->warnings++;
     else
         o->errors++;
-    cli_policy_diag(o->path, o->text, o->len, d);
+    if (lint_show(o))
+        cli_policy_diag(o->path, o->text, o->len, d);
 }
 
 /* The layers this build of the command lacks (policy_unbuilt.h). */
@@ -58,6 +75,8 @@ static unsigned layers_missing(void)
 static void tell_unbuilt(void *ctx, size_t line, const char *flag, const char *layer)
 {
     lint_out *o = ctx;
+    if (!lint_show(o))
+        return;
     cli_out_flush();
     fprintf(stderr, "%s:%zu: warning: no door of this build sets '%s' (built without %s)\n",
             o->path, line, flag, layer);
@@ -79,7 +98,7 @@ static int check(const char *path, const char *profile, bool strict)
         free(p);
         return cli_finish(CMD, CLI_EXIT_USAGE);
     }
-    lint_out o = {path, text, len, 0, 0};
+    lint_out o = {path, text, len, 0, 0, 0, 0};
     urisan_pol_lint_refuse(p, text, len, CLI_REFUSED_FLAGS, tell, &o);
     if (o.errors == 0)
         unbuilt_warnings(&o, p);
@@ -99,6 +118,8 @@ static int check(const char *path, const char *profile, bool strict)
     free(p);
     if (o.errors > 0 || o.warnings > 0) {
         cli_out_flush();
+        if (o.hidden > 0)
+            fprintf(stderr, "%s: and %zu more\n", path, o.hidden);
         fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", path, o.errors,
                 o.errors == 1 ? "" : "s", o.warnings, o.warnings == 1 ? "" : "s");
     }
