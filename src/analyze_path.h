@@ -34,6 +34,13 @@ static urisan_flags scan_path(const char *in, urisan_span path)
 }
 
 /*
+ * double_slash_path: the path starts with two of "/" and "\". Valid RFC
+ * 3986 after an authority ("http://h//169.254.169.254/"), but an origin
+ * server that reads its request-target as a reference against its own
+ * URL - WHATWG `new URL(req.url, base)`, Python's urljoin, a redirect to
+ * the target - reads a network-path reference: another host (CPython's
+ * http.server, CVE-2021-28861). "\" is "/" to the WHATWG parser.
+ *
  * The path's flags. A dot segment starts with "." or "%2e" at the start
  * of the path or right after a "/": no such place, no dot flag. pre
  * (PRE_*): the prefilter saw no "/" followed by "." in the whole input
@@ -43,9 +50,19 @@ static ANALYZE_INLINE urisan_flags path_flags(const char *in, urisan_span path, 
 {
     if (!(pre & PRE_PLAIN) && path.off == URISAN_ABSENT)
         return 0;
+    urisan_flags f = 0;
+    if (path.len >= 2) {
+        /* a plain input is valid: no "\\" in it; "//" is one 16-bit load */
+        const char *p = in + path.off;
+        uint16_t two;
+        memcpy(&two, p, 2);
+        if ((pre & PRE_PLAIN) ? two == (uint16_t)('/' * 0x101)
+                              : (p[0] == '/' || p[0] == '\\') && (p[1] == '/' || p[1] == '\\'))
+            f = F(DOUBLE_SLASH_PATH);
+    }
     bool maybe = (pre & PRE_NO_SLASH_DOT) ? path.len > 0 && in[path.off] == '.'
                                           : simd_dot_candidates(in + path.off, path.len, true);
-    return maybe ? scan_path(in, path) : 0;
+    return maybe ? f | scan_path(in, path) : f;
 }
 
 #endif

@@ -3,7 +3,9 @@
  * (nested_find.h), as the WHATWG URL parser reads it against a page with
  * a special scheme:
  *   - leading and trailing C0 controls and spaces are stripped, and "+"
- *     (a space to the form-urlencoded parser) with them;
+ *     (a space to the form-urlencoded parser) with them, and the Unicode
+ *     white space that an application's str.strip() or trim() takes
+ *     away before it fetches the value (nested_find.h);
  *   - TAB, LF and CR are removed anywhere;
  *   - a special scheme (http, https, ws, wss, ftp, file) followed by any
  *     number of "/" or "\" - none included: "http:h", "http:/h",
@@ -109,11 +111,23 @@ static bool has_tabnl(const char *s, size_t n)
 
 int urisan_nested_client(const char *s, size_t n, size_t lead, char *out, size_t cap, size_t *m)
 {
-    size_t i = lead, e = n;
-    while (i < e && blank((unsigned char)s[i]))
-        i++;
-    while (e > i && blank((unsigned char)s[e - 1]))
-        e--;
+    size_t i = lead, e = n, k;
+    for (;;) {
+        if (i < e && blank((unsigned char)s[i]))
+            i++;
+        else if ((k = urisan_uspace_len(s + i, e - i)) != 0)
+            i += k;
+        else
+            break;
+    }
+    for (;;) {
+        if (e > i && blank((unsigned char)s[e - 1]))
+            e--;
+        else if ((k = urisan_uspace_tail(s + i, e - i)) != 0)
+            e -= k;
+        else
+            break;
+    }
     if (i == lead && e == n && !has_tabnl(s + i, e - i) && written_so(s + i, e - i))
         return 0;
     if (out == NULL || e - i > cap || cap - (e - i) < 2)

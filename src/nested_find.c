@@ -5,7 +5,9 @@
  * applications that follow it read it: the WHATWG
  * application/x-www-form-urlencoded parser ("+" is a space, decoded once)
  * hands it to the WHATWG URL parser (leading and trailing C0 controls and
- * spaces stripped, TAB LF CR removed anywhere). Whether a value starts a
+ * spaces stripped, TAB LF CR removed anywhere), or an application strips
+ * it first (Python's str.strip(), JavaScript's trim(): Unicode white
+ * space too, nested_find.h). Whether a value starts a
  * URL is decided by a lazy decoder over the encoded text - blanks skipped
  * one by one however many there are, no buffer, each byte read a bounded
  * number of times: linear in the input.
@@ -111,12 +113,36 @@ static bool reads_scheme(vread *r)
     }
 }
 
+/* After the byte c read by r: the rest of a Unicode white space
+   character (nested_find.h), consumed; false (r as it was) when c starts
+   none. */
+static bool uspace_rest(vread *r, int c)
+{
+    if (c < 0 || !urisan_uspace_lead((unsigned)c))
+        return false;
+    vread t = *r;
+    char seq[3] = {(char)c, 0, 0};
+    size_t k = 1;
+    for (; k < 3; k++) {
+        int d = vget(&t);
+        if (d < 0)
+            break;
+        seq[k] = (char)d;
+    }
+    size_t n = urisan_uspace_len(seq, k);
+    if (n == 0)
+        return false;
+    for (size_t i = 1; i < n; i++)
+        vget(r);
+    return true;
+}
+
 static bool reads_url(vread *r)
 {
     int c;
     do
         c = vget(r);
-    while (c >= 0 && blank(c));
+    while (c >= 0 && (blank(c) || uspace_rest(r, c)));
     if (slash(c)) {
         do
             c = vget(r);
@@ -162,7 +188,7 @@ static unsigned raw_start(const char *v, size_t n, size_t *at)
         unsigned char d = (unsigned char)v[1];
         return slash(d) ? 1 : d == '%' || tabnl(d) ? 2 : 0;
     }
-    return c == '%' || blank(c) ? 2 : 0;
+    return c == '%' || blank(c) || (c >= 0xC2 && urisan_uspace_lead(c)) ? 2 : 0;
 }
 
 unsigned urisan_nested_reads(const char *v, size_t n, bool all)

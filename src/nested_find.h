@@ -45,4 +45,43 @@ size_t urisan_nested_blanks(const char *b, size_t n);
    (nothing written); 1: written, *m bytes. */
 int urisan_nested_client(const char *s, size_t n, size_t lead, char *out, size_t cap, size_t *m);
 
+/*
+ * Unicode white space beyond ASCII that Python's str.strip() and
+ * JavaScript's String.prototype.trim() remove from both ends of a value
+ * (and the WHATWG URL parser does not): U+0085, U+00A0, U+1680,
+ * U+2000-200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF. An
+ * application that strips a parameter before it fetches it reads what
+ * follows: "%C2%A0http://169.254.169.254/" is a URL to it.
+ */
+/* Can byte c start one (C2 E1 E2 E3 EF)? */
+static inline bool urisan_uspace_lead(unsigned c)
+{
+    return c == 0xC2 || c == 0xE1 || c == 0xE2 || c == 0xE3 || c == 0xEF;
+}
+/* The length of the UTF-8 of such a character at s[0..n): 2 or 3; 0: none. */
+static inline size_t urisan_uspace_len(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n >= 2 && u[0] == 0xC2)
+        return u[1] == 0x85 || u[1] == 0xA0 ? 2 : 0;
+    if (n < 3)
+        return 0;
+    unsigned a = u[0], b = u[1], c = u[2];
+    if (a == 0xE2 && b == 0x80)
+        return c <= 0x8A ? (c >= 0x80 ? 3 : 0) : (c == 0xA8 || c == 0xA9 || c == 0xAF) ? 3 : 0;
+    if ((a == 0xE1 && b == 0x9A && c == 0x80) || (a == 0xE2 && b == 0x81 && c == 0x9F) ||
+        (a == 0xE3 && b == 0x80 && c == 0x80) || (a == 0xEF && b == 0xBB && c == 0xBF))
+        return 3;
+    return 0;
+}
+/* The length of such a character that ends s[0..n): 2 or 3; 0: none. */
+static inline size_t urisan_uspace_tail(const char *s, size_t n)
+{
+    if (n >= 2 && urisan_uspace_len(s + n - 2, 2) == 2)
+        return 2;
+    if (n >= 3 && urisan_uspace_len(s + n - 3, 3) == 3)
+        return 3;
+    return 0;
+}
+
 #endif

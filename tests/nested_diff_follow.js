@@ -1,7 +1,8 @@
 // nested_diff_follow.js - the Node client of tests/nested_diff_test.py:
 // reads one URL a line from the file argv[2] and, for each, follows every
 // parameter of its query and fragment the way a Node application does
-// (URLSearchParams, then new URL(value, page)), hop after hop, and prints
+// (URLSearchParams, then new URL(value, page), and new URL(value.trim(),
+// page) as an application that trims its input), hop after hop, and prints
 // one JSON line: the hosts reached (special schemes only), in order; a
 // value that stays on the page's site is no hop.
 'use strict';
@@ -21,7 +22,8 @@ function values(u) {
 
 function follow(page, depth, seen, hosts) {
   if (depth > MAX_DEPTH || seen.size > MAX_VISITS) return;
-  for (const v of values(page)) {
+  const vs = values(page);
+  for (const v of vs.concat(vs.map((x) => x.trim()).filter((x) => !vs.includes(x)))) {
     let t;
     try {
       t = new URL(v, page);
@@ -48,6 +50,13 @@ for (const line of lines) {
     page = new URL(line);
   } catch (e) {
     page = null;
+  }
+  if (page !== null && /^\/[\/\\]/.test(page.pathname)) {
+    // the page's own target joined to it (new URL(req.url, base))
+    try {
+      const t = new URL(page.pathname + page.search, page);
+      if (t.host !== page.host && t.hostname !== '') hosts.push(t.hostname);
+    } catch (e) { /* not a URL */ }
   }
   if (page !== null) follow(page, 1, new Set([page.href]), hosts);
   out.push(JSON.stringify(hosts));

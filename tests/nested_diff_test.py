@@ -9,13 +9,21 @@ query or fragment parameters carry URLs: chains of 1 to 5 hops; every
 spelling a URL parser reads as an authority (http:h, http:/h, http:\\\\h,
 http:///h, //h, /\\h, \\\\h, TAB inside); decoy userinfo (example.org@,
 example.org;@); padding before and after with "+", %20, TAB and other C0
-controls, 0 to 300 of them; percent-encoding applied once or twice (or
-only where needed); separators "&", ";" and "&amp;"; the parameter in the
-query or in the fragment. Then:
+controls, and the Unicode white space that Python's str.strip() and
+JavaScript's trim() remove (U+0085, U+00A0, U+1680, U+2000-200A, U+2028,
+U+2029, U+202F, U+205F, U+3000, U+FEFF, percent-encoded), 0 to 300 of
+them; percent-encoding applied once or twice (or only where needed);
+separators "&", ";" and "&amp;"; the parameter in the query or in the
+fragment; and pages whose own path starts with "//" or "/\\" (a
+network-path reference to an application that joins its request-target
+to its base). Then:
 
   - Node (tests/nested_diff_follow.js: URLSearchParams + new URL(value,
-    page)) and Python (urllib.parse.parse_qsl + urljoin) follow every hop
-    of every URL, each in one process;
+    page), and new URL(value.trim(), page)) and Python
+    (urllib.parse.parse_qsl + urljoin of the value, and of value.strip())
+    follow every hop of every URL, each in one process; a page whose path
+    starts with "//" is also joined to itself (new URL(path, page),
+    urljoin(page, path));
   - `urisan check --json --profile ssrf` and `--profile mail` judge the
     file, each in one process.
 
@@ -23,7 +31,9 @@ Every URL where either client reaches a loopback, link-local, private,
 reserved or metadata address, or an internal, metadata or wildcard-DNS
 name, must be denied under ssrf; every one where a client reaches a
 loopback or link-local address or an internal or wildcard-DNS name must be
-denied under mail. A hop is a value that takes the client to another
+denied under mail (a page with a "//" path under ssrf only: the
+other profiles report double_slash_path and leave the verdict to the
+application). A hop is a value that takes the client to another
 site (scheme or host): a relative reference with a query of its own
 (?next=/login%3Furl%3Dhttp://127.0.0.1/) is a request to the same site,
 judged when it arrives there, and is not followed. Plain public redirect parameters
@@ -62,7 +72,10 @@ SPELLINGS = [
 ]
 DECOYS = ["", "", "", "example.org@", "example.org;@", "user:pw@", "example.org%40@"]
 NAMES = ["url", "next", "u", "redirect", "target", "r", "continue", "dest"]
-PADS = ["+", "%20", "%09", "%0A", "%0D", "%0C", "%01", "%1F", "%00", "+%20", "%09+"]
+PADS = ["+", "%20", "%09", "%0A", "%0D", "%0C", "%01", "%1F", "%00", "+%20", "%09+",
+        # what str.strip() and trim() remove and the URL parser does not
+        "%C2%85", "%C2%A0", "%E1%9A%80", "%E2%80%80", "%E2%80%83", "%E2%80%8A", "%E2%80%A8",
+        "%E2%80%A9", "%E2%80%AF", "%E2%81%9F", "%E3%80%80", "%EF%BB%BF", "%C2%A0+"]
 PAD_COUNTS = [0, 0, 0, 1, 2, 3, 80, 81, 300]
 
 WILDCARD = (".nip.io", ".sslip.io", ".xip.io", ".xip.name", ".localtest.me", ".lvh.me",
@@ -200,11 +213,23 @@ def public_redirect(rng):
     return "https://app.example/login?" + rng.choice(["", "a=1&"]) + name + "=" + v
 
 
+def double_slash(rng):
+    """A page whose own path is a network-path reference: "//" or "/\\"
+    then a host."""
+    host = rng.choice(INTERNAL_HOSTS if rng.random() < 0.7 else PUBLIC_HOSTS)
+    if host.startswith("[") or ":" in host:
+        host = "169.254.169.254"
+    return ("https://app.example" + rng.choice(["//", "/\\", "//", "///"]) + host +
+            rng.choice(["/latest/meta-data/", "/", "/a?b=1"]))
+
+
 def generate(count, seed):
     rng = random.Random(seed)
     public = max(count // 20, 1000)
+    slashes = max(count // 50, 200)
     lines = [public_redirect(rng) for _ in range(public)]
-    lines += [chain(rng) for _ in range(count - public)]
+    lines += [double_slash(rng) for _ in range(slashes)]
+    lines += [chain(rng) for _ in range(count - public - slashes)]
     return lines, public
 
 
@@ -223,6 +248,15 @@ def py_values(sp):
 
 def py_follow(line):
     hosts, seen, todo = [], {line}, [(line, 1)]
+    try:
+        sp0 = urlsplit(line)
+        if sp0.path.startswith("//"):  # the page's own target joined to it
+            # (urlsplit keeps "\\": Python reads "/\\h" as a path)
+            h = urlsplit(urljoin(line, sp0.path)).hostname
+            if h and h != sp0.hostname:
+                hosts.append(h)
+    except ValueError:
+        pass
     while todo:
         page, depth = todo.pop()
         if depth > 6 or len(seen) > 64:
@@ -231,7 +265,8 @@ def py_follow(line):
             sp = urlsplit(page)
         except ValueError:
             continue
-        for v in py_values(sp):
+        vals = py_values(sp)
+        for v in vals + [v.strip() for v in vals if v.strip() != v]:
             try:
                 t = urljoin(page, v)
                 h = urlsplit(t).hostname
@@ -299,7 +334,8 @@ def main():
             reach["ssrf"] += 1
             if ssrf[i] != "deny":
                 fails["ssrf"].append((line, sorted(both), node_hosts[i]))
-        if both & MAIL_MUST:
+        if both & MAIL_MUST and not line.startswith("https://app.example/" + "/") and \
+                not line.startswith("https://app.example/\\"):
             reach["mail"] += 1
             if mail[i] != "deny":
                 fails["mail"].append((line, sorted(both), node_hosts[i]))

@@ -653,6 +653,22 @@ static const rcase reach_cases[] = {
     /* trailing blanks are stripped too: host 127.0.0.1 */
     {"mail", "https://a.example/?u=http://127.0.0.1+"},
     {"mail", "https://a.example/?u=http://127.0.0.1%20%0B"},
+    /* the Unicode white space str.strip() and trim() remove, around the
+       value, raw or percent-encoded, once or twice: what an application
+       that strips its input fetches */
+    {"ssrf", "https://a.example/c8?u=%C2%A0http://169.254.169.254/latest/meta-data/"},
+    {"ssrf", "https://a.example/c8?u=\xc2\xa0http://169.254.169.254/latest/meta-data/"},
+    {"ssrf", "https://a.example/?u=%25C2%25A0http%3A%2F%2F169.254.169.254%2F"},
+    {"ssrf", "https://a.example/?u=%E3%80%80%EF%BB%BF+%C2%85//169.254.169.254/"},
+    {"ssrf", "https://a.example/?u=%E1%9A%80%E2%80%80%E2%80%8A%E2%80%A8%E2%80%A9%E2%80%AF"
+             "%E2%81%9Fhttp://10.0.0.1/"},
+    {"ssrf", "https://a.example/?u=http://127.0.0.1%E3%80%80"},
+    {"mail", "https://a.example/m?u=%E2%80%83javascript:alert(1)"},
+    {"mail", "https://a.example/m?u=%C2%A0http://127.0.0.1/"},
+    /* a path that starts with "//" is a network-path reference to a
+       server that joins its target to its base */
+    {"ssrf", "https://www.example.com//169.254.169.254/latest/meta-data/"},
+    {"ssrf", "https://www.example.com/\\169.254.169.254/latest/meta-data/"},
     /* TAB LF CR inside are removed */
     {"mail", "https://a.example/?url=/%09/127.0.0.1/"},
     {"mail", "https://a.example/?url=/%0A%0D/127.0.0.1/"},

@@ -337,7 +337,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   void **req_cls)
 {
     (void)url;
-    (void)method;
     (void)version;
     (void)upload_data;
     serve_state *s = cls;
@@ -362,6 +361,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     urisan_request_init(&r);
     r.target = rq->target;
     r.target_len = rq->target_len;
+    /* the method matters to the target source alone (CONNECT, a
+       method that is no token): the request judged is this one */
+    r.method = method;
+    r.method_len = method != NULL ? strlen(method) : 0;
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect_header, &r);
 
     if (is_own_path(s, &r, "/healthz"))

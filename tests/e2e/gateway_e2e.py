@@ -66,6 +66,8 @@ import tempfile
 import threading
 import time
 
+import gateway_rows
+
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "doc", "gateways.md")
@@ -816,6 +818,10 @@ def run_gateway(cls, binary, urisan, args):
         except Failure as e:
             nested_failed = e
             log("  (failed: reported at the end)")
+        log("%s: 1f. the rows every door must stop (tests/e2e/gateway_rows.py)" % cls.name)
+        failures = gateway_rows.check_rows(cls.name + " + serve", gw.port, origin.seen, log)
+        if failures:
+            raise Failure("rows through %s + serve:\n  " % cls.name + "\n  ".join(failures))
         log("%s: 1c. the doc's example log lines" % cls.name)
         check_doc_log(gw, origin)
         if cls is Nginx:

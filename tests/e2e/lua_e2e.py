@@ -46,6 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gateway_e2e as e2e  # noqa: E402
 from gateway_e2e import Failure, SkipGateway, log  # noqa: E402
+import gateway_rows  # noqa: E402
 
 SKIP = 77
 DOC = os.path.join(HERE, "..", "..", "doc", "lua.md")
@@ -292,6 +293,10 @@ def run(cls, binary, luadir, args):
         gw.start()
         log("%s: facts" % cls.name)
         check_facts(gw, origin)
+        log("%s: the rows every door must stop (tests/e2e/gateway_rows.py)" % cls.name)
+        failures = gateway_rows.check_rows(cls.name + " Lua", gw.port, origin.seen, log)
+        if failures:
+            raise Failure("rows through %s Lua:\n  " % cls.name + "\n  ".join(failures))
         if cls is Nginx:
             reload_phase(gw, origin)
         secs = e2e.load(gw, origin, args.requests, args.connections, "lua" + cls.name)
