@@ -55,8 +55,13 @@ import sys
 # a57128f, which judges the host of a URL nested in a parameter and lists
 # its homograph / invisible_char / host_uts46 on the nested URL in check
 # --json: on the shared data no line of any output changes; on corpus/
-# only the lines of the new corpus/nested/nested-host-homograph.
-REF_COMMIT = "a57128f439fb3d4c6f4c520968ffd0d0ef3421af"
+# only the lines of the new corpus/nested/nested-host-homograph; moved to
+# 5962b4e, which adds the flag double_slash_path (bit 45) to URIs whose
+# path starts with // or /\ and reads a nested value with its Unicode
+# white space trimmed: 156 of 346 runs differ (the shared data and
+# corpus/), each line by the new flag and its reason, or by nested_url on
+# a value padded with U+00A0 (corpus/request's /c8?u=%C2%A0http://...).
+REF_COMMIT = "5962b4e084a8428639c90a860ef6df94b0e3d6ac"
 
 BASE = "http://a/b/c/d;p?q"
 def skip(msg):
