@@ -313,6 +313,46 @@ URISAN_API urisan_status urisan_judge_request(urisan_host_ctx *ctx, const urisan
                                               char *buf, size_t cap,
                                               urisan_request_judgement *out);
 
+/*
+ * A link as a mail reader's client opens it. A link written in Unicode
+ * (an IRI, RFC 3987) is opened as a URI: the host of a WHATWG special
+ * scheme (http, https, ftp, ws, wss, file) converted by UTS #46 to
+ * A-labels (libidn2, non-transitional), every other non-ASCII byte
+ * percent-encoded as UTF-8 (RFC 3987 3.1). urisan_link_opened returns that
+ * URI (malloc'd, *out_len its length; the caller frees it), or NULL when
+ * the link is read as written: it is plain ASCII, a relative reference,
+ * not UTF-8, holds a hidden character (control, format, Default_Ignorable,
+ * unassigned, private use), a host IDNA refuses or one UTS #46 would
+ * change beyond case and NFC (fullwidth, compatibility, ignored code
+ * points: the flags host_uts46 and invisible_char report those on the
+ * written form), or memory ran out. Every mail door (liburisan-mail,
+ * `urisan extract`, the Python and Lua modules, the rspamd plugin) reads
+ * links through it, so `https://bücher.de/` is judged as
+ * `https://xn--bcher-kva.de/` (idn) everywhere.
+ *
+ * urisan_link_read_opened: the same for a link in[0..len) whose parse and
+ * analysis are *uri and *rep: when rep has non_ascii and the link
+ * converts, the URI opened is returned (as above) and parsed and analysed
+ * under pol into *uri and *rep; else NULL and nothing changed.
+ */
+URISAN_API char *urisan_link_opened(const char *in, size_t len, size_t *out_len);
+URISAN_API char *urisan_link_read_opened(const urisan_policy *pol, const char *in, size_t len,
+                                         urisan_uri *uri, urisan_report *rep, size_t *out_len);
+
+/*
+ * A link urisan_extract_with found in text, its parse and analysis kept
+ * by urisan_link_keep (f), decided once as a mail reader's client opens
+ * it: urisan_link_read_opened, then urisan_judge_link_decide. h->uri,
+ * h->uri_len, h->flags and h->decision become the URI judged, its flags
+ * and its decision; *written the text as written when the link was
+ * converted (NULL, 0 else). Returns the URI opened (h->uri; free() it
+ * when done with h) or NULL. The free-text doors (`urisan extract`, the
+ * Python and Lua modules' extract) decide each hit with it.
+ */
+URISAN_API char *urisan_judge_text_link(urisan_link_judge *lj, const urisan_policy *pol,
+                                        urisan_hit *h, const urisan_link_facts *f,
+                                        const char **written, size_t *written_len);
+
 /* urisan_policy_origin_uri as this layer decides (--explain): the
    deny-host entry behind host_denied or nested_host_denied is found in
    the form a browser resolves too (ctx NULL: this thread's context). */

@@ -7,9 +7,10 @@
  * attribute whose value is a URL, CSS url() and @import, the visible text;
  * the text of each <a> as its display), parses and analyses each link
  * once with the core, adds link_text_mismatch (libpsl), and decides it
- * once: with the caller's hook (urisan_mail_scan_with; the host layer's
- * urisan_judge_link_decide folds its host judgement in), else with the
- * core's urisan_decide. Built when
+ * once: with the host layer's decision (urisan_judge_link_decide,
+ * urisan_host.h: the host judgement folded in - homograph, lookalike,
+ * host_uts46 ...), as every urisan door decides, or with the caller's
+ * hook (urisan_mail_scan_with). Built when
  * GMime 3 and libpsl are found (meson option 'mail'); pkg-config name
  * "urisan-mail".
  *
@@ -274,6 +275,9 @@ typedef struct {
 /*
  * Scan the message msg[0..len) (RFC 5322 bytes, CRLF or LF). pol may be
  * NULL (the default policy), lim NULL (the defaults). res may be NULL.
+ * Each link is decided by the host layer's urisan_judge_link_decide with
+ * this thread's host context (urisan_host_ctx_thread): the same verdict
+ * and flags as `urisan extract --mail` and the milter.
  */
 URISAN_API urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
                                                const urisan_policy *pol,
@@ -283,7 +287,8 @@ URISAN_API urisan_mail_status urisan_mail_scan(const char *msg, size_t len,
 
 /*
  * urisan_mail_scan with each link decided by hooks->decide (urisan.h;
- * hooks NULL or its decide NULL: urisan_mail_scan). A link is parsed and
+ * hooks NULL or its decide NULL: urisan_mail_scan, the host layer's
+ * decision). A link is parsed and
  * analysed once - the URI a browser opens for it: a relative href
  * resolved against <base href>, a link written in Unicode converted, a
  * UNC path as its file: URI - and hooks->decide is called once for it,

@@ -58,6 +58,10 @@ typedef struct {
     size_t cap;
 #ifdef URISAN_HAVE_HOST_LAYER
     urisan_host_ctx *host;   /* the host layer's context: its memo of hosts */
+    char *opened;            /* the last URI opened for a link of extract
+                                (urisan_judge_text_link): freed by the next
+                                one and at collection, so a Lua error while
+                                its hit is pushed leaks nothing */
 #endif
 } lu_ctx;
 
@@ -100,6 +104,8 @@ static int ctx_gc(lua_State *L)
     c->buf = NULL;
     c->cap = 0;
 #ifdef URISAN_HAVE_HOST_LAYER
+    free(c->opened);
+    c->opened = NULL;
     urisan_host_ctx_free(c->host);
     c->host = NULL;
 #endif
@@ -706,6 +712,40 @@ static int l_check_request(lua_State *L)
 }
 #endif
 
+#ifdef URISAN_HAVE_HOST_LAYER
+/* urisan.check_link(url [, opts]) -> table: check of the URI a mail
+   reader's client opens for the link url (urisan_link_opened: a link
+   written in Unicode as the URI a browser opens, UTS #46), with the key
+   written (the link as written) when it was converted; the rspamd plugin
+   judges the URLs rspamd hands it so, as the milter and extract --mail
+   judge a message's links. */
+static int l_check_link(lua_State *L)
+{
+    size_t len, blen = 0, olen = 0;
+    const char *in = get_text(L, 1, &len);
+    const char *base;
+    const urisan_policy *pol = get_opts(L, 2, "check_link", keys_base, &base, &blen);
+    lu_ctx *lc = ctx_of(L);
+    free(lc->opened);
+    lc->opened = urisan_link_opened(in, len, &olen);
+    bool conv = lc->opened != NULL;
+    int uri_idx = 1;
+    if (conv) {
+        lua_pushlstring(L, lc->opened, olen);   /* the URI opened: its uri */
+        uri_idx = lua_gettop(L);
+        in = lua_tolstring(L, uri_idx, &len);
+    }
+    judgement j;
+    judge(L, lc, in, len, base, blen, pol, 1, &j);
+    push_check(L, uri_idx, in, len, &j, pol, base != NULL);
+    if (conv) {
+        lua_pushvalue(L, 1);                    /* the link as written */
+        lua_setfield(L, -2, "written");
+    }
+    return 1;
+}
+#endif
+
 /* Names of f's bits (then of rules) joined by ",", as X-Urisan-*-Reasons
    has them (urisan_reasons_format); "" for none. */
 static void push_joined(lua_State *L, urisan_flags f, unsigned rules)
@@ -914,8 +954,9 @@ static const char *const form_names[] = {
     "hyphen_dropped", "abbreviated", "trimmed",
 };
 
-/* One hit as `urisan extract --json` writes it for free text. */
-static void push_hit(lua_State *L, const urisan_hit *h)
+/* One hit as `urisan extract --json` writes it for free text (written:
+   a link written in Unicode as written, its uri the URI opened). */
+static void push_hit(lua_State *L, const urisan_hit *h, const char *written, size_t written_len)
 {
     lua_createtable(L, 0, 12);
     lua_pushlstring(L, h->uri, h->uri_len);
@@ -941,6 +982,10 @@ static void push_hit(lua_State *L, const urisan_hit *h)
     push_flags(L, h->flags);
     lua_setfield(L, -2, "flags");
     set_decision(L, &h->decision);
+    if (written != NULL) {
+        lua_pushlstring(L, written, written_len);
+        lua_setfield(L, -2, "written");
+    }
 }
 
 /* urisan.extract(text [, opts]) -> array of hits (extract --json's keys) */
@@ -951,14 +996,20 @@ static int l_extract(lua_State *L)
     const urisan_policy *pol = get_opts(L, 2, "extract", keys_policy, NULL, NULL);
     size_t scap = urisan_extract_scratch_size(pol);
     size_t hoff = (scap + 15) & ~(size_t)15;
-    char *mem = ctx_room(ctx_of(L), hoff + HIT_BATCH * sizeof(urisan_hit));
+    size_t foff = hoff + HIT_BATCH * sizeof(urisan_hit);
+    char *mem = ctx_room(ctx_of(L), foff + HIT_BATCH * sizeof(urisan_link_facts));
     if (mem == NULL)
         return luaL_error(L, "urisan.extract: out of memory");
     urisan_hit *hits = (urisan_hit *)(void *)(mem + hoff);
 #ifdef URISAN_HAVE_HOST_LAYER
-    /* each link decided once, the host layer's judgement folded in */
-    urisan_link_judge lj = { ctx_of(L)->host, NULL };
-    const urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+    /* each hit kept, then decided once as the URI a browser opens for it
+       (urisan_judge_text_link), the host layer's judgement folded in, as
+       `urisan extract` decides */
+    lu_ctx *lc = ctx_of(L);
+    urisan_link_judge lj = { lc->host, NULL };
+    urisan_link_facts *facts = (urisan_link_facts *)(void *)(mem + foff);
+    urisan_link_keeper keep = { facts, HIT_BATCH, 0 };
+    const urisan_link_hooks hk = { urisan_link_keep, &keep };
     const urisan_link_hooks *hooks = &hk;
 #else
     const urisan_link_hooks *hooks = NULL;   /* the core decides */
@@ -968,10 +1019,21 @@ static int l_extract(lua_State *L)
     size_t start = 0;
     for (;;) {
         size_t n = 0, next = start;
+#ifdef URISAN_HAVE_HOST_LAYER
+        keep.n = 0;
+#endif
         urisan_status st = urisan_extract_with(text, len, start, 0, pol, hooks, hits, HIT_BATCH,
                                                &n, mem, scap, &next);
         for (size_t k = 0; k < n; k++) {
-            push_hit(L, &hits[k]);
+#ifdef URISAN_HAVE_HOST_LAYER
+            const char *written = NULL;
+            size_t wlen = 0;
+            free(lc->opened);
+            lc->opened = urisan_judge_text_link(&lj, pol, &hits[k], &facts[k], &written, &wlen);
+            push_hit(L, &hits[k], written, wlen);
+#else
+            push_hit(L, &hits[k], NULL, 0);
+#endif
             lua_rawseti(L, -2, ++out);
         }
         if (st == URISAN_OK)
@@ -1219,6 +1281,9 @@ static void set_funcs(lua_State *L, const lu_reg *r, int ctx_idx)
 
 static const lu_reg module_fns[] = {
     { "check", l_check },           { "verdict", l_verdict },
+#ifdef URISAN_HAVE_HOST_LAYER
+    { "check_link", l_check_link },
+#endif
     { "parse", l_parse },           { "normalize", l_normalize },
     { "resolve", l_resolve },       { "equivalent", l_equivalent },
     { "extract", l_extract },       { "policy", l_policy },
@@ -1244,6 +1309,7 @@ int luaopen_urisan(lua_State *L)
     c->cap = 0;
 #ifdef URISAN_HAVE_HOST_LAYER
     c->host = NULL;
+    c->opened = NULL;
 #endif
     if (luaL_newmetatable(L, CTX_MT)) {
         lua_pushcfunction(L, ctx_gc);

@@ -1039,8 +1039,9 @@ static const char *const form_names[] = {
 
 #define HIT_BATCH 64
 
-/* One hit as `urisan extract --json` writes it for free text. */
-static PyObject *hit_dict(const urisan_hit *h)
+/* One hit as `urisan extract --json` writes it for free text (written:
+   a link written in Unicode as written, its uri the URI opened). */
+static PyObject *hit_dict(const urisan_hit *h, const char *written, size_t written_len)
 {
     PyObject *o = PyDict_New();
     PyObject *form = PyList_New(0);
@@ -1064,7 +1065,8 @@ static PyObject *hit_dict(const urisan_hit *h)
         put(o, "display", Py_NewRef(Py_None)) < 0 ||
         put(o, "form", Py_NewRef(form)) < 0 ||
         put(o, "flags", flags_out(h->flags)) < 0 ||
-        decision_keys(o, &h->decision) < 0)
+        decision_keys(o, &h->decision) < 0 ||
+        (written != NULL && put(o, "written", text_out(written, written_len)) < 0))
         goto fail;
     Py_DECREF(form);
     return o;
@@ -1241,6 +1243,19 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
     char *scratch = malloc(scap);
     urisan_hit *hits = malloc(HIT_BATCH * sizeof *hits);
     PyObject *list = PyList_New(0);
+#ifdef URISAN_HAVE_HOST
+    /* each hit kept, then decided as the URI a browser opens for it
+       (urisan_judge_text_link), as `urisan extract` decides */
+    urisan_link_keeper keep = { malloc(HIT_BATCH * sizeof(urisan_link_facts)), HIT_BATCH, 0 };
+    const urisan_link_hooks keep_hooks = { urisan_link_keep, &keep };
+    const urisan_link_hooks *hooks = &keep_hooks;
+    if (keep.facts == NULL) {
+        Py_XDECREF(list);
+        list = NULL;
+    }
+#else
+    const urisan_link_hooks *hooks = LINK_HOOKS;
+#endif
     if (scratch == NULL || hits == NULL || list == NULL) {
         if (list != NULL)
             PyErr_NoMemory();
@@ -1251,11 +1266,23 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
         size_t n = 0, next = start;
         urisan_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = urisan_extract_with(t.p, len, start, 0, pol, LINK_HOOKS, hits, HIT_BATCH, &n,
+#ifdef URISAN_HAVE_HOST
+        keep.n = 0;
+#endif
+        st = urisan_extract_with(t.p, len, start, 0, pol, hooks, hits, HIT_BATCH, &n,
                                  scratch, scap, &next);
         Py_END_ALLOW_THREADS
         for (size_t k = 0; k < n; k++) {
-            PyObject *d = hit_dict(&hits[k]);
+            const char *written = NULL;
+            size_t written_len = 0;
+#ifdef URISAN_HAVE_HOST
+            char *opened = urisan_judge_text_link(&link_judge, pol, &hits[k], &keep.facts[k],
+                                                  &written, &written_len);
+            PyObject *d = hit_dict(&hits[k], written, written_len);
+            free(opened);
+#else
+            PyObject *d = hit_dict(&hits[k], written, written_len);
+#endif
             if (d == NULL || PyList_Append(list, d) < 0) {
                 Py_XDECREF(d);
                 goto fail;
@@ -1273,10 +1300,16 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
     }
     free(scratch);
     free(hits);
+#ifdef URISAN_HAVE_HOST
+    free(keep.facts);
+#endif
     return list;
 fail:
     free(scratch);
     free(hits);
+#ifdef URISAN_HAVE_HOST
+    free(keep.facts);
+#endif
     Py_XDECREF(list);
     if (!PyErr_Occurred())
         PyErr_NoMemory();

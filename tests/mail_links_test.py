@@ -125,6 +125,32 @@ def test_iri_conversion():
     check(len(rows) == 1 and "written" not in rows[0], "ASCII link: no written key")
 
 
+def test_free_text_reads_as_the_mail_doors():
+    """Free-text `extract` (no --mail) reads a link written in Unicode as the
+    URI a browser opens, exactly as extract --mail and the milter do."""
+    rc, rows, _ = rows_of(["--profile", "mail", "-"], "https://bücher.de/angebote\n".encode())
+    check(rc == 0 and len(rows) == 1, "free text bücher.de: one hit, exit 0 (not denied): %d" % rc)
+    if rows:
+        r = rows[0]
+        check(r["uri"] == "https://xn--bcher-kva.de/angebote" and r["flags"] == ["idn"] and
+              r["verdict"] == "flag" and r.get("written") == "https://bücher.de/angebote",
+              "free text bücher.de: flag idn, written kept: %r" % r)
+    # the text output: flag, not deny
+    rc, out, _ = extract(["--profile", "mail", "-"], "https://bücher.de/angebote\n".encode())
+    check(rc == 0 and b"flag flagged:idn" in out and b"deny" not in out,
+          "free text bücher.de (text output): %r" % out)
+    # each IRI case gives the same uri, flags and verdict in free text as in a text part
+    links = ["https://user:pässword@bücher.de:8443/straße?q=grün#früh", "https://BÜCHER.de/",
+             "https://xn--pple-43d.com/", "https://аpple.com/", "https://\uff45vil.com/",
+             "https://bü\u200bcher.de/", "mailto:info@bücher.de"]
+    text = "".join(" %s \n" % l for l in links)
+    _, free, _ = rows_of(["--profile", "mail", "-"], text.encode())
+    _, mail, _ = rows_of(["--mail", "--profile", "mail", "-"], message([("text/plain", text)]))
+    key = lambda r: (r["uri"], r.get("written"), r["flags"], r["verdict"])
+    check([key(r) for r in free] == [key(r) for r in mail],
+          "free text and --mail read the same: %r / %r" % ([key(r) for r in free],
+                                                           [key(r) for r in mail]))
+
 # ---- every place an HTML part puts a URL --------------------------------
 
 # (HTML, [(context, uri), ...]): each place a mail client loads or shows a
@@ -368,6 +394,7 @@ def main():
         print("SKIP: urisan built without the 'mail' option")
         return 77
     test_iri_conversion()
+    test_free_text_reads_as_the_mail_doors()
     test_idn_set()
     test_html_places()
     test_unc()

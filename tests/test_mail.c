@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "urisan_host.h"
 #include "urisan_mail.h"
 #include "attach.h"
 #include "unwrap.h"
@@ -199,6 +200,44 @@ START_TEST(an_iri_is_judged_as_the_uri_a_browser_opens_and_keeps_written)
     ck_assert_str_eq(written_rows[1], "https://ascii.example/ <- NULL");
     ck_assert_str_eq(written_rows[2], "https://xn--e1afmkfd.xn--p1ai/%D1%8F <- "
                      "https://\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80.\xd1\x80\xd1\x84/\xd1\x8f");
+}
+END_TEST
+
+/* urisan_mail_scan decides with the host layer, as every door: a link
+   whose host imitates a protected name is homograph (a host flag the
+   core alone never sets) and denied under the mail profile, its verdict
+   and flags those of urisan_judge on the same URI. */
+static urisan_flags hit_flags;
+static bool on_hit_flags(void *ctx, const urisan_mail_hit *h)
+{
+    hit_flags = h->flags;
+    return on_hit(ctx, h);
+}
+
+START_TEST(mail_scan_decides_through_the_host_layer_as_every_door)
+{
+    static const char msg[] =
+        "Subject: x\n"
+        "Content-Type: text/plain; charset=utf-8\n"
+        "\n"
+        "Verify at https://xn--pple-43d.com/login\n";
+    urisan_policy *pol = malloc(urisan_policy_size());
+    ck_assert_ptr_nonnull(pol);
+    urisan_policy_init(pol);
+    ck_assert_int_eq(urisan_policy_profile(pol, "mail", 4), URISAN_OK);
+    rows r;
+    memset(&r, 0, sizeof r);
+    urisan_mail_sink sink = { on_hit_flags, on_diag, &r };
+    ck_assert_int_eq(urisan_mail_scan(msg, strlen(msg), pol, NULL, &sink, NULL), URISAN_MAIL_OK);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_str_eq(r.row[0], "1 text https://xn--pple-43d.com/login|null|deny");
+    ck_assert(hit_flags & URISAN_F(HOMOGRAPH));
+    urisan_judgement j;
+    static const char uri[] = "https://xn--pple-43d.com/login";
+    urisan_judge(NULL, uri, strlen(uri), pol, 0, &j);
+    ck_assert_uint_eq(j.rep.flags, hit_flags);
+    ck_assert_int_eq(j.dec.verdict, URISAN_DENY);
+    free(pol);
 }
 END_TEST
 
@@ -591,6 +630,7 @@ static Suite *mail_suite(void)
     tcase_add_loop_test(tc, a_part_is_read_by_its_file_name_type_and_first_bytes, 0,
                         (int)(sizeof sniffs / sizeof sniffs[0]));
     tcase_add_test(tc, an_empty_body_without_data_is_read_as_text);
+    tcase_add_test(tc, mail_scan_decides_through_the_host_layer_as_every_door);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -86,7 +86,8 @@ end
 -- a sentence's closing "." or ")" in a URL of plain text; one that is a
 -- URL urisan found plus such trailing punctuation is that URL, already
 -- judged (urisan reads the text as a mail client does, RFC 3986
--- Appendix C).
+-- Appendix C). A URL urisan found written in Unicode is listed as the URI
+-- opened (hit.uri) and its text as written counts as seen.
 local function task_urls(task)
   local seen, list = {}, {}
   local function add(u)
@@ -101,7 +102,11 @@ local function task_urls(task)
       local text = tostring(content)
       if #text > settings.max_part then text = text:sub(1, settings.max_part) end
       for _, hit in ipairs(urisan.extract(text, policy)) do
-        if hit.uri:find("^%a[%w+.-]*:") then add(hit.uri) end
+        if hit.uri:find("^%a[%w+.-]*:") then
+          add(hit.uri)
+          -- a link written in Unicode: rspamd hands its text as written
+          if hit.written then seen[hit.written] = true end
+        end
       end
     end
   end
@@ -127,7 +132,11 @@ local function check_urls(task)
     end
   end
   for _, url in ipairs(task_urls(task)) do
-    local r = urisan.check(url, policy)
+    -- the URL a mail reader's client opens: a link written in Unicode
+    -- (https://bücher.de/) is judged as the URI a browser opens for it
+    -- (UTS #46: https://xn--bcher-kva.de/), as the milter and
+    -- `urisan extract --mail` judge it
+    local r = urisan.check_link(url, policy)
     if r.verdict == "deny" then note("URISAN_DENY", url, r.deny_reasons)
     elseif r.verdict == "flag" then note("URISAN_FLAG", url, r.flag_reasons) end
     if has(r.flags, "homograph") then

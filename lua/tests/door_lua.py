@@ -1,5 +1,7 @@
 """The Lua doors of tests/door_equality.py: urisan.check in LuaJIT and in
-Lua 5.3 (--door door_lua:LuaJITDoor --door door_lua:Lua53Door).
+Lua 5.3 (--door door_lua:LuaJITDoor --door door_lua:Lua53Door), and the
+rspamd plugin's reading (--door door_lua:RspamdDoor): urisan.check_link in
+LuaJIT on the URL text rspamd hands the plugin.
 
 URISAN_LUA_DOORS names, for each Lua ABI, the interpreter and the module
 directory: "5.1=/usr/bin/luajit=BUILD/lua/5.1;5.3=/usr/bin/lua5.3=BUILD/lua/5.3"
@@ -7,6 +9,7 @@ directory: "5.1=/usr/bin/luajit=BUILD/lua/5.1;5.3=/usr/bin/lua5.3=BUILD/lua/5.3"
 door_verdicts.lua, under the door test's profile and policy file.
 """
 import os
+import re
 import subprocess
 import tempfile
 
@@ -39,7 +42,12 @@ class LuaDoor:
     def reference(self, cfg, tmp):
         return cfg["args"]
 
+    CALL = "check"
+
     def answers(self, urls, cfg):
+        return self.run(urls, cfg)
+
+    def run(self, urls, cfg):
         with tempfile.NamedTemporaryFile(prefix="urisan-lua-door-") as f:
             for u in urls:
                 f.write(b"%d\n" % len(u) + u)
@@ -47,18 +55,24 @@ class LuaDoor:
             argv = [self.lua, os.path.join(HERE, "door_verdicts.lua"), f.name, cfg["profile"]]
             if cfg["policy"]:
                 argv.append(cfg["policy"])
-            env = dict(os.environ, LUA_CPATH=os.path.join(self.cpath, "?.so"))
+            env = dict(os.environ, LUA_CPATH=os.path.join(self.cpath, "?.so"),
+                       URISAN_DOOR_CALL=self.CALL)
             if os.environ.get("URISAN_SANITIZER_PRELOAD"):  # a sanitizer build
                 env["LD_PRELOAD"] = os.environ["URISAN_SANITIZER_PRELOAD"]
             r = subprocess.run(argv, capture_output=True, env=env)
         if r.returncode != 0:
             raise RuntimeError("%s door_verdicts.lua: exit %d: %s" % (self.lua, r.returncode,
                                                                        r.stderr[-400:]))
-        lines = r.stdout.decode().splitlines()
+        lines = r.stdout.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
         assert len(lines) == len(urls), (len(lines), len(urls))
         res = {}
+        self.uris = {}
         for i, line in enumerate(lines):
-            v, fl, nested = line.split("\t")
+            v, fl, nested, *uri = line.split(b"\t", 3)
+            self.uris[i] = uri[0] if uri else None
+            v, fl, nested = v.decode(), fl.decode(), nested.decode()
             count, _, nested = nested.partition(":")
             res[i] = (v, tuple(x for x in fl.split(",") if x),
                       tuple(tuple(x for x in n.split(",") if x) for n in nested.split("|"))
@@ -76,3 +90,51 @@ class Lua53Door(LuaDoor):
     """Lua 5.3 (HAProxy)."""
     NAME = "lua-5.3"
     LUA = "5.3"
+
+
+def unicode_form(u):
+    """The URL text rspamd hands the plugin for u: its host's A-labels
+    shown as U-labels (rspamd keeps a link as the message writes it, and
+    a message writes an IDN in Unicode). None when u has no A-label in an
+    http(s) host, or its labels do not decode (RFC 3492 punycode)."""
+    m = re.match(rb"(?i)(https?://)([^/?#@\\]*@)?([^/?#:\\@]+)(.*)\Z", u, re.S)
+    if m is None or b"xn--" not in m.group(3).lower():
+        return None
+    labels = []
+    for lab in m.group(3).split(b"."):
+        if lab[:4].lower() == b"xn--":
+            try:
+                lab = lab[4:].decode("ascii").encode("ascii").decode("punycode").encode("utf-8")
+            except (UnicodeError, ValueError):
+                return None
+        labels.append(lab)
+    return m.group(1) + (m.group(2) or b"") + b".".join(labels) + m.group(4)
+
+
+class RspamdDoor(LuaJITDoor):
+    """The rspamd plugin's call: urisan.check_link (LuaJIT) on the URL text
+    rspamd hands it - an input with an A-label host written in Unicode, as
+    in a message. It must answer as `urisan check` does for the input (the
+    URI a browser opens). Answers the inputs whose Unicode form converts
+    back to the input (check_link's "uri"; an input that is not the
+    canonical A-label form of its U-labels, such as an upper-case or
+    invalid A-label, is another URL) and every other ASCII input, as is
+    (an input written in Unicode is another URL than the one check judges:
+    the mail doors' tests compare those, tests/mail_links_test.py)."""
+    NAME = "rspamd"
+    CALL = "check_link"
+
+    def answers(self, urls, cfg):
+        forms = [unicode_form(u) or u for u in urls]
+        got = self.run(forms, cfg)
+        out = {}
+        converted = 0
+        for i, u in enumerate(urls):
+            if forms[i] is u and u.isascii():
+                out[i] = got[i]
+            elif self.uris[i] == u:
+                out[i] = got[i]
+                converted += 1
+        print("note: rspamd door: %d inputs given in Unicode (their host's A-labels as "
+              "U-labels), %d as written" % (converted, len(out) - converted))
+        return out

@@ -69,6 +69,7 @@ class Hit(TypedDict):
     reasons: List[str]
     deny_reasons: List[str]
     flag_reasons: List[str]
+    written: NotRequired[str]
 
 class Error(ValueError):
     code: str

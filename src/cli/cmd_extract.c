@@ -359,14 +359,24 @@ static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t
             r.flags = h->flags;
             r.dec = h->decision;
 #ifdef URISAN_HAVE_HOST
+            /* a link written in Unicode: the URI a browser opens is
+               judged, the text as written kept (as extract --mail) */
             urisan_link_judge lj = { c->host, &c->hv };
-            urisan_report rep = c->keep.facts[k].rep;
-            urisan_judge_link_decide(&lj, c->pol, h->uri, h->uri_len, &c->keep.facts[k].uri,
-                                     &rep, NULL, 0, &r.dec);
-            r.flags = rep.flags;
-#endif
+            urisan_hit jh = *h;
+            char *opened = urisan_judge_text_link(&lj, c->pol, &jh, &c->keep.facts[k],
+                                                  &r.written, &r.written_len);
+            r.uri = jh.uri;
+            r.uri_len = jh.uri_len;
+            r.flags = jh.flags;
+            r.dec = jh.decision;
+            bool put = put_row(c, &r);
+            free(opened);
+            if (!put)
+                return false;
+#else
             if (!put_row(c, &r))
                 return false;
+#endif
         }
         if (st != URISAN_E_TOO_MANY || *next <= start)
             return st == URISAN_OK;

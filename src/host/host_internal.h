@@ -10,6 +10,7 @@
  *   imitation.c does a brand label imitate a protected name (pure)
  *   protect.c   a policy's protected names and a view's imitation of them
  *   judge.c     the decision (urisan_judge, urisan_judge_link_decide)
+ *   opened.c    a link written in Unicode as the URI a browser opens
  *
  * The calls go one way: judge -> protect -> imitation, ctx -> view -> memo,
  * skeleton -> data (tools/src_graph.py src/host: no cycle).

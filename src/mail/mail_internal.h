@@ -67,13 +67,6 @@ void mail_pre_scan(const char *d, size_t n, const urisan_mail_limits *lim, mail_
 mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, mail_limit_hit *hit);
 
-/* The URI a browser opens for the IRI s[0..n) (RFC 3987 3.1; iri.c):
-   the host of a special scheme as A-labels (UTS #46), other non-ASCII
-   bytes percent-encoded. NULL when s is all ASCII, or is left as written
-   (not UTF-8, hidden characters, a host UTS #46 changes or refuses, a
-   relative reference). Free the result with g_free. */
-char *mail_iri_to_uri(const char *s, size_t n, size_t *out_len);
-
 /* A UNC path in text (unc.c): "\\host\share\..." at t[off..off+len),
    its host at t[host..host+host_len). */
 typedef struct {

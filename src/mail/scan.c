@@ -4,14 +4,15 @@
  * or the HTML scan (html.c); every link is parsed and analysed by the
  * core once (the URI a browser opens for it: a relative one resolved, one
  * written in Unicode converted), its link text judged by linktext.c, then
- * decided once - by the caller's hook (the host layer's judgement folded
- * in) or the core's urisan_decide - right before it goes to the sink.
+ * decided once - by the caller's hook, else the host layer's
+ * urisan_judge_link_decide - right before it goes to the sink.
  */
 #include "mail_internal.h"
 
 #include "attach.h"
 #include "html.h"
 #include "unwrap.h"
+#include "urisan_host.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -121,23 +122,26 @@ void urisan_mail_limits_default(urisan_mail_limits *lim)
 }
 
 /* The one decision of a link (or of a limit reached): the caller's hook,
-   else the core's. rep->flags: the link's flags, the hook's added. */
+   else the host layer's (this thread's context). rep->flags: the link's
+   flags, the decision's added. */
 static void decide_link(const scan_ctx *c, const char *in, size_t len, const urisan_uri *u,
                         urisan_report *rep, const char *display, size_t dlen,
                         urisan_decision *dec)
 {
     if (c->conflict) /* readers disagree on the part: a fact of the link */
         rep->flags |= URISAN_F(MIME_CONFLICT);
-    if (c->hooks != NULL && c->hooks->decide != NULL)
+    if (c->hooks != NULL && c->hooks->decide != NULL) {
         c->hooks->decide(c->hooks->decide_ctx, c->pol, in, len, u, rep, display, dlen, dec);
-    else
-        urisan_decide(in, len, u, rep, c->pol, dec);
+    } else {
+        urisan_link_judge lj = { NULL, NULL };
+        urisan_judge_link_decide(&lj, c->pol, in, len, u, rep, display, dlen, dec);
+    }
 }
 
 /* A link written in Unicode (the analysis *rep of h->uri has non_ascii):
-   the URI a browser opens for it (iri.c) is what is decided, parsed and
+   the URI a browser opens for it (urisan_link_opened) is what is decided, parsed and
    analysed into *u and *rep, and h->written keeps the text as written.
-   *conv: the converted URI, freed by the caller (g_free); NULL when h is
+   *conv: the converted URI, freed by the caller (free); NULL when h is
    as written (not written in Unicode, or not convertible). */
 static void iri_form(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisan_report *rep,
                      char **conv)
@@ -145,7 +149,7 @@ static void iri_form(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisa
     size_t n = 0;
     *conv = NULL;
     if (!(rep->flags & URISAN_F(NON_ASCII)) ||
-        (*conv = mail_iri_to_uri(h->uri, h->uri_len, &n)) == NULL)
+        (*conv = urisan_link_opened(h->uri, h->uri_len, &n)) == NULL)
         return;
     h->written = h->uri;
     h->written_len = h->uri_len;
@@ -216,12 +220,13 @@ static bool unwrapped(const scan_ctx *c, const urisan_uri *pu, urisan_mail_hit *
         return false;
     urisan_parse_analyze(h->uri, h->uri_len, c->pol, u, NULL, rep);
     size_t cn = 0;
-    char *conv = (rep->flags & URISAN_F(NON_ASCII)) ? mail_iri_to_uri(h->uri, h->uri_len, &cn)
+    char *conv = (rep->flags & URISAN_F(NON_ASCII)) ? urisan_link_opened(h->uri, h->uri_len, &cn)
                                                      : NULL;
-    if (conv != NULL) {
+    if (conv != NULL) { /* malloc'd: *own is GLib's */
         g_free(*own);
-        *own = conv;
-        h->uri = conv;
+        *own = g_strndup(conv, cn);
+        free(conv);
+        h->uri = *own;
         h->uri_len = cn;
         urisan_parse_analyze(h->uri, h->uri_len, c->pol, u, NULL, rep);
     }
@@ -288,7 +293,7 @@ static bool scan_unc(scan_ctx *c, const char *part, const char *t, size_t len,
         decide_link(c, r.uri, r.uri_len, &pu, &rep, NULL, 0, &r.decision);
         r.flags = rep.flags;
         bool ok = deliver(c, &r);
-        g_free(conv);
+        free(conv);
         g_free(buf);
         if (!ok)
             return false;
@@ -339,7 +344,7 @@ static bool scan_text(scan_ctx *c, const char *part, const char *t, size_t len,
             r.flags = rep.flags;
             bool ok = deliver(c, &r);
             g_free(uw);
-            g_free(conv);
+            free(conv);
             if (!ok)
                 return false;
         }
@@ -443,8 +448,8 @@ static bool doc_base(const html_doc *d, char *buf, size_t cap, const char **base
 
 /* The URI a browser opens for the link h->uri: a relative reference
    resolved against the document's base (RFC 3986 5.2), then a link
-   written in Unicode converted (iri.c); h->written keeps it as written.
-   *own: what the caller frees (g_free). */
+   written in Unicode converted (urisan_link_opened); h->written keeps it as written.
+   *own: what the caller frees (free). */
 static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char **own)
 {
     const char *u = h->uri;
@@ -452,19 +457,19 @@ static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char 
     *own = NULL;
     if (base != NULL && !has_scheme(u, n) && n < ((size_t)1 << 20)) {
         size_t cap = blen + n + 16, need = 0;
-        char *buf = g_malloc(cap);
-        if (urisan_resolve(base, blen, u, n, NULL, buf, cap, &need, NULL, NULL) == URISAN_OK) {
+        char *buf = malloc(cap);
+        if (buf != NULL && urisan_resolve(base, blen, u, n, NULL, buf, cap, &need, NULL, NULL) == URISAN_OK) {
             *own = buf;
             u = buf;
             n = need;
         } else {
-            g_free(buf);
+            free(buf);
         }
     }
     size_t cn = 0;
-    char *conv = mail_iri_to_uri(u, n, &cn);
+    char *conv = urisan_link_opened(u, n, &cn);
     if (conv != NULL) {
-        g_free(*own);
+        free(*own);
         *own = conv;
         u = conv;
         n = cn;
@@ -516,7 +521,7 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     r.flags = rep.flags;
     bool ok = deliver(c, &r);
     g_free(uw);
-    g_free(own);
+    free(own);
     return ok;
 }
 

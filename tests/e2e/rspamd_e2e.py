@@ -159,6 +159,46 @@ def host_layer(luadir):
     return p.returncode == 0
 
 
+# A newsletter with a link written in Unicode, in its text and its HTML:
+# a browser opens https://xn--bcher-kva.de/angebote (UTS #46), an ordinary
+# IDN: URISAN_FLAG (idn), never URISAN_DENY (doc/lua.md).
+IDN_NEWS = """\
+From: "Buecher" <news@example.net>
+To: reader@example.org
+Subject: Angebote
+Message-ID: <idn-%d@example.net>
+MIME-Version: 1.0
+Content-Type: multipart/alternative; boundary="b2"
+
+--b2
+Content-Type: text/plain; charset=utf-8
+Content-Transfer-Encoding: 8bit
+
+Unsere Angebote: https://b\u00fccher.de/angebote
+--b2
+Content-Type: text/html; charset=utf-8
+Content-Transfer-Encoding: 8bit
+
+<html><body><p><a href="https://b\u00fccher.de/angebote">Angebote</a></p></body></html>
+--b2--
+""".encode("utf-8")
+
+
+def idn_newsletter(port, luadir):
+    """The rspamd door reads a Unicode link as the URI a browser opens."""
+    if not host_layer(luadir):
+        log("  IDN newsletter: skipped (module built without the host layer)")
+        return
+    got = scan(port, IDN_NEWS % 0)
+    log("  IDN newsletter: %s" % ", ".join("%s%s" % (k, v) for k, v in sorted(got.items())
+                                          if k.startswith("URISAN")))
+    if "URISAN_DENY" in got:
+        raise Failure("an ordinary IDN link is denied: %r" % got["URISAN_DENY"])
+    flag = " ".join(got.get("URISAN_FLAG", []))
+    if "xn--bcher-kva.de" not in flag or "idn" not in flag:
+        raise Failure("no URISAN_FLAG (idn) for https://b\u00fccher.de/angebote: %r" % got)
+
+
 def facts(port, luadir):
     got = scan(port, PHISH % 0)
     log("  phishing: %s" % ", ".join("%s%s" % (k, v) for k, v in sorted(got.items())
@@ -289,6 +329,7 @@ def main():
             raise Failure("rspamc shows no URISAN_DENY:\n" + out)
         log("rspamd: rspamc: " + " ".join(re.findall(r"Symbol: (URISAN_\w+ \([\d.]+\))", out)))
         want = facts(port, luadir)
+        idn_newsletter(port, luadir)
         load(port, args.messages, args.connections, want)
         procs.stop_all()
         dirs.append(bad_policy(procs, binary, luadir))
