@@ -6,7 +6,8 @@
  *     HYPHEN_DROPPED twin shares the range of the hit before it);
  *  2. the URI is the text itself, or - WRAPPED / ABBREVIATED - exactly the
  *     text with its white space (and, for the twin, its line-end hyphens)
- *     dropped, after "http://" for an abbreviated one; assembled URIs lie
+ *     dropped, after "http://" for an abbreviated one ("ftp://" for one
+ *     that starts with "ftp."); assembled URIs lie
  *     in scratch;
  *  3. flags and verdict equal urisan_check of the hit's URI;
  *  4. resuming: batches of 2 hits and a small scratch give exactly the
@@ -53,7 +54,7 @@ static void check_text(const char *in, const urisan_hit *h, const char *scr, siz
                 "hit at %zu: assembled uri outside scratch", h->off);
     fuzz_str want = {0};
     if (h->form & URISAN_HIT_ABBREVIATED)
-        fs_adds(&want, "http://");
+        fs_adds(&want, (in[h->off] | 0x20) == 'f' ? "ftp://" : "http://");
     for (size_t i = h->off; i < h->off + h->len; i++) {
         unsigned char c = (unsigned char)in[i];
         if (is_ws(c))

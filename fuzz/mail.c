@@ -148,9 +148,11 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
     FUZZ_ASSERT(h->decision.verdict <= URISAN_DENY, "verdict %d", (int)h->decision.verdict);
     /* a link written in Unicode is judged as an all-ASCII URI; one that
        cannot be converted (not UTF-8, hidden characters) is judged as
-       written, and raw non-ASCII is invalid (fail closed) */
+       written, and raw non-ASCII is invalid (fail closed); a relative
+       link with no base goes nowhere: no_base alone */
     for (size_t i = 0; i < h->uri_len; i++)
-        FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80 || (h->flags & URISAN_F(INVALID)),
+        FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80 ||
+                    (h->flags & (URISAN_F(INVALID) | URISAN_F(NO_BASE))),
                     "byte %zu >= 0x80 in a URI judged without invalid", i);
     return true;
 }

@@ -281,6 +281,17 @@ URISAN_API urisan_status urisan_policy_profile(urisan_policy *p,
 URISAN_API const char *urisan_profile_name(size_t i);
 URISAN_API const char *urisan_profile_text(const char *name, size_t len);
 
+/*
+ * The handler schemes (flag handler_scheme; doc/policy.md "Handler
+ * schemes"): schemes whose link starts a local program that opens, runs
+ * or loads what the link names (ms-word:, search-ms:, ms-msdt: ...).
+ * urisan_handler_scheme(i, &what, &source) gives row i's scheme name,
+ * what the program does and a public source (a CVE, an advisory, the
+ * vendor's documentation); NULL after the last row. what and source may
+ * be NULL.
+ */
+URISAN_API const char *urisan_handler_scheme(size_t i, const char **what, const char **source);
+
 /* A policy holds at most this many `deny-ip` ranges and as many
    `allow-ip` ranges (doc/policy.md "Address rules"); one more is a parse
    error ("too many deny-ip entries"), never a silent truncation. */
@@ -682,14 +693,18 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
 #define URISAN_HIT_HYPHEN_DROPPED (1u << 5) /* the second reading of a
                                                HYPHEN_BREAK hit: those
                                                hyphens left out */
-#define URISAN_HIT_ABBREVIATED    (1u << 6) /* "www." form without a scheme
-                                               (Appendix F): uri is
-                                               "http://" + the text (the
-                                               text alone when longer than
-                                               max_uri: too_long anyway) */
-#define URISAN_HIT_TRIMMED        (1u << 7) /* trailing punctuation or an
-                                               unbalanced closing bracket
-                                               was left out */
+#define URISAN_HIT_ABBREVIATED    (1u << 6) /* "www." or "ftp." form
+                                               without a scheme (Appendix
+                                               F): uri is "http://" (for
+                                               "ftp.": "ftp://") + the text
+                                               (the text alone when longer
+                                               than max_uri: too_long
+                                               anyway) */
+#define URISAN_HIT_TRIMMED        (1u << 7) /* trailing punctuation, or a
+                                               closing bracket without an
+                                               opening one in the URI (and
+                                               what follows it), was left
+                                               out */
 
 typedef struct {
     size_t off, len;          /* the URI as written in the text: delimiters,

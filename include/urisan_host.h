@@ -322,7 +322,7 @@ URISAN_API urisan_status urisan_judge_request(urisan_host_ctx *ctx, const urisan
  * URI (malloc'd, *out_len its length; the caller frees it), or NULL when
  * the link is read as written: it is plain ASCII, a relative reference,
  * not UTF-8, holds a hidden character (control, format, Default_Ignorable,
- * unassigned, private use), a host IDNA refuses or one UTS #46 would
+ * unassigned, private use) or a separator (U+00A0, U+2028 ...), a host IDNA refuses or one UTS #46 would
  * change beyond case and NFC (fullwidth, compatibility, ignored code
  * points: the flags host_uts46 and invisible_char report those on the
  * written form), or memory ran out. Every mail door (liburisan-mail,

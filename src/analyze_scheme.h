@@ -1,7 +1,7 @@
 /*
  * analyze_scheme.h - the flags of the scheme and the port (SPEC 3):
  * dangerous_scheme (the scheme table's mark or the policy's own entries,
- * read as a browser reads the scheme), nondefault_port and
+ * read as a browser reads the scheme), handler_scheme (handlers.c), nondefault_port and
  * reserved_port; and the WHATWG kind of the parsed scheme, which the
  * authority rules need. Part of the analysis' one translation unit
  * (analyze.h).
@@ -21,13 +21,25 @@ static ANALYZE_INLINE bool row_dangerous(const scheme_row *row, const urisan_pol
     return urisan_scheme_row_dangerous(row, &ov, name, n);
 }
 
+/* dangerous_scheme (row_dangerous) and handler_scheme (handlers.c: a
+   scheme that is not a WHATWG special one, listed there) of the scheme
+   name[0..n). */
+static ANALYZE_INLINE urisan_flags row_flags(const scheme_row *row, const urisan_policy *pol,
+                                             const char *name, size_t n)
+{
+    urisan_flags f = row_dangerous(row, pol, name, n) ? F(DANGEROUS_SCHEME) : 0;
+    if (row->kind == SCH_OTHER && urisan_handler_find(name, n))
+        f |= F(HANDLER_SCHEME);
+    return f;
+}
+
 /*
- * dangerous_scheme: the scheme as a browser reads it. WHATWG URL parsing
+ * dangerous_scheme and handler_scheme: the scheme as a browser reads it. WHATWG URL parsing
  * first strips leading C0 controls and spaces and removes every TAB, LF
  * and CR; then the scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
  * up to ":", compared without case ("java\tscript:", " JavaScript:").
  */
-static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *pol)
+static urisan_flags scheme_dangerous(const char *in, size_t len, const urisan_policy *pol)
 {
     char name[POL_MAX_NAME];
     size_t n = 0, i = 0;
@@ -39,17 +51,17 @@ static bool scheme_dangerous(const char *in, size_t len, const urisan_policy *po
             continue;
         if (c == ':') {
             if (n == 0)
-                return false;
+                return 0;
             scheme_row row = urisan_scheme_row_of(name, n, 0);
-            return row_dangerous(&row, pol, name, n);
+            return row_flags(&row, pol, name, n);
         }
         if (n == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
-            return false;
+            return 0;
         if (n == sizeof name)
-            return false; /* longer than any listed scheme */
+            return 0; /* longer than any listed scheme */
         name[n++] = (char)lower_ascii(c);
     }
-    return false;
+    return 0;
 }
 
 /*
@@ -99,7 +111,7 @@ static ANALYZE_INLINE urisan_flags scheme_flags(const char *in, size_t len, cons
             si->kind = urisan_scheme_kind(in + sch.off, sch.len);
             si->after = sch.off + sch.len + 1 > len ? len : sch.off + sch.len + 1;
         }
-        return scheme_dangerous(in, len, pol) ? F(DANGEROUS_SCHEME) : 0;
+        return scheme_dangerous(in, len, pol);
     }
     char name[POL_MAX_NAME];
     size_t n = sch.len;
@@ -109,7 +121,7 @@ static ANALYZE_INLINE urisan_flags scheme_flags(const char *in, size_t len, cons
         return 0;
     scheme_row row = urisan_scheme_row_of(name, n, 0);
     si->kind = row.kind;
-    return row_dangerous(&row, pol, name, n) ? F(DANGEROUS_SCHEME) : 0;
+    return row_flags(&row, pol, name, n);
 }
 
 static ANALYZE_INLINE urisan_flags port_flags(const char *in, const urisan_uri *uri,

@@ -8,10 +8,15 @@
  *            the white space around them are dropped); "URL:" may lead.
  *   "..."    a URI with no white space inside.
  *   bare     "scheme://..." (or a few well-known schemes without "//"),
- *            ended by white space, a control byte, '<', '>' or '"', less
- *            trailing punctuation and unbalanced closing brackets.
- *   www.     a host starting with "www." and no scheme (Appendix F),
- *            analysed as the "http://" URI a browser completes it to.
+ *            ended by white space, a control byte, '<', '>', '"' or a
+ *            closing bracket ')', ']' or '}' with no opening partner in
+ *            the URI before it, less trailing punctuation (Thunderbird's
+ *            linkifier, mozTXTToHTMLConv FindURLEnd, ends a URL at ']'
+ *            and at a ')' that no '(' opened: the quote header
+ *            "[mailto:a@b.example]On behalf of" links mailto:a@b.example).
+ *   www.     a host starting with "www." or "ftp." and no scheme
+ *            (Appendix F; Thunderbird's abbreviated URLs), analysed as
+ *            the "http://" or "ftp://" URI a client completes it to.
  *
  * One forward pass; each candidate either becomes a hit or hands the scan
  * on to a later position, and the only re-scanned bytes are those of a
@@ -105,6 +110,10 @@ static bool bare_scheme_ok(ex_ctx *x, size_t p, size_t sl)
     if (sl < 2 || end_at(x, c) || ends_bare((unsigned char)x->t[c]))
         return false;
     unsigned char a = (unsigned char)x->t[c];
+    /* "File::Spec", "Data::Dumper": a module path, no link a mail
+       client makes (a scheme's body never starts with ':') */
+    if (a == ':')
+        return false;
     bool slash = (a == '/' || a == '\\');
     if (slash && !end_at(x, c + 1) &&
         (x->t[c + 1] == '/' || x->t[c + 1] == '\\'))
@@ -113,10 +122,13 @@ static bool bare_scheme_ok(ex_ctx *x, size_t p, size_t sl)
     return row != NULL && (row->kind == SCH_SPECIAL || (row->bits & SCHEME_IN_TEXT));
 }
 
-/* "www." + a letter or digit at p: an abbreviated URI (Appendix F). */
+/* "www." or "ftp." + a letter or digit at p: an abbreviated URI
+   (Appendix F; Thunderbird completes "ftp." names to ftp://, as it
+   completes "www." ones to http://, mozTXTToHTMLConv
+   CompleteAbbreviatedURL). */
 static bool www_at(ex_ctx *x, size_t p)
 {
-    return prefix_ieq(x, p, "www.", 4) && !end_at(x, p + 4) &&
+    return (prefix_ieq(x, p, "www.", 4) || prefix_ieq(x, p, "ftp.", 4)) && !end_at(x, p + 4) &&
            cc_is((unsigned char)x->t[p + 4], CC_ALPHA | CC_DIGIT);
 }
 
@@ -261,8 +273,9 @@ static ex_res emit(ex_ctx *x, size_t s, size_t e, size_t content, unsigned form)
     size_t plen = 0;
     /* Longer than max_uri, the text itself is analysed (too_long). */
     if ((form & URISAN_HIT_ABBREVIATED) && content <= x->max_uri) {
-        pre = "http://";
-        plen = 7;
+        bool ftp = (x->t[s] | 0x20) == 'f';
+        pre = ftp ? "ftp://" : "http://";
+        plen = ftp ? 6 : 7;
     }
     if (!(form & URISAN_HIT_WRAPPED) && pre == NULL)
         return add_hit(x, s, e - s, x->t + s, e - s, form);
@@ -289,11 +302,30 @@ static ex_res emit(ex_ctx *x, size_t s, size_t e, size_t content, unsigned form)
 static ex_res bare_from(ex_ctx *x, size_t s, size_t body_min, unsigned form,
                         size_t *resume)
 {
-    size_t e = s;
-    while (!end_at(x, e) && !ends_bare((unsigned char)x->t[e]))
+    size_t e = s, open[3] = {0, 0, 0};
+    bool closed = false; /* ended at a closing bracket with no partner */
+    while (!end_at(x, e) && !ends_bare((unsigned char)x->t[e])) {
+        int b = -1;
+        switch (x->t[e]) {
+        case '(': open[0]++; break;
+        case '[': open[1]++; break;
+        case '{': open[2]++; break;
+        case ')': b = 0; break;
+        case ']': b = 1; break;
+        case '}': b = 2; break;
+        default: break;
+        }
+        if (b >= 0) {
+            if (open[b] == 0) {
+                closed = true;
+                break;
+            }
+            open[b]--;
+        }
         e++;
+    }
     size_t te = trim_bare(x->t, s, e);
-    if (te < e)
+    if (te < e || closed)
         form |= URISAN_HIT_TRIMMED;
     *resume = e;
     if (te < s + body_min)

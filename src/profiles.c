@@ -178,6 +178,10 @@ static const char profile_mail[] =
     "# script and local-file links\n"
     "deny dangerous_scheme\n"
     LIST_WINDOWS_HANDLERS
+    "# a link that starts a local program which opens, runs or loads what\n"
+    "# the link names (ms-word:, ms-its:, hcp:, jnlp:, telnet: ...: the\n"
+    "# handler table, `urisan policy show` lists it with its sources)\n"
+    "deny handler_scheme nested:handler_scheme\n"
     "# http://bank.com@evil.example/: the name before \"@\" is a decoy\n"
     "deny userinfo password\n"
     "# hosts the reader cannot read, and hosts parsers disagree about\n"

@@ -59,6 +59,10 @@ extern const size_t urisan_scheme_rows;
 /* urisan_scheme_find for names other than "http", "https" and "file". */
 const scheme_row *urisan_scheme_find_rest(const char *s, size_t n);
 
+/* handlers.c: the lower-case scheme lower[0..n) is a handler scheme
+   (flag handler_scheme: the link starts a local program). */
+bool urisan_handler_find(const char *lower, size_t n);
+
 /* 0, 1, 2 when s[0..n) is "http", "https", "file" (the table's first
    rows), else -1. fold: 0x20 when s may hold upper-case letters (ASCII
    case-insensitive), 0 when the caller folded it already (scheme

@@ -364,6 +364,10 @@ def test_text_output_escapes_every_class_a_terminal_acts_on():
         assert len(out) == len(sel), (cmd, out)
         for (raw, want), line in zip(sel, out):
             body = line[line.index(' "') + 2:line.rindex('"')]
+            if cmd == ["extract"] and raw in (b"\xc3\xbc", b"\xe4\xbe\x8b"):
+                # a link written in visible Unicode: extract judges (and
+                # prints) the URI a browser opens for it
+                want = "".join("%%%02X" % b for b in raw)
             assert body == "http://a.example/" + want, (cmd, raw, body, want)
     # JSON output is unchanged: the JSON escape (U+202E as it is)
     r = run(["check", "--json"], b"http://a.example/\xe2\x80\xae\n")

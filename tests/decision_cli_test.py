@@ -9,6 +9,7 @@ usage: decision_cli_test.py URISAN
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -155,6 +156,11 @@ def test_policy_show_prints_each_profile():
         assert r.returncode == 0 and r.stdout.startswith(b"# " + name.encode()), (name, r)
     r = run(["policy", "show"])
     assert r.stdout.startswith(b"# default"), r.stdout
+    # the handler table, each row with its source
+    for h in (b"ms-word", b"ms-visio", b"ms-its", b"mk", b"hcp", b"search-ms", b"ms-msdt",
+              b"ms-officecmd", b"microsoft-edge", b"jnlp", b"telnet", b"vnc", b"rdp", b"steam",
+              b"zoommtg", b"ms-cxh", b"ms-settings", b"ms-appinstaller"):
+        assert re.search(rb"(?m)^#   " + re.escape(h) + rb" +\S.*\(.+\)$", r.stdout), h
     r = run(["policy", "frob"])
     assert r.returncode == 2
 

@@ -153,6 +153,13 @@ static const case_t punct_cases[] = {
     {"http://example.com/x\xe3\x80\x82", "http://example.com/x"},
     {"http://example.com/a:", "http://example.com/a"},
     {"http://example.com/a...", "http://example.com/a"},
+    /* A closing bracket no opening one matched ends the URI, as
+       Thunderbird's linkifier ends it (mozTXTToHTMLConv FindURLEnd): the
+       quote header of a reply, a word glued after ')'. */
+    {"[mailto:ilug-admin@linux.ie]On Behalf Of Tony", "mailto:ilug-admin@linux.ie"},
+    {"(http://example.com/a)b and http://example.com/c]d", "http://example.com/a|http://example.com/c"},
+    {"http://example.com/a}b", "http://example.com/a"},
+    {"http://h.example/a_(b)c_[d]e", "http://h.example/a_(b)c_[d]e"},
     /* Inside delimiters nothing is trimmed. */
     {"<http://example.com/a.>", "http://example.com/a."},
     {"\"http://example.com/a.\"", "http://example.com/a."},
@@ -182,6 +189,10 @@ static const case_t scheme_cases[] = {
     {"<img src=http://example.com/i.png>", "http://example.com/i.png"},
     {"xhttp://a.example/", "xhttp://a.example/"},
     {"<message-id@example.com> <not a uri>", ""},
+    /* a module path is no link a mail client makes: "File::Spec" is no
+       file: URI, "Data::Dumper" no data: URI */
+    {"use File::Spec; use Data::Dumper; JavaScript::Minifier", ""},
+    {"file:/etc/passwd and file:///c:/x", "file:/etc/passwd|file:///c:/x"},
 };
 
 START_TEST(schemes_in_running_text)
@@ -210,6 +221,22 @@ START_TEST(www_forms_are_abbreviated_and_analysed_as_http)
     /* The browser's reading of the userinfo trick is what is analysed. */
     ck_assert_str_eq(joined_of("www.bank.example@10.0.0.1/"),
                      "http://www.bank.example@10.0.0.1/");
+}
+END_TEST
+
+START_TEST(ftp_names_are_abbreviated_as_ftp_like_www_names)
+{
+    /* Thunderbird completes "ftp." names to ftp:// as "www." to http://
+       (mozTXTToHTMLConv CompleteAbbreviatedURL) */
+    ck_assert_str_eq(joined_of("Mirror at ftp.evil.example/x, or FTP.Example.org."),
+                     "ftp://ftp.evil.example/x|ftp://FTP.Example.org");
+    run r;
+    const char *t = "see ftp.example.org/pub";
+    extract_all(t, strlen(t), &r);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED);
+    ck_assert_uint_eq(r.h[0].off, 4);
+    ck_assert_str_eq(joined_of("me@ftp.example.org a/ftp.b.org ftp. ftpx.example"), "");
 }
 END_TEST
 
@@ -532,6 +559,7 @@ static Suite *extract_suite(void)
     tcase_add_loop_test(tc, schemes_in_running_text, 0,
                         (int)(sizeof scheme_cases / sizeof scheme_cases[0]));
     tcase_add_test(tc, www_forms_are_abbreviated_and_analysed_as_http);
+    tcase_add_test(tc, ftp_names_are_abbreviated_as_ftp_like_www_names);
     tcase_add_test(tc, flags_come_from_the_analysis_of_the_uri);
     tcase_add_test(tc, hit_cap_returns_too_many_and_resumes_to_the_same_hits);
     tcase_add_test(tc, scratch_full_is_too_many_and_too_small_is_nospace);

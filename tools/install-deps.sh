@@ -44,6 +44,9 @@ pkgs=(
   lua5.3 liblua5.3-dev lua5.4 liblua5.4-dev         # HAProxy 2.6 (5.3), 5.4
   libnginx-mod-http-lua rspamd wrk                  # lua_e2e, rspamd_e2e, gateway-bench
   nodejs                                            # tests/nested_diff_test.py (a real URL client)
+  # word lists with diacritics: tests/impersonation_letters_test.py judges
+  # their words as IDN labels (ordinary words get no homograph)
+  wngerman wfrench wspanish wportuguese witalian wpolish wswedish
 )
 [ $# -gt 0 ] && pkgs=("$@")
 

@@ -8,6 +8,8 @@ judged by the urisan Lua module under a profile and policy file
   URISAN_NESTED_INTERNAL  a URL carrying, in a parameter, a URL of an
                           internal address or name (loopback, private,
                           link-local, reserved, internal or one-label name)
+  URISAN_HANDLER          a URL whose scheme starts a local program
+                          (handler_scheme: ms-word:, search-ms:, hcp: ...)
   URISAN_FLAG             a URL the policy only flags
 
 each with the URL and the reasons as options. The URLs are the ones
@@ -33,6 +35,7 @@ local settings = {
   score_deny = 6.0,
   score_homograph = 8.0,
   score_nested_internal = 6.0,
+  score_handler = 4.0,
   score_flag = 0.5,
 }
 for k, v in pairs(opts) do
@@ -124,7 +127,7 @@ local function check_urls(task)
     return
   end
   local found = { URISAN_DENY = {}, URISAN_HOMOGRAPH = {}, URISAN_NESTED_INTERNAL = {},
-                  URISAN_FLAG = {} }
+                  URISAN_HANDLER = {}, URISAN_FLAG = {} }
   local function note(sym, url, reasons)
     local t = found[sym]
     if #t < settings.max_options then
@@ -144,6 +147,7 @@ local function check_urls(task)
                                       tostring(r.host_imitates) or "homograph" })
     end
     if nested_internal(r) then note("URISAN_NESTED_INTERNAL", url, r.reasons) end
+    if has(r.flags, "handler_scheme") then note("URISAN_HANDLER", url, { "handler_scheme" }) end
   end
   for sym, list in pairs(found) do
     if #list > 0 then task:insert_result(sym, 1.0, list) end
@@ -166,6 +170,8 @@ virtual("URISAN_DENY", settings.score_deny, "a URL the urisan policy denies")
 virtual("URISAN_HOMOGRAPH", settings.score_homograph, "a URL host that looks like another (UTS #39)")
 virtual("URISAN_NESTED_INTERNAL", settings.score_nested_internal,
         "a URL carrying a URL of an internal address or name in a parameter")
+virtual("URISAN_HANDLER", settings.score_handler,
+        "a URL whose scheme starts a local program (ms-word:, search-ms:, hcp: ...)")
 virtual("URISAN_FLAG", settings.score_flag, "a URL the urisan policy flags")
 rspamd_logger.infox(rspamd_config, "urisan %s: profile %s, policy file %s", urisan.version(),
                     settings.profile, settings.policy_file or "none")

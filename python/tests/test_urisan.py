@@ -427,3 +427,22 @@ def test_check_request_refuses_unknown_keywords_headers_and_trust():
     r = urisan.check_request(target="/x", trust="original-uri,target", host="h.example",
                              headers={"X-Original-URI": "/y", "X-Original-Host": "o.example"})
     assert r["uri"] == "http://o.example/y"
+
+
+def test_extract_reads_a_unicode_link_as_the_uri_a_browser_opens(exe):
+    """Free-text extract judges https://bücher.de/angebote as the URI a
+    browser opens (idn, not invalid), written kept, as the command does."""
+    pol = urisan.Policy(profile="mail")
+    text = "Angebote: https://bücher.de/angebote\n"
+    got = urisan.extract(text, policy=pol)
+    r = subprocess.run([exe, "extract", "--json", "--profile", "mail", "-"],
+                       input=text.encode(), capture_output=True, check=False)
+    want = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert len(got) == 1 and len(want) == 1
+    h = got[0]
+    if "idn" not in want[0]["flags"]:
+        pytest.skip("built without the host layer")
+    assert h["uri"] == want[0]["uri"] == "https://xn--bcher-kva.de/angebote"
+    assert h["written"] == want[0]["written"] == "https://bücher.de/angebote"
+    assert h["flags"] == want[0]["flags"] == ["idn"]
+    assert h["verdict"] == "flag"

@@ -22,6 +22,14 @@ static int show(const char *profile)
         return CLI_EXIT_USAGE;
     }
     fputs(text, stdout);
+    /* the handler table the flag handler_scheme reads (src/handlers.c),
+       as comments: the output stays the profile's policy text */
+    fputs("# handler schemes: the flag handler_scheme (doc/policy.md \"Handler schemes\"):\n"
+          "# a link that starts a local program which opens, runs or loads what it names\n",
+          stdout);
+    const char *what, *source, *h;
+    for (size_t i = 0; (h = urisan_handler_scheme(i, &what, &source)) != NULL; i++)
+        printf("#   %-16s %s (%s)\n", h, what, source);
     return cli_finish(CMD, CLI_EXIT_OK);
 }
 

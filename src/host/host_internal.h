@@ -11,6 +11,7 @@
  *   protect.c   a policy's protected names and a view's imitation of them
  *   judge.c     the decision (urisan_judge, urisan_judge_link_decide)
  *   opened.c    a link written in Unicode as the URI a browser opens
+ *   fold.c      a brand label with its diacritics and look-alikes folded
  *
  * The calls go one way: judge -> protect -> imitation, ctx -> view -> memo,
  * skeleton -> data (tools/src_graph.py src/host: no cycle).
@@ -46,6 +47,12 @@ void host_skeleton_init(const USpoofChecker *spoof);
    (as ICU writes it; "" when it does not fit in cap): false when a byte
    has none there. *jplain: the skeleton is its own JSON text. */
 bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain);
+
+/* fold.c: the UTS #39 skeleton of the brand label label[0..n) (UTF-8)
+   with its non-spacing marks dropped (NFD) and the look-alike letters
+   TR39 leaves alone folded to their Latin letter, into skel (cap bytes,
+   UTF-8, *sn bytes). false when it cannot be had. */
+bool host_fold_skeleton(const char *label, size_t n, char *skel, size_t cap, size_t *sn);
 
 /* view.c: the view of host[0..len) computed (no memo). shortcut: a plain
    ASCII host without ICU and libidn2; false: everything through ICU and

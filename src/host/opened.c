@@ -10,8 +10,8 @@
  *
  * Fail closed: a link is left as written (and judged as written: raw
  * non-ASCII is `invalid`) when it is not valid UTF-8, holds a control,
- * format (bidi, zero-width), unassigned, private-use or other
- * Default_Ignorable character, or a host that UTS #46 would change beyond
+ * format (bidi, zero-width), separator (no-break space, U+2028),
+ * unassigned, private-use or other Default_Ignorable character, or a host that UTS #46 would change beyond
  * lower-casing and NFC (fullwidth letters, mathematical alphanumerics,
  * ignored code points) or that IDNA refuses: those are the tricks the
  * host flags (`host_uts46`, `invisible_char`) report on the written form.
@@ -80,7 +80,9 @@ static bool has_high(const char *s, size_t n)
 }
 
 /* Every character of s[0..n) is valid UTF-8 and shown: none is a
-   control, format, unassigned, surrogate or private-use character, nor
+   control, format, unassigned, surrogate or private-use character, a
+   space or line or paragraph separator (U+00A0, U+3000, U+2028: a
+   linkifier ends a link there, Thunderbird's at U+00A0 and U+3000), nor
    Default_Ignorable (Unicode DerivedCoreProperties). */
 static bool shown_utf8(const char *s, size_t n)
 {
@@ -96,7 +98,8 @@ static bool shown_utf8(const char *s, size_t n)
             continue;
         int8_t t = u_charType(c);
         if (t == U_CONTROL_CHAR || t == U_FORMAT_CHAR || t == U_UNASSIGNED ||
-            t == U_SURROGATE || t == U_PRIVATE_USE_CHAR ||
+            t == U_SURROGATE || t == U_PRIVATE_USE_CHAR || t == U_SPACE_SEPARATOR ||
+            t == U_LINE_SEPARATOR || t == U_PARAGRAPH_SEPARATOR ||
             u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT))
             return false;
     }

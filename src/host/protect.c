@@ -47,7 +47,8 @@ static bool high_bytes(const char *s, size_t n)
  * into skel. false when the host has no registrable domain (an address,
  * a public suffix) or no skeleton can be had.
  */
-static bool brand_forms(const urisan_hostview *hv, imit_host *ih, char *skel, size_t cap)
+static bool brand_forms(const urisan_hostview *hv, imit_host *ih, char *skel, size_t cap,
+                        const char **label, size_t *label_len)
 {
     const char *reg = hv->registrable, *u = hv->unicode;
     size_t rl = hv->registrable_len, nlab = 1;
@@ -81,6 +82,10 @@ static bool brand_forms(const urisan_hostview *hv, imit_host *ih, char *skel, si
         sn = (size_t)k;
     }
     const char *dot = memchr(reg, '.', rl);
+    if (label != NULL) {
+        *label = u + s;
+        *label_len = e - s;
+    }
     ih->registrable = reg;
     ih->registrable_len = rl;
     ih->brand_len = dot != NULL ? (size_t)(dot - reg) : rl;
@@ -111,7 +116,8 @@ static const imit_list *protect_list(urisan_host_ctx *ctx, const urisan_policy *
     for (size_t i = 0; (name = urisan_policy_protected(pol, i, &n)) != NULL; i++) {
         imit_host ih;
         char skel[4 * 64 + 1];
-        if (urisan_host_view(ctx, name, n, hv) && brand_forms(hv, &ih, skel, sizeof skel))
+        if (urisan_host_view(ctx, name, n, hv) &&
+            brand_forms(hv, &ih, skel, sizeof skel, NULL, NULL))
             (void)imit_list_add(l, ih.registrable, ih.registrable_len, 0, ih.brand_len,
                                 ih.brand_skel, ih.brand_skel_len);
     }
@@ -179,12 +185,26 @@ urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, uri
             return hv->flags | URISAN_F(HOMOGRAPH);   /* no memory: fail closed */
         imit_host ih;
         char skel[4 * 64 + 1];
-        const char *name = NULL;
-        imit_kind k = !surely_none(ctx->protect, hv) && brand_forms(hv, &ih, skel, sizeof skel)
-                          ? imit_judge(l, &ih, &name)
-                          : IMIT_NONE;
+        const char *name = NULL, *label = NULL;
+        size_t label_len = 0;
+        bool forms = !surely_none(ctx->protect, hv) &&
+                     brand_forms(hv, &ih, skel, sizeof skel, &label, &label_len);
+        imit_kind k = forms ? imit_judge(l, &ih, &name) : IMIT_NONE;
+        /* an IDN brand label that imitates none under its skeleton: its
+           diacritics dropped and the look-alikes TR39 leaves alone folded
+           (fold.c), as a spoof checker reads it */
+        size_t fn = 0;
+        if (forms && k == IMIT_NONE && ih.brand_idn &&
+            host_fold_skeleton(label, label_len, skel, sizeof skel, &fn)) {
+            ih.brand_skel = skel;
+            ih.brand_skel_len = fn;
+            k = imit_judge(l, &ih, &name);
+        }
+        /* TR39 5.2: a label mixing scripts (Latin with Cyrillic ...) is a
+           homograph under protected names too, imitating no listed one */
         hv->imitation = k == IMIT_HOMOGRAPH   ? URISAN_F(HOMOGRAPH)
                         : k == IMIT_LOOKALIKE ? URISAN_F(LOOKALIKE)
+                        : (hv->why & URISAN_HOSTVIEW_MIXED_SCRIPT) ? URISAN_F(HOMOGRAPH)
                                               : 0;
         size_t nl = name != NULL ? strlen(name) : 0;
         memcpy(hv->imitates, name != NULL ? name : "", nl + 1);

@@ -67,6 +67,14 @@ void mail_pre_scan(const char *d, size_t n, const urisan_mail_limits *lim, mail_
 mail_walk_status mail_walk(const char *data, size_t len, const urisan_mail_limits *lim,
                            mail_part_fn fn, void *ctx, mail_limit_hit *hit);
 
+/* An HTML attribute's URL s[0..n) as the WHATWG URL parser reads it
+   before parsing (attr.c): C0 controls and spaces stripped at both ends,
+   tabs and newlines removed, the parser's percent-encode sets applied
+   after the authority. NULL when that changes nothing (or no memory);
+   else the text (malloc'd, *out_len bytes), *split_authority when a tab
+   or newline was removed before the path (a host split over lines). */
+char *mail_attr_url(const char *s, size_t n, size_t *out_len, bool *split_authority);
+
 /* A UNC path in text (unc.c): "\\host\share\..." at t[off..off+len),
    its host at t[host..host+host_len). */
 typedef struct {

@@ -482,8 +482,19 @@ static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char 
     }
 }
 
+/* A network-path reference ("//host", "\\\\host": a host all the
+   same; Outlook opens a UNC path) */
+static bool network_path(const char *s, size_t n)
+{
+    return n >= 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\');
+}
+
 /* One link of an HTML part: the URI a browser opens for it parsed and
-   analysed once, its text judged, decided once and delivered. */
+   analysed once, its text judged, decided once and delivered. The value
+   is read as the WHATWG URL parser reads it first (attr.c: white space
+   stripped and removed, the parser's percent-encoding), then resolved
+   against the base and converted from Unicode; written keeps the value
+   as written. A relative link with no base goes nowhere (no_base). */
 static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const html_link *l,
                      const char *base, size_t blen)
 {
@@ -493,8 +504,12 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     r.source = html_source(l->attr);
     r.offset = c->off_base + l->off;
     r.length = l->url_len;
-    r.uri = html_url(d, l);
-    r.uri_len = l->url_len;
+    const char *value = html_url(d, l);
+    size_t vlen = l->url_len, clen = 0;
+    bool split = false;
+    char *clean = l->base ? NULL : mail_attr_url(value, vlen, &clen, &split);
+    r.uri = clean != NULL ? clean : value;
+    r.uri_len = clean != NULL ? clen : vlen;
     if (l->has_display) {
         r.display = html_display(d, l);
         r.display_len = l->display_len;
@@ -502,7 +517,8 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     char *own = NULL;
     urisan_uri u;
     urisan_report rep;
-    if (!l->base && base != NULL && !has_scheme(r.uri, r.uri_len))
+    bool relative = !l->base && !has_scheme(r.uri, r.uri_len);
+    if (relative && base != NULL)
         html_target(&r, base, blen, &own); /* relative: resolved first */
     urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     if (!l->base && own == NULL && (rep.flags & URISAN_F(NON_ASCII))) {
@@ -510,6 +526,20 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
         if (own != NULL)
             urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
     }
+    if (clean != NULL) { /* the value as written, before the parser's reading */
+        r.written = value;
+        r.written_len = vlen;
+    }
+    /* A relative link in a document without a base: the reader's client
+       resolves it against the message itself (Thunderbird's mailbox: URL,
+       about:blank), so it opens nothing on the web. It is reported with
+       no_base alone: what its text would be as a URI is no fact about a
+       link anyone opens. A network-path reference names a host: judged. */
+    if (relative && base == NULL && !network_path(r.uri, r.uri_len))
+        rep.flags = URISAN_F(NO_BASE);
+    /* a tab or newline the parser removed inside the scheme or the host */
+    if (split)
+        rep.flags |= URISAN_F(WHITESPACE);
     char *uw = NULL;
     urisan_uri pu = u;
     unwrapped(c, &pu, &r, &u, &rep, &uw); /* a rewritten link: its destination */
@@ -522,6 +552,7 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     bool ok = deliver(c, &r);
     g_free(uw);
     free(own);
+    free(clean);
     return ok;
 }
 
