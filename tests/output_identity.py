@@ -61,7 +61,19 @@ import sys
 # white space trimmed: 156 of 346 runs differ (the shared data and
 # corpus/), each line by the new flag and its reason, or by nested_url on
 # a value padded with U+00A0 (corpus/request's /c8?u=%C2%A0http://...).
-REF_COMMIT = "5962b4e084a8428639c90a860ef6df94b0e3d6ac"
+# Moved to e1fe345, which changes on purpose (the mail doors'
+# links read as the reader's client reads them): free-text
+# extract judges a link written in Unicode as the URI a browser opens
+# (uri A-labels / %XX, a key "written" added: userbait 1 line, corpus/
+# analyze, cli, curl, extract, html5, link_opened, normalize, parse,
+# resolve, uriparser); text links end at an unmatched ) ] } and "ftp."
+# names are completed to ftp:// (corpus/cli, extract, mail: hits split or
+# added); the flag handler_scheme (corpus/cli: steam:, telnet: ... lines
+# of check, --profile, --base, squid-acl's log=); extract --mail reads
+# HTML attribute URLs as the WHATWG parser does and flags no_base
+# (mail/entities.eml, corpus/mail, milter). On the shared data no line of
+# check, normalize, resolve or squid-acl changes.
+REF_COMMIT = "e1fe34554f85dd252c9b1ea0c2f30371cc5b0b87"
 
 BASE = "http://a/b/c/d;p?q"
 def skip(msg):
