@@ -729,15 +729,13 @@ static int l_check_link(lua_State *L)
     free(lc->opened);
     lc->opened = urisan_link_opened(in, len, &olen);
     bool conv = lc->opened != NULL;
-    int uri_idx = 1;
-    if (conv) {
-        lua_pushlstring(L, lc->opened, olen);   /* the URI opened: its uri */
-        uri_idx = lua_gettop(L);
-        in = lua_tolstring(L, uri_idx, &len);
+    if (conv) {                                 /* the URI opened: its uri */
+        in = lc->opened;
+        len = olen;
     }
     judgement j;
     judge(L, lc, in, len, base, blen, pol, 1, &j);
-    push_check(L, uri_idx, in, len, &j, pol, base != NULL);
+    push_result(L, in, len, &j, pol, base != NULL, 2);
     if (conv) {
         lua_pushvalue(L, 1);                    /* the link as written */
         lua_setfield(L, -2, "written");
