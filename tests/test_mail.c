@@ -560,6 +560,31 @@ START_TEST(an_empty_body_without_data_is_read_as_text)
 }
 END_TEST
 
+/* Empty parts reach the readers with data (GMime gives an empty body no
+   buffer): an empty .url attachment and an empty body under two transfer
+   encodings are read without a link or a diagnostic, and under UBSan
+   without a null-pointer offset (corpus/mail/empty-shortcut-attachment,
+   corpus/mail/empty-body-two-cte). */
+START_TEST(an_empty_part_is_read_as_empty_bytes)
+{
+    static const char *const msgs[] = {
+        "From: a@example.org\nMIME-Version: 1.0\n"
+        "Content-Type: multipart/mixed; boundary=b\n\n--b\n"
+        "Content-Type: application/octet-stream\n"
+        "Content-Disposition: attachment; filename=a.url\n\n--b--\n",
+        "From: a@example.org\nMIME-Version: 1.0\nContent-Type: text/plain\n"
+        "Content-Transfer-Encoding: base64\nContent-Transfer-Encoding: quoted-printable\n\n",
+    };
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+        rows r;
+        memset(&r, 0, sizeof r);
+        ck_assert_int_eq(scan(msgs[i], NULL, &r, NULL), URISAN_MAIL_OK);
+        ck_assert_uint_eq(r.n, 0);
+        ck_assert_uint_eq(r.diags, 0);
+    }
+}
+END_TEST
+
 /* Rewritten links, as each service decodes them (public formats). */
 static const struct {
     const char *in, *service, *dest; /* service NULL: no wrapper read */
@@ -630,6 +655,7 @@ static Suite *mail_suite(void)
     tcase_add_loop_test(tc, a_part_is_read_by_its_file_name_type_and_first_bytes, 0,
                         (int)(sizeof sniffs / sizeof sniffs[0]));
     tcase_add_test(tc, an_empty_body_without_data_is_read_as_text);
+    tcase_add_test(tc, an_empty_part_is_read_as_empty_bytes);
     tcase_add_test(tc, mail_scan_decides_through_the_host_layer_as_every_door);
     suite_add_tcase(s, tc);
     return s;

@@ -62,10 +62,18 @@ static bool charset_is_utf8(const char *cs)
  * then the charset converted to UTF-8. An unknown charset is left alone:
  * its bytes reach the JSON writer, which escapes what is not UTF-8.
  */
+/* A part's bytes: never NULL data, also when the part is empty (an empty
+   GByteArray has no buffer), so readers may take data + offset and memcmp
+   on it. */
+static GByteArray *part_bytes_new(void)
+{
+    return g_byte_array_sized_new(64);
+}
+
 static GByteArray *decode_part(GMimePart *part)
 {
     GMimeDataWrapper *w = g_mime_part_get_content(part);
-    GByteArray *arr = g_byte_array_new();
+    GByteArray *arr = part_bytes_new();
     GMimeStream *mem = g_mime_stream_mem_new_with_byte_array(arr);
     g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(mem), FALSE);
     if (w == NULL) {
@@ -256,7 +264,7 @@ static bool dup_scan(GMimeObject *o, dup_fields *df)
    conversion): another reader's reading of a second CTE field. */
 static GByteArray *decode_as(GMimePart *part, GMimeContentEncoding enc)
 {
-    GByteArray *arr = g_byte_array_new();
+    GByteArray *arr = part_bytes_new();
     GMimeDataWrapper *w = g_mime_part_get_content(part);
     GMimeStream *raw = w != NULL ? g_mime_data_wrapper_get_stream(w) : NULL;
     if (raw == NULL)
