@@ -56,12 +56,6 @@ static bool charset_is_utf8(const char *cs)
            g_ascii_strcasecmp(cs, "us-ascii") == 0 || g_ascii_strcasecmp(cs, "ascii") == 0;
 }
 
-/*
- * The part's content as the reader sees it: transfer encoding undone by
- * the data wrapper (quoted-printable soft breaks joined, base64 decoded),
- * then the charset converted to UTF-8. An unknown charset is left alone:
- * its bytes reach the JSON writer, which escapes what is not UTF-8.
- */
 /* A part's bytes: never NULL data, also when the part is empty (an empty
    GByteArray has no buffer), so readers may take data + offset and memcmp
    on it. */
@@ -70,6 +64,12 @@ static GByteArray *part_bytes_new(void)
     return g_byte_array_sized_new(64);
 }
 
+/*
+ * The part's content as the reader sees it: transfer encoding undone by
+ * the data wrapper (quoted-printable soft breaks joined, base64 decoded),
+ * then the charset converted to UTF-8. An unknown charset is left alone:
+ * its bytes reach the JSON writer, which escapes what is not UTF-8.
+ */
 static GByteArray *decode_part(GMimePart *part)
 {
     GMimeDataWrapper *w = g_mime_part_get_content(part);
