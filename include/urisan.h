@@ -404,7 +404,12 @@ typedef enum {
     X(IP_DENIED,          ip_denied,          6) \
     X(IP_NOT_ALLOWED,     ip_not_allowed,     7) \
     X(NESTED_HOST_DENIED, nested_host_denied, 8) \
-    X(NESTED_IP_DENIED,   nested_ip_denied,   9)
+    X(NESTED_IP_DENIED,   nested_ip_denied,   9) \
+    X(RESOLVED_IP_DENIED, resolved_ip_denied, 10) \
+    X(DNS_NXDOMAIN,       dns_nxdomain,       11) \
+    X(DNS_SERVFAIL,       dns_servfail,       12) \
+    X(DNS_TIMEOUT,        dns_timeout,        13) \
+    X(DNS_FAILED,         dns_failed,         14)
 
 typedef enum {
 #define URISAN_X_(U, l, b) URISAN_REASON_##U = b,
@@ -576,6 +581,32 @@ URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p);
 /* 1 when a `deny nested:FLAG` or `flag nested:FLAG` rule of p names a
    flag of f, else 0 (p NULL: the default policy, which has none). */
 URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags f);
+
+/*
+ * The address rule (doc/policy.md "Address rules", "Names that resolve
+ * inside" in SECURITY.md): one address a client is about to connect to -
+ * family 4 (addr[0..4)) or 6 (addr[0..16)), in network byte order - judged
+ * as urisan_decide judges a host that is that address written as an IP
+ * literal: its address classes (ip_loopback ... ip_broadcast, and
+ * ip_embedded with the classes of the IPv4 address an IPv4-mapped,
+ * -compatible, NAT64, 6to4 or Teredo address carries) against the
+ * policy's deny and flag rules, its deny-ip and allow-ip ranges, and the
+ * deny-host entries that are addresses. The same code judges the literal
+ * (one implementation). pol NULL: the default policy. out is always
+ * filled; a family other than 4 or 6 is URISAN_E_BAD_ARGUMENT and
+ * denied (deny_flags invalid). No allocation.
+ */
+typedef struct {
+    urisan_verdict verdict;
+    urisan_flags class_flags;  /* the address's classes (ip_loopback ..., ip_embedded) */
+    urisan_flags deny_flags;   /* the classes that denied it */
+    urisan_flags flag_flags;   /* the classes only reported */
+    unsigned rules;            /* ip_denied, ip_not_allowed, host_denied */
+} urisan_addr_decision;
+
+URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
+                                           const uint8_t *addr,
+                                           urisan_addr_decision *out);
 
 /* parse + analyze + decide with the policy's limits (pol NULL: default). */
 URISAN_API urisan_status urisan_check(const char *in, size_t len,
@@ -1031,7 +1062,7 @@ typedef enum {
     URISAN_RV_NESTED,   /* an array of objects, one a nested URL
                            (urisan_result_nested), of the keys key->sub */
     URISAN_RV_FRONT     /* what the front end writes itself (the command's
-                           line, lineno, explain) */
+                           line, lineno, explain, resolve) */
 } urisan_rv_kind;
 
 typedef struct {
@@ -1052,6 +1083,7 @@ typedef struct {
 #define URISAN_RK_HOST 2u     /* the front end decides with liburisan-host */
 #define URISAN_RK_LOG 4u      /* the command read a log line (--format) */
 #define URISAN_RK_EXPLAIN 8u  /* the command's --explain */
+#define URISAN_RK_RESOLVE 16u /* the command's --resolve (liburisan-net) */
 
 /* urisan_result_key.shown */
 #define URISAN_RS_ALWAYS 0u   /* in every result of its mode */

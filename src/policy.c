@@ -142,6 +142,16 @@ static bool span_in(urisan_span s, size_t len)
     return s.off != URISAN_ABSENT && s.off <= len && s.len <= len - s.off;
 }
 
+/* The text of the report's address ("127.0.0.1", "::1"), what a host
+   list entry that is an address is compared with; 0: no address. */
+static size_t report_ip_text(const urisan_report *rep, char ip[48])
+{
+    size_t ipn = 0;
+    if (rep == NULL || rep->ip_family == 0 || urisan_format_ip(rep, ip, 48, &ipn) != URISAN_OK)
+        return 0;
+    return ipn;
+}
+
 /* Is the host of uri (over in[0..len)) or its de-obfuscated address in
    the host list arr[0..cnt)? The first entry that matches: index + 1; 0:
    none. No host: only an entry matching "" could. */
@@ -161,10 +171,7 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     if (n > 1 && h[n - 1] == '.')
         n--; /* "example.com." is example.com (DNS root label) */
     char ip[48];
-    size_t ipn = 0;
-    if (rep != NULL && rep->ip_family != 0 && urisan_format_ip(rep, ip, sizeof ip, &ipn) != URISAN_OK)
-        ipn = 0;
-    return host_in(p, arr, cnt, h, n, ip, ipn);
+    return host_in(p, arr, cnt, h, n, ip, report_ip_text(rep, ip));
 }
 
 /* Has h[0..n) a byte >= 0x80 or a '%'? Eight bytes a step: a '%' is a
@@ -293,6 +300,56 @@ URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan
         (rep->flags & URISAN_F(IP_LITERAL)) != 0)
         rules |= urisan_pol_ip_reasons(p, rep);
     return rules;
+}
+
+/* The address classes a policy judges (what urisan_judge_addr reports). */
+#define ADDR_CLASS_FLAGS                                                              \
+    (URISAN_F(IP_LOOPBACK) | URISAN_F(IP_PRIVATE) | URISAN_F(IP_LINK_LOCAL) |         \
+     URISAN_F(IP_RESERVED) | URISAN_F(IP_MULTICAST) | URISAN_F(IP_BROADCAST) |        \
+     URISAN_F(IP_EMBEDDED))
+
+/* The address rule: the address is judged as the host that is that
+   address written as an IP literal - the report the analysis makes of
+   one (ip_literal, the classes of addrclass.c, the address) and the rules
+   rule_reasons applies to it (deny-host entries compared with the
+   address's text as host_listed compares them, then urisan_pol_ip_reasons).
+   Only the name rules are left out: an address has no name. */
+URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
+                                           const uint8_t *addr, urisan_addr_decision *out)
+{
+    if (out == NULL)
+        return URISAN_E_BAD_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (pol != NULL && pol->magic != POL_MAGIC)
+        pol = NULL;
+    if ((family != 4 && family != 6) || addr == NULL) {
+        out->verdict = URISAN_DENY;
+        out->deny_flags = URISAN_F(INVALID);
+        return URISAN_E_BAD_ARGUMENT;
+    }
+    urisan_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.ip_family = family;
+    memcpy(rep.ip, addr, family == 4 ? 4 : 16);
+    out->class_flags = (family == 4 ? urisan_addr_class_v4(addr) : urisan_addr_class_v6(addr)) &
+                       ADDR_CLASS_FLAGS;
+    rep.flags = URISAN_F(IP_LITERAL) | out->class_flags;
+    urisan_flags deny = pol ? pol->deny : URISAN_DEFAULT_DENY;
+    urisan_flags flag = pol ? pol->flag : URISAN_DEFAULT_FLAG;
+    out->deny_flags = out->class_flags & deny;
+    out->flag_flags = out->class_flags & flag & ~deny;
+    if (pol != NULL) {
+        char ip[48];
+        if (pol->n_deny_host > 0 &&
+            host_in(pol, pol->deny_host, pol->n_deny_host, "", 0, ip, report_ip_text(&rep, ip)))
+            out->rules |= 1u << URISAN_REASON_HOST_DENIED;
+        if (pol->n_deny_ip > 0 || pol->n_allow_ip > 0)
+            out->rules |= urisan_pol_ip_reasons(pol, &rep);
+    }
+    out->verdict = out->deny_flags != 0 || out->rules != 0 ? URISAN_DENY
+                   : out->flag_flags != 0                  ? URISAN_FLAGGED
+                                                           : URISAN_ALLOW;
+    return URISAN_OK;
 }
 
 #if defined(__GNUC__)

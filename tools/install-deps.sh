@@ -47,6 +47,8 @@ pkgs=(
   # word lists with diacritics: tests/impersonation_letters_test.py judges
   # their words as IDN labels (ordinary words get no homograph)
   wngerman wfrench wspanish wportuguese witalian wpolish wswedish
+  libc-ares-dev                                     # liburisan-net: check --resolve (c-ares)
+  python3-requests python3-httpx                    # urisan.guard transports and their dns_ tests
 )
 [ $# -gt 0 ] && pkgs=("$@")
 

@@ -2,6 +2,7 @@
  * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
  * flags and verdict of each URI, as text or JSON Lines.
  */
+#include "check_resolve.h"
 #include "components.h"
 #include "urisan_hot.h"
 #include "cli.h"
@@ -35,6 +36,9 @@ typedef struct {
     cli_buf tmp;               /* --format: a bad line's or a --tsv line */
     urisan_host_ctx *host;     /* the host layer's context (the one decision) */
     unsigned judge_opts;       /* URISAN_JUDGE_VIEW with a host key */
+#ifdef URISAN_HAVE_NET
+    cli_resolve_window *rw;    /* --resolve: the lines held for their lookups */
+#endif
 } check_ctx;
 
 /* What we found about one input. j.uri: the input as written (with
@@ -49,6 +53,9 @@ typedef struct {
     bool resolved;             /* --base: resolution succeeded */
     size_t rlen;
     urisan_error rerr;
+#ifdef URISAN_HAVE_NET
+    const urisan_net_result *res; /* --resolve: the answer for the host */
+#endif
 } check_result;
 
 /* The one decision (the host layer's urisan_judge when built: parse,
@@ -113,6 +120,19 @@ static void put_lineno(cli_buf *b, const void *v)
     const check_row *row = v;
     cli_buf_addu(b, row->c->log->lineno);
 }
+static void put_resolve(cli_buf *b, const void *v)
+{
+#ifdef URISAN_HAVE_NET
+    const check_row *row = v;
+    if (row->r->res != NULL) {
+        cli_jv_resolve(b, row->r->res);
+        return;
+    }
+#else
+    (void)v;
+#endif
+    cli_buf_lit(b, "null");
+}
 
 static const struct {
     const char *name;
@@ -121,6 +141,7 @@ static const struct {
     { "line", put_line },
     { "lineno", put_lineno },
     { "explain", put_explain },
+    { "resolve", put_resolve },
 };
 
 /* A key's value on the fallback line (a line too large for
@@ -327,7 +348,8 @@ static void check_fields_make(void)
         f->when = k->when & ~URISAN_RK_HOST;
         f->needs = (k->when & URISAN_RK_BASE) ? "--base"
                  : (k->when & URISAN_RK_LOG) ? "--format"
-                 : (k->when & URISAN_RK_EXPLAIN) ? "--explain" : NULL;
+                 : (k->when & URISAN_RK_EXPLAIN) ? "--explain"
+                 : (k->when & URISAN_RK_RESOLVE) ? "--resolve" : NULL;
         f->extra = k->shown == URISAN_RS_NAMED;
         f->present = k->shown == URISAN_RS_NESTED ? key_present : NULL;
         f->put_arg = put_key;
@@ -404,6 +426,10 @@ URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
         cli_buf_addu(b, r->full_len);
         cli_buf_lit(b, " bytes)");
     }
+#ifdef URISAN_HAVE_NET
+    if (r->res != NULL)
+        cli_text_resolve(b, r->res);
+#endif
     if (c->explain && r->j.dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
         if (r->resolved)
@@ -419,6 +445,30 @@ URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
     return cli_out_end();
 }
 
+/* Write the line of a judged input. false on a write error. */
+URISAN_HOT static bool write_result(check_ctx *c, const check_result *r)
+{
+    if (r->j.dec.verdict == URISAN_DENY)
+        c->denied = true;
+    if (c->tsv) {
+        cli_log_tsv(&c->tmp, &r->j.dec, c->log);
+        return cli_out_buf(&c->tmp);
+    }
+    if (!c->json)
+        return write_text(c, r);
+    urisan_result res = {
+        .in = r->in, .len = r->len, .full_len = r->full_len, .truncated = r->truncated,
+        .uri = &r->j.uri, .rep = &r->j.rep, .dec = &r->j.dec, .pol = c->pol,
+        .resolved = r->resolved ? c->rbuf : NULL, .rlen = r->rlen, .rerr = r->rerr,
+    };
+#ifdef URISAN_HAVE_HOST
+    urisan_result_host(&res, c->host, r->j.hv, c->skeleton_always);
+#endif
+    signed char plain = -1;
+    check_row row = { c, r, &res, { &res, &plain } };
+    return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
+}
+
 /* Check one input and write its line. false on a write error. */
 URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
@@ -429,27 +479,32 @@ URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
     r.len = len;
     r.full_len = full_len;
     r.truncated = truncated;
-    judge(c, &r);
-    if (r.j.dec.verdict == URISAN_DENY)
-        c->denied = true;
-    if (c->tsv) {
-        cli_log_tsv(&c->tmp, &r.j.dec, c->log);
-        return cli_out_buf(&c->tmp);
-    }
-    if (!c->json)
-        return write_text(c, &r);
-    urisan_result res = {
-        .in = r.in, .len = r.len, .full_len = r.full_len, .truncated = r.truncated,
-        .uri = &r.j.uri, .rep = &r.j.rep, .dec = &r.j.dec, .pol = c->pol,
-        .resolved = r.resolved ? c->rbuf : NULL, .rlen = r.rlen, .rerr = r.rerr,
-    };
-#ifdef URISAN_HAVE_HOST
-    urisan_result_host(&res, c->host, r.j.hv, c->skeleton_always);
+#ifdef URISAN_HAVE_NET
+    r.res = NULL;
+    if (c->rw != NULL) /* --resolve: written when its answer is in */
+        return cli_resolve_line(c->rw, in, len, full_len, truncated);
 #endif
-    signed char plain = -1;
-    check_row row = { c, &r, &res, { &res, &plain } };
-    return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
+    judge(c, &r);
+    return write_result(c, &r);
 }
+
+#ifdef URISAN_HAVE_NET
+/* --resolve: one line with its host's answer (cli_resolve_flush). */
+static bool check_resolved(void *ctx, const char *in, size_t len, size_t full_len,
+                           bool truncated, const urisan_net_result *res)
+{
+    check_ctx *c = ctx;
+    check_result r;
+    r.in = in;
+    r.len = len;
+    r.full_len = full_len;
+    r.truncated = truncated;
+    r.res = res;
+    judge(c, &r);
+    cli_resolve_merge(&r.j.dec, res);
+    return write_result(c, &r);
+}
+#endif
 
 /* The next line's host memo entry, asked for while this line is judged. */
 URISAN_HOT static void check_ahead(void *ctx, const char *p, size_t n)
@@ -596,7 +651,8 @@ static check_ctx *jobs_ctx(const check_ctx *c, unsigned n, void **w)
 }
 
 enum { OPT_JSON, OPT_POLICY, OPT_BASE, OPT_FIELDS, OPT_PROFILE, OPT_FORMAT, OPT_TSV, OPT_EXPLAIN,
-       OPT_JOBS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HOST, OPT_SCHEME, NOPT };
+       OPT_JOBS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_HOST, OPT_SCHEME, OPT_RESOLVE,
+       OPT_DNS_SERVER, NOPT };
 
 /* --format FMT [--tsv]: the options' checks; the format into *fmt. */
 static int check_logs_opts(check_ctx *c, const cli_opt *opts, cli_logfmt *fmt)
@@ -709,10 +765,39 @@ static void host_keys(check_ctx *c, bool fields)
 #endif
 }
 
+/* --resolve [--dns-server ADDR[:PORT]]: the lines' hosts looked up and
+   their addresses judged. It reads plain lines on one thread (the
+   lookups run concurrently): not with --base, --format or --jobs > 1. */
+static int check_resolve_opts(check_ctx *c, const cli_opt *opts, bool logs, unsigned jobs)
+{
+    if (!opts[OPT_RESOLVE].seen) {
+        if (opts[OPT_DNS_SERVER].seen)
+            return cli_usage_error(CMD, "--dns-server needs --resolve");
+        return CLI_EXIT_OK;
+    }
+#ifdef URISAN_HAVE_NET
+    if (c->base != NULL || logs || jobs > 1)
+        return cli_usage_error(CMD, "--resolve judges plain lines on one thread (its lookups "
+                                    "run concurrently): not with --base, --format, --tsv, "
+                                    "--host, --scheme or --jobs");
+    c->rw = cli_resolve_new(CMD, opts[OPT_DNS_SERVER].seen ? opts[OPT_DNS_SERVER].value : NULL,
+                            c->pol, check_resolved, c);
+    return c->rw != NULL ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+#else
+    (void)c;
+    (void)logs;
+    (void)jobs;
+    return cli_fail(CMD, "--resolve: this urisan was built without c-ares (liburisan-net)");
+#endif
+}
+
 /* What cmd_check holds: the policy, the host context, the base buffer;
    returns status. */
 static int check_free(check_ctx *c, urisan_policy *pol, int status)
 {
+#ifdef URISAN_HAVE_NET
+    cli_resolve_free(c->rw);
+#endif
     free(c->rbuf);
     free(pol);
 #ifdef URISAN_HAVE_HOST
@@ -737,6 +822,8 @@ int cmd_check(int argc, char **argv)
         [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
         [OPT_HOST] = { "--host", true, NULL, false },
         [OPT_SCHEME] = { "--scheme", true, NULL, false },
+        [OPT_RESOLVE] = { "--resolve", false, NULL, false },
+        [OPT_DNS_SERVER] = { "--dns-server", true, NULL, false },
     };
     int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
     if (nargs < 0)
@@ -750,7 +837,8 @@ int cmd_check(int argc, char **argv)
     rc = cli_fields_select(CMD, check_fields, check_nfields,
                            (opts[OPT_BASE].seen ? URISAN_RK_BASE : 0) |
                            (opts[OPT_FORMAT].seen ? URISAN_RK_LOG : 0) |
-                           (opts[OPT_EXPLAIN].seen ? URISAN_RK_EXPLAIN : 0),
+                           (opts[OPT_EXPLAIN].seen ? URISAN_RK_EXPLAIN : 0) |
+                           (opts[OPT_RESOLVE].seen ? URISAN_RK_RESOLVE : 0),
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c.fields);
     if (rc != 0)
         return rc;
@@ -778,6 +866,8 @@ int cmd_check(int argc, char **argv)
                                  opts[OPT_JOBS].value);
     if (status == CLI_EXIT_OK && logs)
         status = check_logs_opts(&c, opts, &fmt);
+    if (status == CLI_EXIT_OK)
+        status = check_resolve_opts(&c, opts, logs, jobs);
     if (status != CLI_EXIT_OK)
         return check_free(&c, pol, status);
     cli_buf_init(&c.tmp, CLI_JSON_MAX);
@@ -787,6 +877,10 @@ int cmd_check(int argc, char **argv)
         status = check_jobs(&c, jobs, logs ? &fmt : NULL, argv, nargs);
     else
         status = check_inputs(&c, NULL, logs ? &fmt : NULL, argv, nargs);
+#ifdef URISAN_HAVE_NET
+    if (c.rw != NULL && !cli_resolve_flush(c.rw) && status == CLI_EXIT_OK)
+        status = CLI_EXIT_USAGE; /* a write error, told as the lines' are */
+#endif
     cli_progress_end();
     cli_buf_free(&c.tmp);
     if (status == CLI_EXIT_OK && c.denied)

@@ -28,7 +28,8 @@ typedef struct {
 static const cli_command commands[] = {
     { "check", cmd_check,
       "[--json] [--fields LIST] [--policy FILE] [--profile NAME] [--base URI] [--explain]\n"
-      "       [--jobs N] [--progress|--no-progress] [URI...]\n"
+      "       [--jobs N] [--progress|--no-progress] [--resolve [--dns-server ADDR[:PORT]]]\n"
+      "       [URI...]\n"
       "       urisan check --format squid|zeek|combined|field:N [--json|--tsv]\n"
       "                    [--host NAME [--scheme http|https]] [...] [LOG...]",
       "Validate each URI, split it into components, list its risk flags and\n"
@@ -63,6 +64,15 @@ static const cli_command commands[] = {
       "  --progress     lines, bytes and lines/s read so far on standard error\n"
       "                 once a second (the default when it is a terminal)\n"
       "  --no-progress  none\n"
+      "  --resolve      look each URI's host up (A and AAAA, c-ares) and judge\n"
+      "                 every address as an IP literal host is judged; denied\n"
+      "                 (resolved_ip_denied) when any address is, and when the\n"
+      "                 lookup fails (dns_nxdomain, dns_servfail, dns_timeout,\n"
+      "                 dns_failed); JSON key resolve; text: (dns ...) at the\n"
+      "                 end. Lookups run concurrently (64 in flight); not with\n"
+      "                 --base, --format or --jobs\n"
+      "  --dns-server ADDR[:PORT]  with --resolve: ask these servers (comma-\n"
+      "                 separated, [IPv6]:PORT) instead of /etc/resolv.conf's\n"
       "\n"
       "Text output: one line per URI: VERDICT REASONS \"URI\" [-> \"RESOLVED\"]\n"
       "where REASONS is denied:A,B;flagged:C (either part when empty left\n"

@@ -1,0 +1,46 @@
+/*
+ * check_resolve.h - `check --resolve`: the lines' hosts resolved
+ * concurrently (liburisan-net, c-ares) with a bounded number of lookups
+ * in flight, each line written in input order once its answer is in.
+ */
+#ifndef URISAN_CHECK_RESOLVE_H
+#define URISAN_CHECK_RESOLVE_H
+
+#include "cli.h"
+
+#ifdef URISAN_HAVE_NET
+#include "urisan_net.h"
+
+/* Lines held at once (their lookups run together; at most
+   CLI_RESOLVE_INFLIGHT in flight). */
+#define CLI_RESOLVE_WINDOW 512
+#define CLI_RESOLVE_INFLIGHT 64
+
+/* Write one line with its answer; false: a write error (stops the run). */
+typedef bool (*cli_resolve_emit)(void *ctx, const char *in, size_t len, size_t full_len,
+                                 bool truncated, const urisan_net_result *res);
+
+typedef struct cli_resolve_window cli_resolve_window;
+
+/* NULL after telling why (servers: --dns-server's value or NULL). */
+cli_resolve_window *cli_resolve_new(const char *cmd, const char *servers,
+                                    const urisan_policy *pol, cli_resolve_emit emit, void *ctx);
+/* Hold a line and start its lookup; a full window is written first. */
+bool cli_resolve_line(cli_resolve_window *w, const char *in, size_t len, size_t full_len,
+                      bool truncated);
+/* Write what is held; false: a write error. */
+bool cli_resolve_flush(cli_resolve_window *w);
+void cli_resolve_free(cli_resolve_window *w);
+
+/* "resolve": {"name", "status", "ttl", "cached", "addresses": [{"address",
+   "classes", "verdict", "reasons"}], "denied"} */
+void cli_jv_resolve(cli_buf *b, const urisan_net_result *res);
+/* the text form: " (dns STATUS: ADDR ADDR ...)" or " (dns: resolves to ...)" */
+void cli_text_resolve(cli_buf *b, const urisan_net_result *res);
+/* The line's decision d with its answer: denied when the answer is, a
+   denied string decision stays denied; flagged when an address is only
+   reported. */
+void cli_resolve_merge(urisan_decision *d, const urisan_net_result *res);
+#endif
+
+#endif
