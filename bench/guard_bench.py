@@ -58,9 +58,11 @@ with Origin("127.0.0.2", "public") as origin, \
     guard = urisan_guard.Guard(policy=POLICY, profile="ssrf", dns_server=dns.addr)
     plain_url = f"http://127.0.0.2:{origin.port}/x"
     guarded_url = f"http://n0.test:{origin.port}/x"
+    plain_session = requests.Session()
+    plain_session.trust_env = False  # as the guard's: no proxy, no netrc
     clients = {
-        "requests": (requests.Session(), urisan_guard.requests_session(guard)),
-        "httpx": (httpx.Client(), urisan_guard.httpx_client(guard)),
+        "requests": (plain_session, urisan_guard.requests_session(guard)),
+        "httpx": (httpx.Client(trust_env=False), urisan_guard.httpx_client(guard)),
     }
     rows = []
     for name, (plain, guarded) in clients.items():

@@ -71,6 +71,10 @@ class Origin:
         origin = self
 
         class H(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: Content-Length on every answer
+            wbufsize = 65536                # the head and the body in one write
+            disable_nagle_algorithm = True
+
             def do_GET(self):
                 origin.requests.append((self.path, self.headers.get("Host")))
                 if origin.redirect:
