@@ -82,7 +82,7 @@ static const urisan_result_key result_keys[] = {
     { "nested_capped", "boolean", 0, URISAN_RS_NESTED, 2, URISAN_RR_NESTED, NULL, 0,
       K_NESTED_CAPPED },
     { "explain", "object", URISAN_RK_EXPLAIN, 0, 2, 0, NULL, 0, K_FRONT },
-    { "resolve", "object|null", URISAN_RK_RESOLVE, 0, 2, 0, NULL, 0, K_FRONT },
+    { "resolve", "object", URISAN_RK_RESOLVE, 0, 2, 0, NULL, 0, K_FRONT },
 };
 
 URISAN_API const urisan_result_key *urisan_result_keys(size_t *n)
