@@ -2,13 +2,13 @@
  * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
  * flags and verdict of each URI, as text or JSON Lines.
  */
-#include "check_resolve.h"
 #include "components.h"
 #include "urisan_hot.h"
 #include "cli.h"
 #include "jobs.h"
 #include "logformat.h"
 #include "progress.h"
+#include "resolve_window.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +469,15 @@ URISAN_HOT static bool write_result(check_ctx *c, const check_result *r)
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;
 }
 
+#ifdef URISAN_HAVE_NET
+/* --resolve: an input held until its host's answer is in. */
+typedef struct {
+    size_t len, full_len;
+    bool truncated;
+    char in[];
+} held_input;
+#endif
+
 /* Check one input and write its line. false on a write error. */
 URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
@@ -481,8 +490,17 @@ URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
     r.truncated = truncated;
 #ifdef URISAN_HAVE_NET
     r.res = NULL;
-    if (c->rw != NULL) /* --resolve: written when its answer is in */
-        return cli_resolve_line(c->rw, in, len, full_len, truncated);
+    if (c->rw != NULL) { /* --resolve: written when its answer is in */
+        held_input *h = malloc(sizeof *h + len + 1);
+        if (h != NULL) {
+            h->len = len;
+            h->full_len = full_len;
+            h->truncated = truncated;
+            memcpy(h->in, in, len);
+            h->in[len] = 0;
+        }
+        return cli_resolve_hold(c->rw, h != NULL ? h->in : NULL, len, h);
+    }
 #endif
     judge(c, &r);
     return write_result(c, &r);
@@ -490,15 +508,15 @@ URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
 
 #ifdef URISAN_HAVE_NET
 /* --resolve: one line with its host's answer (cli_resolve_flush). */
-static bool check_resolved(void *ctx, const char *in, size_t len, size_t full_len,
-                           bool truncated, const urisan_net_result *res)
+static bool check_resolved(void *ctx, void *row, const urisan_net_result *res)
 {
     check_ctx *c = ctx;
+    const held_input *h = row;
     check_result r;
-    r.in = in;
-    r.len = len;
-    r.full_len = full_len;
-    r.truncated = truncated;
+    r.in = h->in;
+    r.len = h->len;
+    r.full_len = h->full_len;
+    r.truncated = h->truncated;
     r.res = res;
     judge(c, &r);
     cli_resolve_merge(&r.j.dec, res);

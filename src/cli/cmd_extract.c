@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "jobs.h"
 #include "progress.h"
+#include "resolve_window.h"
 #include "stream.h"
 #ifdef URISAN_HAVE_MAIL
 #include "mailbox.h"
@@ -50,6 +51,9 @@ typedef struct ex_ctx {
     urisan_link_keeper keep; /* free text: each hit's parse and analysis
                                 (HIT_BATCH), decided as its row is written */
 #endif
+#ifdef URISAN_HAVE_NET
+    cli_resolve_window *rw; /* --resolve: the rows held for their lookups */
+#endif
 } ex_ctx;
 
 /* --jobs N (below): start the workers for text or a mailbox; stop them. */
@@ -78,6 +82,9 @@ typedef struct {
     size_t written_len;
     const char *attachment; /* the file name of the part, else NULL */
     const char *rewriter;   /* a rewritten link: the service, else NULL */
+#ifdef URISAN_HAVE_NET
+    const urisan_net_result *res; /* --resolve: the answer for its host */
+#endif
 } ex_row;
 
 /* URISAN_HIT_* bit names, bit order. */
@@ -192,9 +199,23 @@ static void put_explain(cli_buf *b, const void *v)
     ROW(v);
     cli_jv_explain(b, &r->dec, r->c->pol, r->uri, r->uri_len);
 }
+static void put_resolve(cli_buf *b, const void *v)
+{
+#ifdef URISAN_HAVE_NET
+    ROW(v);
+    if (r->res != NULL) {
+        cli_jv_resolve(b, r->res);
+        return;
+    }
+#else
+    (void)v;
+#endif
+    cli_buf_lit(b, "null");
+}
 #undef ROW
 
 #define MODE_EXPLAIN 1u /* --explain was given */
+#define MODE_RESOLVE 2u /* --resolve was given */
 
 /* SPEC section 7; append new keys at the end. The fallback line (a hit
    too large for CLI_JSON_MAX) keeps where the hit is and denies it. */
@@ -235,6 +256,9 @@ static const cli_field extract_fields[] = {
     /* --explain: the rule behind each reason */
     { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
       .when = MODE_EXPLAIN, .needs = "--explain" },
+    /* --resolve: the host looked up, every address judged (address rule) */
+    { .name = "resolve", .put = put_resolve, .fb = CLI_FB_OMIT, .when = MODE_RESOLVE,
+      .needs = "--resolve" },
 };
 
 /* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
@@ -288,6 +312,10 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
         cli_text_escape(b, r->attachment, strlen(r->attachment), true);
         cli_buf_addc(b, '"');
     }
+#ifdef URISAN_HAVE_NET
+    if (r->res != NULL)
+        cli_text_resolve(b, r->res);
+#endif
     if (c->explain && r->dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
         cli_text_explain(b, &r->dec, c->pol, r->uri, r->uri_len);
@@ -300,8 +328,104 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     return cli_out_end();
 }
 
-/* One row, decided already (its host's view in c->hv). */
+#ifdef URISAN_HAVE_NET
+/* --resolve: a row held until its host's answer is in: the row, its
+   host's view, and the text of its strings (text[]), which the row's
+   pointers name. */
+typedef struct {
+    ex_row r;
+#ifdef URISAN_HAVE_HOST
+    urisan_hostview hv;
+#endif
+    char text[];
+} held_row;
+
+/* Copy s[0..n) to *at (NUL-terminated); the copy, NULL for NULL. */
+static const char *held_str(char **at, const char *s, size_t n)
+{
+    if (s == NULL)
+        return NULL;
+    char *d = *at;
+    memcpy(d, s, n);
+    d[n] = 0;
+    *at = d + n + 1;
+    return d;
+}
+
+static size_t strlen0(const char *s) { return s != NULL ? strlen(s) : 0; }
+
+/* A copy of r (its strings in the copy) and c's view of its host. */
+static held_row *hold_row(const ex_ctx *c, const ex_row *r)
+{
+    size_t np = strlen0(r->part), nm = strlen0(r->message), nh = strlen0(r->header),
+           na = strlen0(r->attachment);
+    size_t need = np + r->uri_len + r->display_len + nm + nh + r->written_len + na + 7;
+    held_row *h = malloc(sizeof *h + need);
+    if (h == NULL)
+        return NULL;
+    h->r = *r;
+#ifdef URISAN_HAVE_HOST
+    h->hv = c->hv;
+#else
+    (void)c;
+#endif
+    char *at = h->text;
+    h->r.part = held_str(&at, r->part, np);
+    h->r.uri = held_str(&at, r->uri, r->uri_len);
+    h->r.display = held_str(&at, r->display, r->display_len);
+    h->r.message = held_str(&at, r->message, nm);
+    h->r.header = held_str(&at, r->header, nh);
+    h->r.written = held_str(&at, r->written, r->written_len);
+    h->r.attachment = held_str(&at, r->attachment, na);
+    return h;
+}
+#endif
+
+static bool write_row(ex_ctx *c, ex_row *r);
+
+/* One row, decided already (its host's view in c->hv): written, or with
+   --resolve held until its host's answer is in. */
 static bool put_row(ex_ctx *c, ex_row *r)
+{
+#ifdef URISAN_HAVE_NET
+    if (c->rw != NULL) {
+        held_row *h = hold_row(c, r);
+        if (cli_resolve_hold(c->rw, h != NULL ? h->r.uri : NULL, r->uri_len, h))
+            return true;
+        c->io_error = true;
+        return false;
+    }
+#endif
+    return write_row(c, r);
+}
+
+#ifdef URISAN_HAVE_NET
+/* --resolve: a held row with its host's answer (cli_resolve_flush). */
+static bool write_resolved(void *ctx, void *row, const urisan_net_result *res)
+{
+    ex_ctx *c = ctx;
+    held_row *h = row;
+#ifdef URISAN_HAVE_HOST
+    c->hv = h->hv;
+#endif
+    h->r.res = res;
+    cli_resolve_merge(&h->r.dec, res);
+    return write_row(c, &h->r);
+}
+
+/* Write the rows held (the input or a message ends). */
+static bool flush_rows(ex_ctx *c)
+{
+    if (c->rw != NULL && !cli_resolve_flush(c->rw))
+        c->io_error = true;
+    return !c->io_error;
+}
+#else
+static bool flush_rows(ex_ctx *c) { return !c->io_error; }
+#endif
+
+/* Write one row (its host's view in c->hv). */
+static bool write_row(ex_ctx *c, ex_row *r)
 {
     r->c = c;
     if (r->dec.verdict == URISAN_DENY)
@@ -656,6 +780,7 @@ static bool on_box_msg(void *ctx, const mailbox_msg *m)
         cli_fail(CMD, "%s: larger than %zu bytes", m->file, CLI_FILE_MAX);
     else
         st = scan_mail(c, m->file, m->data, m->len);
+    flush_rows(c); /* --resolve: its rows, while c->msg is this message */
     c->msg = NULL;
     if (st != CLI_EXIT_OK) {
         cli_note(CMD, "%s: message %zu (%s) above", m->file, m->index,
@@ -853,6 +978,7 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
         if (c->njobs > 1 && !workers_start(c, false))
             return CLI_EXIT_USAGE;
         status = scan_text_stream(c, path);
+        flush_rows(c);
         workers_stop(c);
         if (c->io_error && status == CLI_EXIT_OK)
             status = CLI_EXIT_USAGE;
@@ -860,6 +986,7 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
     }
 #ifdef URISAN_HAVE_MAIL
     status = extract_mail_file(c, path);
+    flush_rows(c);
     if (c->io_error && status == CLI_EXIT_OK)
         status = CLI_EXIT_USAGE;
 #endif
@@ -869,7 +996,7 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
 int cmd_extract(int argc, char **argv)
 {
     enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, OPT_EXPLAIN, OPT_JOBS,
-           OPT_PROGRESS, OPT_NO_PROGRESS, NOPT };
+           OPT_PROGRESS, OPT_NO_PROGRESS, OPT_RESOLVE, OPT_DNS_SERVER, NOPT };
     cli_opt opts[NOPT] = {
         [OPT_JSON] = { "--json", false, NULL, false },
         [OPT_MAIL] = { "--mail", false, NULL, false },
@@ -880,6 +1007,8 @@ int cmd_extract(int argc, char **argv)
         [OPT_JOBS] = { "--jobs", true, NULL, false },
         [OPT_PROGRESS] = { "--progress", false, NULL, false },
         [OPT_NO_PROGRESS] = { "--no-progress", false, NULL, false },
+        [OPT_RESOLVE] = { "--resolve", false, NULL, false },
+        [OPT_DNS_SERVER] = { "--dns-server", true, NULL, false },
     };
     int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
     if (nargs < 0)
@@ -890,6 +1019,15 @@ int cmd_extract(int argc, char **argv)
     if (opts[OPT_JOBS].seen && !cli_jobs_parse(opts[OPT_JOBS].value, &njobs))
         return cli_usage_error(CMD, "--jobs: not a number of threads from 0 to 256: '%.200s'",
                                opts[OPT_JOBS].value);
+    if (opts[OPT_DNS_SERVER].seen && !opts[OPT_RESOLVE].seen)
+        return cli_usage_error(CMD, "--dns-server needs --resolve");
+    if (opts[OPT_RESOLVE].seen && njobs > 1)
+        return cli_usage_error(CMD, "--resolve judges the links on one thread (its lookups "
+                                    "run concurrently): not with --jobs");
+#ifndef URISAN_HAVE_NET
+    if (opts[OPT_RESOLVE].seen)
+        return cli_fail(CMD, "--resolve: this urisan was built without c-ares (liburisan-net)");
+#endif
 #ifndef URISAN_HAVE_MAIL
     if (opts[OPT_MAIL].seen)
         return cli_fail(CMD, "--mail is not available: urisan was built without "
@@ -906,7 +1044,9 @@ int cmd_extract(int argc, char **argv)
 #endif
     c->explain = opts[OPT_EXPLAIN].seen;
     rc = cli_fields_select(CMD, extract_fields, sizeof extract_fields / sizeof extract_fields[0],
-                           c->explain ? MODE_EXPLAIN : 0, opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);
+                           (c->explain ? MODE_EXPLAIN : 0) |
+                               (opts[OPT_RESOLVE].seen ? MODE_RESOLVE : 0),
+                           opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);
     if (rc != 0) {
         free(c);
         return rc;
@@ -928,6 +1068,22 @@ int cmd_extract(int argc, char **argv)
     }
 #endif
     c->njobs = njobs;
+#ifdef URISAN_HAVE_NET
+    if (opts[OPT_RESOLVE].seen && c->scratch != NULL) {
+        c->rw = cli_resolve_new(CMD, opts[OPT_DNS_SERVER].seen ? opts[OPT_DNS_SERVER].value
+                                                               : NULL,
+                                pol, write_resolved, c);
+        if (c->rw == NULL) {
+            free(c->scratch);
+#ifdef URISAN_HAVE_HOST
+            free(c->keep.facts);
+#endif
+            free(c);
+            free(pol);
+            return CLI_EXIT_USAGE;
+        }
+    }
+#endif
     cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
                                               opts[OPT_NO_PROGRESS].seen));
     int status = c->scratch == NULL || (njobs > 1 && !workers_make(c, njobs))
@@ -937,6 +1093,9 @@ int cmd_extract(int argc, char **argv)
     if (status == CLI_EXIT_OK && c->denied)
         status = CLI_EXIT_FAIL;
     workers_free(c);
+#ifdef URISAN_HAVE_NET
+    cli_resolve_free(c->rw);
+#endif
     free(c->scratch);
 #ifdef URISAN_HAVE_HOST
     free(c->keep.facts);

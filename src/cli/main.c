@@ -110,7 +110,8 @@ static const cli_command commands[] = {
       "cannot be normalised).\n" },
     { "extract", cmd_extract,
       "[--mail] [--json] [--fields LIST] [--policy FILE] [--profile NAME] [--explain]\n"
-      "       [--jobs N] [--progress|--no-progress] [FILE|-]",
+      "       [--jobs N] [--progress|--no-progress] [--resolve [--dns-server ADDR[:PORT]]]\n"
+      "       [FILE|-]",
       "Find URIs in free text (standard input, or FILE), delimited as\n"
       "RFC 2396 Appendix E and F say, and print one line per hit, with its\n"
       "flags and the policy's verdict.\n"
@@ -130,6 +131,10 @@ static const cli_command commands[] = {
       "  --progress     lines, bytes and lines/s read so far on standard error\n"
       "                 once a second (the default when it is a terminal)\n"
       "  --no-progress  none\n"
+      "  --resolve      look each link's host up and judge every address (as\n"
+      "                 check --resolve; JSON key resolve); rows are written\n"
+      "                 in order once their answers are in; not with --jobs\n"
+      "  --dns-server ADDR[:PORT]  with --resolve: ask these servers\n"
       "\n"
       "Input of any size is read a window at a time (memory does not grow\n"
       "with it); an mbox a message at a time, each at most 64 MiB.\n"

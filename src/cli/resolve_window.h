@@ -1,34 +1,37 @@
 /*
- * check_resolve.h - `check --resolve`: the lines' hosts resolved
- * concurrently (liburisan-net, c-ares) with a bounded number of lookups
- * in flight, each line written in input order once its answer is in.
+ * resolve_window.h - `check --resolve`, `extract --resolve`: the hosts of
+ * the rows resolved concurrently (liburisan-net, c-ares) with a bounded
+ * number of lookups in flight, each row written in input order once its
+ * answer is in.
  */
-#ifndef URISAN_CHECK_RESOLVE_H
-#define URISAN_CHECK_RESOLVE_H
+#ifndef URISAN_RESOLVE_WINDOW_H
+#define URISAN_RESOLVE_WINDOW_H
 
 #include "cli.h"
 
 #ifdef URISAN_HAVE_NET
 #include "urisan_net.h"
 
-/* Lines held at once (their lookups run together; at most
+/* Rows held at once (their lookups run together; at most
    CLI_RESOLVE_INFLIGHT in flight). */
 #define CLI_RESOLVE_WINDOW 512
 #define CLI_RESOLVE_INFLIGHT 64
 
-/* Write one line with its answer; false: a write error (stops the run). */
-typedef bool (*cli_resolve_emit)(void *ctx, const char *in, size_t len, size_t full_len,
-                                 bool truncated, const urisan_net_result *res);
+/* Write one row with its answer; false: a write error (stops the run).
+   row: what cli_resolve_hold was given (freed by the window after). */
+typedef bool (*cli_resolve_emit)(void *ctx, void *row, const urisan_net_result *res);
 
 typedef struct cli_resolve_window cli_resolve_window;
 
 /* NULL after telling why (servers: --dns-server's value or NULL). */
 cli_resolve_window *cli_resolve_new(const char *cmd, const char *servers,
                                     const urisan_policy *pol, cli_resolve_emit emit, void *ctx);
-/* Hold a line and start its lookup; a full window is written first. */
-bool cli_resolve_line(cli_resolve_window *w, const char *in, size_t len, size_t full_len,
-                      bool truncated);
-/* Write what is held; false: a write error. */
+/* Hold row (malloc'd; the window frees it once written) and start the
+   lookup of the host of uri[0..len), which lives in row; a full window is
+   written first. false: a write error, or row is NULL (out of memory,
+   told here). */
+bool cli_resolve_hold(cli_resolve_window *w, const char *uri, size_t len, void *row);
+/* Write what is held, in the order held; false: a write error. */
 bool cli_resolve_flush(cli_resolve_window *w);
 void cli_resolve_free(cli_resolve_window *w);
 

@@ -1,13 +1,14 @@
 /*
- * check_resolve.c - `check --resolve`: a window of lines whose hosts are
- * looked up together. Each line is copied into the window and its lookup
- * started (urisan_resolve_start_url; at most CLI_RESOLVE_INFLIGHT in
- * flight, c-ares is asynchronous); when the window is full, or the input
- * ends, every answer is waited for and the lines are written in input
- * order. Memory is bounded by the window (lines up to the policy's
- * max_uri each), however long the input.
+ * resolve_window.c - `check --resolve`, `extract --resolve`: a window of
+ * rows whose hosts are looked up together. Each row (a copy the command
+ * made) is held and its lookup started (urisan_resolve_start_url; at most
+ * CLI_RESOLVE_INFLIGHT in flight, c-ares is asynchronous); when the
+ * window is full, or the command asks (the input or a message ends),
+ * every answer is waited for and the rows are written in the order held.
+ * Memory is bounded by the window (rows of at most the policy's max_uri
+ * and their context each), however long the input.
  */
-#include "check_resolve.h"
+#include "resolve_window.h"
 
 #ifdef URISAN_HAVE_NET
 #include "json.h"
@@ -16,13 +17,12 @@
 #include <string.h>
 
 typedef struct {
-    char *in;
-    size_t len, full_len;
-    bool truncated;
+    void *row;
     urisan_net_result res;
 } held_line;
 
 struct cli_resolve_window {
+    const char *cmd;
     urisan_resolver *r;
     const urisan_policy *pol;
     cli_resolve_emit emit;
@@ -53,6 +53,7 @@ cli_resolve_window *cli_resolve_new(const char *cmd, const char *servers,
         free(w);
         return NULL;
     }
+    w->cmd = cmd;
     w->pol = pol;
     w->emit = emit;
     w->ctx = ctx;
@@ -72,34 +73,32 @@ bool cli_resolve_flush(cli_resolve_window *w)
     for (size_t i = 0; i < w->n; i++) {
         held_line *h = &w->lines[i];
         if (ok)
-            ok = w->emit(w->ctx, h->in, h->len, h->full_len, h->truncated, &h->res);
-        free(h->in);
-        h->in = NULL;
+            ok = w->emit(w->ctx, h->row, &h->res);
+        free(h->row);
+        h->row = NULL;
     }
     w->n = 0;
     return ok;
 }
 
-bool cli_resolve_line(cli_resolve_window *w, const char *in, size_t len, size_t full_len,
-                      bool truncated)
+bool cli_resolve_hold(cli_resolve_window *w, const char *uri, size_t len, void *row)
 {
-    if (w->n == CLI_RESOLVE_WINDOW && !cli_resolve_flush(w))
+    if (row == NULL) {
+        cli_fail(w->cmd, "out of memory");
         return false;
+    }
+    if (w->n == CLI_RESOLVE_WINDOW && !cli_resolve_flush(w)) {
+        free(row);
+        return false;
+    }
     held_line *h = &w->lines[w->n];
-    h->in = malloc(len + 1);
-    if (h->in == NULL)
-        return false;
-    memcpy(h->in, in, len);
-    h->in[len] = 0;
-    h->len = len;
-    h->full_len = full_len;
-    h->truncated = truncated;
+    h->row = row;
     memset(&h->res, 0, sizeof h->res);
     h->res.status = URISAN_DNS_FAILED;
     h->res.verdict = URISAN_DENY;
     h->res.rules = 1u << URISAN_REASON_DNS_FAILED;
     w->n++;
-    urisan_resolve_start_url(w->r, h->in, len, w->pol, CLI_RESOLVE_INFLIGHT, answered, h);
+    urisan_resolve_start_url(w->r, uri, len, w->pol, CLI_RESOLVE_INFLIGHT, answered, h);
     return true;
 }
 
@@ -108,7 +107,7 @@ void cli_resolve_free(cli_resolve_window *w)
     if (w == NULL)
         return;
     for (size_t i = 0; i < w->n; i++)
-        free(w->lines[i].in);
+        free(w->lines[i].row);
     urisan_resolver_free(w->r);
     free(w->lines);
     free(w);
