@@ -113,8 +113,17 @@ void cli_resolve_free(cli_resolve_window *w)
     free(w);
 }
 
+/* A URL without a host (mailto:, urn:) has no address a client connects
+   to: its string judgement stands. */
+static bool judged(const urisan_net_result *res)
+{
+    return res->status != URISAN_DNS_NO_HOST;
+}
+
 void cli_resolve_merge(urisan_decision *d, const urisan_net_result *res)
 {
+    if (!judged(res))
+        return;
     if (res->verdict == URISAN_DENY) {
         d->rules |= res->rules;
         d->verdict = URISAN_DENY;
@@ -161,7 +170,7 @@ void cli_jv_resolve(cli_buf *b, const urisan_net_result *res)
     cli_buf_lit(b, "],\"denied\":");
     char why[512];
     size_t n = 0;
-    if (res->verdict == URISAN_DENY &&
+    if (judged(res) && res->verdict == URISAN_DENY &&
         urisan_net_result_format(res, why, sizeof why, &n) == URISAN_OK)
         json_quote(b, why, n);
     else
@@ -173,6 +182,10 @@ void cli_text_resolve(cli_buf *b, const urisan_net_result *res)
 {
     cli_buf_lit(b, " (dns ");
     cli_buf_adds(b, urisan_dns_status_name(res->status));
+    if (!judged(res)) {
+        cli_buf_addc(b, ')');
+        return;
+    }
     cli_buf_addc(b, ':');
     for (size_t i = 0; i < res->n_addrs; i++) {
         cli_buf_addc(b, ' ');

@@ -42,7 +42,8 @@ void cli_jv_resolve(cli_buf *b, const urisan_net_result *res);
 void cli_text_resolve(cli_buf *b, const urisan_net_result *res);
 /* The line's decision d with its answer: denied when the answer is, a
    denied string decision stays denied; flagged when an address is only
-   reported. */
+   reported. A URL without a host (mailto:, urn:; status no_host) keeps
+   its string decision: no address to judge. */
 void cli_resolve_merge(urisan_decision *d, const urisan_net_result *res);
 #endif
 

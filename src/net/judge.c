@@ -280,6 +280,8 @@ URISAN_API urisan_status urisan_net_result_format(const urisan_net_result *res, 
                 put(buf, cap, &at, "denied", 6);
             put(buf, cap, &at, why, wn);
             put(buf, cap, &at, ")", 1);
+        } else if (res->status == URISAN_DNS_NO_HOST) {
+            put(buf, cap, &at, "no host to look up", 18);
         } else {
             const char *s = urisan_dns_status_name(res->status);
             put(buf, cap, &at, "dns_", 4);

@@ -137,6 +137,16 @@ with DnsServer(ZONE) as dns:
                        capture_output=True, text=True, timeout=60)
     validate("check", [json.loads(x) for x in p.stdout.splitlines()])
 
+    # a link without a host (mailto:, urn:) keeps its string verdict:
+    # no address a client connects to, status no_host
+    rc, rows, err = extract(["--json", "--profile", "mail"] + server,
+                            "write to mailto:a@b.example or urn:isbn:0451450523\n")
+    got = [(r["uri"], r["verdict"], r["resolve"]["status"], r["resolve"]["denied"]) for r in rows]
+    expect(f"no host: {got}", got == [("mailto:a@b.example", "allow", "no_host", None),
+                                      ("urn:isbn:0451450523", "allow", "no_host", None)])
+    rc, out, err = extract(["--profile", "mail"] + server, "mailto:a@b.example\n")
+    expect(f"no host, text: {out!r}", out.endswith('"mailto:a@b.example" (dns no_host)\n'))
+
     # --fields names resolve
     rc, rows, err = extract(["--fields", "uri,resolve"] + server, "http://meta.test/\n")
     expect(f"--fields: {rows}", list(rows[0]) == ["uri", "resolve"])
