@@ -36,10 +36,20 @@
  * arrived; a burst from a concurrent Squid is answered with one write.
  * A line of any length or content gives exactly one answer and never
  * desynchronises us (cli_lines keeps a bounded prefix, drops the rest).
+ *
+ * --resolve [--dns-server ADDR[:PORT]]: a URL the string rules allow
+ * has its host looked up (liburisan-net: answers cached within their
+ * TTL) and every address judged by the address rule, as check --resolve;
+ * a denied address or a failed lookup is ERR. Squid's %DST is the
+ * request's host name, not an address (Squid 5.7 hands a helper
+ * "localhost" for http://localhost:1/, and %<a is "-" at http_access
+ * time), so the helper looks the name up itself; Squid's own dst ACLs
+ * judge the address it connects to (doc/squid.md).
  */
 #include "cli.h"
 #include "policy_info.h"
 #include "decide.h"
+#include "resolve_window.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -147,9 +157,32 @@ static void add_verdict(cli_buf *out, cli_buf *tmp, const urisan_decision *dec)
     }
 }
 
-/* The reply to one request line (without LF) into out. */
+#ifdef URISAN_HAVE_NET
+/* --resolve: the host of v (a URL, or CONNECT's host:port) looked up and
+   its addresses judged; dec denied when they are. *res: the answer. */
+static void judge_addresses(urisan_resolver *r, const char *v, size_t vlen,
+                            const urisan_policy *pol, urisan_decision *dec,
+                            urisan_net_result *res)
+{
+    if (memchr(v, '/', vlen) != NULL) {
+        urisan_resolve_judge_url(r, v, vlen, pol, res);
+    } else { /* host:port, [v6]:port */
+        const char *colon = NULL;
+        for (size_t i = vlen; i > 0 && colon == NULL; i--)
+            if (v[i - 1] == ':')
+                colon = v + i - 1;
+        size_t hl = colon != NULL && (v[0] != '[' || colon[-1] == ']') ? (size_t)(colon - v)
+                                                                          : vlen;
+        urisan_resolve_judge(r, v, hl, pol, res);
+    }
+    cli_resolve_merge(dec, res);
+}
+#endif
+
+/* The reply to one request line (without LF) into out; r: --resolve's
+   resolver or NULL. */
 static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
-                   const urisan_policy *pol)
+                   const urisan_policy *pol, void *r)
 {
     size_t vstart;
     cli_buf_clear(out);
@@ -188,7 +221,31 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
         cli_buf_addc(out, '"');
         return;
     }
+#ifdef URISAN_HAVE_NET
+    urisan_net_result res;
+    res.verdict = URISAN_ALLOW;
+    if (r != NULL && dec.verdict != URISAN_DENY)
+        judge_addresses(r, v, vlen, pol, &dec, &res);
+    if (r != NULL && dec.verdict == URISAN_DENY && res.verdict == URISAN_DENY &&
+        res.status != URISAN_DNS_NO_HOST) {
+        /* the message names the address and its class, or the failure */
+        char why[512];
+        size_t n = 0;
+        if (urisan_net_result_format(&res, why, sizeof why, &n) != URISAN_OK)
+            n = 0;
+        cli_buf_clear(tmp);
+        cli_text_reasons(tmp, &dec);
+        cli_buf_adds(out, "ERR message=");
+        add_quoted(out, "urisan denied the URL: ", why, n);
+        cli_buf_adds(out, " log=");
+        add_quoted(out, "", tmp->p, tmp->len);
+    } else {
+        add_verdict(out, tmp, &dec);
+    }
+#else
+    (void)r;
     add_verdict(out, tmp, &dec);
+#endif
 
     if (out->failed || tmp->failed) {
         /* Cannot happen with SQUID_REPLY_MAX, but never send half a
@@ -202,11 +259,13 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
 
 int cmd_squid_acl(int argc, char **argv)
 {
-    enum { OPT_POLICY, OPT_PROFILE, OPT_QUIET, NOPT };
+    enum { OPT_POLICY, OPT_PROFILE, OPT_QUIET, OPT_RESOLVE, OPT_DNS_SERVER, NOPT };
     cli_opt opts[NOPT] = {
         [OPT_POLICY] = { "--policy", true, NULL, false },
         [OPT_PROFILE] = { "--profile", true, NULL, false },
         [OPT_QUIET] = { "--quiet", false, NULL, false },
+        [OPT_RESOLVE] = { "--resolve", false, NULL, false },
+        [OPT_DNS_SERVER] = { "--dns-server", true, NULL, false },
     };
     int rc, nargs = cli_opts(CMD, argc, argv, opts, NOPT, &rc);
     if (nargs < 0)
@@ -215,11 +274,34 @@ int cmd_squid_acl(int argc, char **argv)
         return cli_usage_error(CMD, "takes no operands (requests come on standard input), "
                                     "got '%.200s'", argv[1]);
 
+    if (opts[OPT_DNS_SERVER].seen && !opts[OPT_RESOLVE].seen)
+        return cli_usage_error(CMD, "--dns-server needs --resolve");
+#ifndef URISAN_HAVE_NET
+    if (opts[OPT_RESOLVE].seen)
+        return cli_fail(CMD, "--resolve: this urisan was built without c-ares (liburisan-net)");
+#endif
+
     /* A policy we cannot load is a configuration error: exit, so that
        Squid's cache.log shows the message, rather than answer anything. */
     urisan_policy *pol = cli_policy_opts(CMD, opts, NOPT);
     if (pol == NULL)
         return CLI_EXIT_USAGE;
+    void *resolver = NULL;
+#ifdef URISAN_HAVE_NET
+    if (opts[OPT_RESOLVE].seen) {
+        urisan_resolver_opts ro;
+        memset(&ro, 0, sizeof ro);
+        ro.servers = opts[OPT_DNS_SERVER].value;
+        const char *why = "out of memory";
+        resolver = urisan_resolver_new(&ro, &why);
+        if (resolver == NULL) {
+            free(pol);
+            if (ro.servers != NULL)
+                return cli_usage_error(CMD, "--dns-server '%.200s': %s", ro.servers, why);
+            return cli_fail(CMD, "%s", why);
+        }
+    }
+#endif
     if (!opts[OPT_QUIET].seen) {
         cli_policy_info info;
         char text[CLI_POLICY_INFO_TEXT];
@@ -232,6 +314,9 @@ int cmd_squid_acl(int argc, char **argv)
     size_t keep = cli_line_keep(urisan_policy_limits(pol)) + SQUID_CHANNEL_MAX + 1;
     cli_lines rd;
     if (!cli_lines_init(&rd, 0, keep)) {
+#ifdef URISAN_HAVE_NET
+        urisan_resolver_free(resolver);
+#endif
         free(pol);
         return cli_fail(CMD, "out of memory");
     }
@@ -254,7 +339,7 @@ int cmd_squid_acl(int argc, char **argv)
             status = cli_fail(CMD, "standard input: %s", strerror(rd.err ? rd.err : errno));
             break;
         }
-        answer(&out, &tmp, ln.p, ln.len, pol);
+        answer(&out, &tmp, ln.p, ln.len, pol, resolver);
         if (!cli_out_buf(&out)) {
             int e = cli_out_error();
             status = cli_fail(CMD, "write error on standard output: %s", strerror(e ? e : errno));
@@ -264,6 +349,9 @@ int cmd_squid_acl(int argc, char **argv)
     cli_buf_free(&out);
     cli_buf_free(&tmp);
     cli_lines_free(&rd);
+#ifdef URISAN_HAVE_NET
+    urisan_resolver_free(resolver);
+#endif
     free(pol);
     return cli_finish(CMD, status);
 }

@@ -141,7 +141,7 @@ static const cli_command commands[] = {
       "Text output: PART OFFSET CONTEXT VERDICT REASONS \"URI\" [\"DISPLAY\"]\n"
       "Exit status: 0 nothing denied, 1 something denied, 2 usage or I/O error.\n" },
     { "squid-acl", cmd_squid_acl,
-      "[--policy FILE] [--profile NAME] [--quiet]",
+      "[--policy FILE] [--profile NAME] [--quiet] [--resolve [--dns-server ADDR[:PORT]]]",
       "Run as a Squid external ACL helper: read one request per line on\n"
       "standard input, answer OK or ERR per line under the policy. At start\n"
       "it logs the policy in force (version, profile, policy file, number of\n"
@@ -150,7 +150,11 @@ static const cli_command commands[] = {
       "  --policy FILE  apply the policy FILE on top of the built-in default\n"
       "  --profile NAME start from the built-in profile NAME (recommended:\n"
       "                 proxy for a forward proxy, ssrf for a reverse proxy)\n"
-      "  --quiet        do not log the policy in force at start\n" },
+      "  --quiet        do not log the policy in force at start\n"
+      "  --resolve      also look the URL's host up and judge every address\n"
+      "                 (as check --resolve): ERR names the address and its\n"
+      "                 class, or the failed lookup (doc/squid.md)\n"
+      "  --dns-server ADDR[:PORT]  with --resolve: ask these servers\n" },
     { "serve", cmd_serve,
       "[--listen ADDR:PORT] [--policy FILE] [--trust LIST] [--threads N] ...",
       "Run an HTTP authorization service for gateways (nginx auth_request,\n"

@@ -113,6 +113,22 @@ with DnsServer(ZONE) as dns:
                        timeout=60)
     expect(f"text: {p.stdout!r}", "resolves to 169.254.169.254 (ip_link_local)" in p.stdout)
 
+    # squid-acl --resolve: the helper protocol, each reply under its
+    # channel-ID, in order; CONNECT's host:port looked up as the host
+    p = subprocess.run([URISAN, "squid-acl", "--quiet", "--profile", "proxy", "--resolve",
+                        "--dns-server", dns.addr],
+                       input="0 http://meta.test/x -\n1 http://public.test/ -\n"
+                             "2 http://fail.test/ -\n3 http://loop.test:8080/ -\n",
+                       capture_output=True, text=True, timeout=60)
+    want = ['0 ERR message="urisan denied the URL: resolves to 169.254.169.254 (ip_link_local)"'
+            ' log="denied:resolved_ip_denied"',
+            "1 OK",
+            '2 ERR message="urisan denied the URL: dns_servfail: fail.test"'
+            ' log="denied:dns_servfail"',
+            '3 ERR message="urisan denied the URL: resolves to 127.0.0.1 (ip_loopback)"'
+            ' log="denied:resolved_ip_denied;flagged:nondefault_port"']
+    expect(f"squid-acl --resolve: {p.stdout!r} {p.stderr!r}", p.stdout.splitlines() == want)
+
 # usage errors: a bad server list, --dns-server alone, --resolve with --jobs
 for args, word in ((["--resolve", "--dns-server", "not an address"], "--dns-server"),
                    (["--dns-server", "127.0.0.1"], "--dns-server needs --resolve"),
@@ -120,8 +136,14 @@ for args, word in ((["--resolve", "--dns-server", "not an address"], "--dns-serv
     p = subprocess.run([URISAN, "check"] + args + ["http://a.test/"], capture_output=True,
                        text=True, timeout=60)
     expect(f"{args}: exit {p.returncode} {p.stderr!r}", p.returncode == 2 and word in p.stderr)
+for args, word in ((["--resolve", "--dns-server", "not an address"], "--dns-server"),
+                   (["--dns-server", "127.0.0.1"], "--dns-server needs --resolve")):
+    p = subprocess.run([URISAN, "squid-acl"] + args, input="", capture_output=True,
+                       text=True, timeout=60)
+    expect(f"squid-acl {args}: exit {p.returncode} {p.stderr!r}",
+           p.returncode == 2 and word in p.stderr)
 
 if failures:
     print("\n".join(failures))
     sys.exit(1)
-print(f"ok: {len(CASES)} names, cache, rebinding, text, usage errors")
+print(f"ok: {len(CASES)} names, cache, rebinding, text, squid-acl --resolve, usage errors")
