@@ -11,9 +11,10 @@
 
 #include "analyze.h"
 
-/* dangerous_scheme of the lower-case scheme name[0..n) whose table row is
-   row, under pol (valid or NULL): the scheme table's one rule
-   (urisan_scheme_row_dangerous), the policy's entries as its overlay. */
+/* dangerous_scheme of the scheme name[0..n) (any case) whose table row
+   is row, under pol (valid or NULL): the scheme table's one rule
+   (urisan_scheme_row_dangerous), the policy's dangerous-scheme entries
+   as its overlay. */
 static ANALYZE_INLINE bool row_dangerous(const scheme_row *row, const urisan_policy *pol,
                                          const char *name, size_t n)
 {
@@ -21,14 +22,13 @@ static ANALYZE_INLINE bool row_dangerous(const scheme_row *row, const urisan_pol
     return urisan_scheme_row_dangerous(row, &ov, name, n);
 }
 
-/* dangerous_scheme (row_dangerous) and handler_scheme (handlers.c: a
-   scheme that is not a WHATWG special one, listed there) of the scheme
-   name[0..n). */
+/* dangerous_scheme (row_dangerous) and handler_scheme (the row's mark:
+   handlers.c's table) of the scheme name[0..n). */
 static ANALYZE_INLINE urisan_flags row_flags(const scheme_row *row, const urisan_policy *pol,
                                              const char *name, size_t n)
 {
     urisan_flags f = row_dangerous(row, pol, name, n) ? F(DANGEROUS_SCHEME) : 0;
-    if (row->kind == SCH_OTHER && urisan_handler_find(name, n))
+    if (row->bits & SCHEME_HANDLER)
         f |= F(HANDLER_SCHEME);
     return f;
 }
@@ -65,25 +65,17 @@ static urisan_flags scheme_dangerous(const char *in, size_t len, const urisan_po
 }
 
 /*
- * The parsed scheme in[0..n), lower-cased into name. A valid parse has
- * only scheme characters there ("| 0x20" lower-cases them); else each is
- * checked (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )): false when one is
- * not.
+ * The parsed scheme in[0..n) of an input the parse did not find valid,
+ * lower-cased into name: false when a byte is not a scheme character
+ * (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )).
  */
-static ANALYZE_INLINE bool scheme_fold(const char *in, size_t len, size_t n, bool valid, char *name)
+static ANALYZE_INLINE bool scheme_fold(const char *in, size_t n, char *name)
 {
-    if (valid && n <= 8 && len >= 8) {
-        uint64_t w;
-        memcpy(&w, in, 8);
-        w |= (uint64_t)0x2020202020202020u;
-        memcpy(name, &w, 8);
-        return true;
-    }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)in[i];
-        if (!valid && (i == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME)))
+        if (i == 0 ? !cc_is(c, CC_ALPHA) : !cc_is(c, CC_SCHEME))
             return false;
-        name[i] = (char)(valid ? c | 0x20 : lower_ascii(c));
+        name[i] = (char)lower_ascii(c);
     }
     return true;
 }
@@ -117,11 +109,18 @@ static ANALYZE_INLINE urisan_flags scheme_flags(const char *in, size_t len, cons
     size_t n = sch.len;
     si->kind = SCH_OTHER;
     si->after = n + 1; /* the ":" is in[n] */
-    if (n == 0 || n > sizeof name || !scheme_fold(in, len, n, (pre & PRE_PLAIN) || u->valid, name))
-        return 0;
-    scheme_row row = urisan_scheme_row_of(name, n, 0);
+    /* a valid parse has one to max_scheme scheme characters there, which
+       the table's lookups and the overlay compare without case ("| 0x20"
+       folds them) */
+    const char *s = in;
+    if (!(pre & PRE_PLAIN) && !u->valid) {
+        if (n == 0 || n > sizeof name || !scheme_fold(in, n, name))
+            return 0;
+        s = name;
+    }
+    scheme_row row = urisan_scheme_row_of(s, n, 0x20);
     si->kind = row.kind;
-    return row_flags(&row, pol, name, n);
+    return row_flags(&row, pol, s, n);
 }
 
 static ANALYZE_INLINE urisan_flags port_flags(const char *in, const urisan_uri *uri,

@@ -79,6 +79,19 @@ static const handler_row handlers[] = {
 
 #define HANDLER_ROWS (sizeof handlers / sizeof handlers[0])
 
+scheme_row urisan_scheme_unlisted(const char *s, size_t n, unsigned fold)
+{
+    char lower[HANDLER_NAME_MAX + 1]; /* longer than every row's name (test_policy) */
+    scheme_row row = {"", 0, SCH_OTHER, 0, -1};
+    if (n < sizeof lower) {
+        for (size_t i = 0; i < n; i++)
+            lower[i] = (char)(fold ? lower_ascii((unsigned char)s[i]) : (unsigned char)s[i]);
+        if (urisan_handler_find(lower, n))
+            row.bits = SCHEME_HANDLER;
+    }
+    return row;
+}
+
 bool urisan_handler_find(const char *lower, size_t n)
 {
     if (n < 2)

@@ -11,6 +11,7 @@
 #define DG SCHEME_DANGEROUS
 #define TX SCHEME_IN_TEXT
 #define SL SCHEME_SLASH_PATH
+#define HD SCHEME_HANDLER /* also a row of handlers.c (tests/test_policy.c checks) */
 
 /* The one scheme table (schemes.h): its only definition. */
 const scheme_row urisan_scheme_table[] = {
@@ -21,7 +22,7 @@ const scheme_row urisan_scheme_table[] = {
     ROW("ws", SP, SL, 80),          ROW("wss", SP, SL, 443),
     ROW("ftp", SP, 0, 21),
     /* SPEC 3 default ports */
-    ROW("gopher", OT, DG, 70),      ROW("telnet", OT, 0, 23),
+    ROW("gopher", OT, DG, 70),      ROW("telnet", OT, HD, 23),
     ROW("nntp", OT, 0, 119),        ROW("news", OT, TX, 119),
     ROW("wais", OT, 0, 210),        ROW("prospero", OT, 0, 1525),
     ROW("ldap", OT, DG, 389),       ROW("ldaps", OT, 0, 636),

@@ -26,6 +26,10 @@ enum {
                                 text (opaque schemes mail carries, and the
                                 dangerous ones a scanner must see) */
 #define SCHEME_SLASH_PATH 4u /* RFC 3986 6.2.3: an empty path is "/" */
+#define SCHEME_HANDLER    8u /* handler_scheme: a row of handlers.c's table
+                                (a listed scheme carries it in its row, an
+                                unlisted one gets it from
+                                urisan_scheme_unlisted) */
 
 typedef struct {
     const char *name; /* lower-case */
@@ -63,6 +67,13 @@ const scheme_row *urisan_scheme_find_rest(const char *s, size_t n);
    (flag handler_scheme: the link starts a local program). */
 bool urisan_handler_find(const char *lower, size_t n);
 
+/* handlers.c: the row of a scheme the table does not list, s[0..n)
+   (fold as below): kind SCH_OTHER, no port, len 0, bits SCHEME_HANDLER
+   when handlers.c's table has it. */
+scheme_row urisan_scheme_unlisted(const char *s, size_t n, unsigned fold);
+/* The longest name of handlers.c's table may have this many bytes. */
+#define HANDLER_NAME_MAX 31
+
 /* 0, 1, 2 when s[0..n) is "http", "https", "file" (the table's first
    rows), else -1. fold: 0x20 when s may hold upper-case letters (ASCII
    case-insensitive), 0 when the caller folded it already (scheme
@@ -73,17 +84,18 @@ static inline int urisan_scheme_first_rows(const char *s, size_t n, unsigned fol
     uint32_t w, http, file;
     memcpy(&http, "http", 4);
     memcpy(&file, "file", 4);
-    if (n == 4) {
+    /* "https" first: most links are https now */
+    if (n == 5) {
+        memcpy(&w, s, 4);
+        if ((w | fold * 0x01010101u) == http && (s[4] | (char)fold) == 's')
+            return 1;
+    } else if (n == 4) {
         memcpy(&w, s, 4);
         w |= fold * 0x01010101u;
         if (w == http)
             return 0;
         if (w == file)
             return 2;
-    } else if (n == 5) {
-        memcpy(&w, s, 4);
-        if ((w | fold * 0x01010101u) == http && (s[4] | (char)fold) == 's')
-            return 1;
     }
     return -1;
 }
@@ -96,8 +108,8 @@ static inline const scheme_row *urisan_scheme_find_folded(const char *s, size_t 
 }
 
 /* A copy of the row of s[0..n) (fold as above); a name the table does
-   not list: kind SCH_OTHER, no bits, no port, len 0. The analysis' form:
-   the first rows are constants here, so its fast path reads no table. */
+   not list: urisan_scheme_unlisted's row. The analysis' form: the first
+   rows are constants here, so its fast path reads no table. */
 static inline scheme_row urisan_scheme_row_of(const char *s, size_t n, unsigned fold)
 {
     const scheme_row *r;
@@ -107,7 +119,7 @@ static inline scheme_row urisan_scheme_row_of(const char *s, size_t n, unsigned 
     case 2: return (scheme_row)SCHEME_ROW_FILE;
     default:
         r = urisan_scheme_find_rest(s, n);
-        return r != NULL ? *r : (scheme_row){"", 0, SCH_OTHER, 0, -1};
+        return r != NULL ? *r : urisan_scheme_unlisted(s, n, fold);
     }
 }
 

@@ -333,6 +333,36 @@ END_TEST
 /* The one scheme table (src/schemes.h) holds what SPEC 3 and the former
    lists said, row for row; the inline lookup's shortcut rows come first;
    lookups fold case. */
+/* handler_scheme is the scheme row's mark: a listed scheme that is in
+   handlers.c's table carries SCHEME_HANDLER in its row (telnet), an
+   unlisted one gets it from urisan_scheme_unlisted, in any case; no other
+   row has it, and no handler name is longer than HANDLER_NAME_MAX. */
+START_TEST(handler_schemes_are_marked_in_the_scheme_rows)
+{
+    for (size_t i = 0; i < URISAN_SCHEME_ROWS; i++) {
+        const scheme_row *r = &urisan_scheme_table[i];
+        ck_assert_msg(((r->bits & SCHEME_HANDLER) != 0) == urisan_handler_find(r->name, r->len),
+                      "%s", r->name);
+    }
+    const char *h;
+    size_t n = 0;
+    for (size_t i = 0; (h = urisan_handler_scheme(i, NULL, NULL)) != NULL; i++, n++) {
+        size_t len = strlen(h);
+        ck_assert_uint_le(len, HANDLER_NAME_MAX);
+        char up[HANDLER_NAME_MAX + 1];
+        for (size_t k = 0; k < len; k++)
+            up[k] = (char)(h[k] >= 'a' && h[k] <= 'z' ? h[k] - 32 : h[k]);
+        ck_assert_msg(urisan_scheme_row_of(h, len, 0).bits & SCHEME_HANDLER, "%s", h);
+        ck_assert_msg(urisan_scheme_row_of(up, len, 0x20).bits & SCHEME_HANDLER, "%s", h);
+        ck_assert_int_eq(urisan_scheme_row_of(h, len, 0).kind, SCH_OTHER);
+    }
+    ck_assert_uint_eq(n, 32);
+    /* look-alikes are no handler */
+    ck_assert(!(urisan_scheme_row_of("ms-wordx", 8, 0x20).bits & SCHEME_HANDLER));
+    ck_assert(!(urisan_scheme_row_of("searchms", 8, 0x20).bits & SCHEME_HANDLER));
+}
+END_TEST
+
 START_TEST(scheme_table_rows_match_the_spec_lists)
 {
     static const char *const dangerous[] = {"javascript", "vbscript", "data", "file", "gopher",
@@ -798,6 +828,7 @@ static Suite *suite(void)
     tcase_add_test(t, dangerous_scheme_line_adds_to_the_list);
     tcase_add_test(t, special_schemes_are_dangerous_only_by_policy);
     tcase_add_test(t, scheme_table_rows_match_the_spec_lists);
+    tcase_add_test(t, handler_schemes_are_marked_in_the_scheme_rows);
     tcase_add_test(t, default_port_line_extends_the_table);
     tcase_add_test(t, comments_blank_lines_crlf_and_spacing);
     suite_add_tcase(s, t);
