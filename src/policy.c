@@ -174,6 +174,40 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     return host_in(p, arr, cnt, h, n, ip, report_ip_text(rep, ip));
 }
 
+/* The first deny-host entry that is an IPv4 address an IPv6 address
+   (rep's) carries - mapped, compatible, NAT64, 6to4, Teredo
+   (urisan_addr_embedded, as deny-ip reads them): index + 1; 0: none.
+   Only deny lists read these: an allow-host entry allows the address as
+   written (an address that carries another is not that host). */
+static size_t carried_denied_at(const urisan_policy *p, const urisan_report *rep)
+{
+    if (rep == NULL || rep->ip_family != 6 || p->n_deny_host == 0)
+        return 0;
+    uint8_t v4[2][4];
+    size_t k = urisan_addr_embedded(rep->ip, v4);
+    for (size_t i = 0; i < k; i++) {
+        urisan_report r4;
+        memset(&r4, 0, sizeof r4);
+        r4.ip_family = 4;
+        memcpy(r4.ip, v4[i], 4);
+        char ip[48];
+        size_t at = host_in(p, p->deny_host, p->n_deny_host, "", 0, ip, report_ip_text(&r4, ip));
+        if (at != 0)
+            return at;
+    }
+    return 0;
+}
+
+/* The first deny-host entry holding the host of uri or its address
+   (host_listed), or an IPv4 address that address carries
+   (carried_denied_at): index + 1; 0: none. */
+static size_t host_denied_at(const urisan_policy *p, const char *in, size_t len,
+                             const urisan_uri *uri, const urisan_report *rep)
+{
+    size_t at = host_listed(p, p->deny_host, p->n_deny_host, in, len, uri, rep);
+    return at != 0 ? at : carried_denied_at(p, rep);
+}
+
 /* Has h[0..n) a byte >= 0x80 or a '%'? Eight bytes a step: a '%' is a
    zero byte of w ^ 0x25.., found (exactly, as any) by the zero-byte test
    (x - 0x01..) & ~x & 0x80..; a byte >= 0x80 has its high bit. */
@@ -284,7 +318,7 @@ URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan
             rules |= 1u << URISAN_REASON_PORT_NOT_ALLOWED;
     }
 
-    if (p->n_deny_host > 0 && host_listed(p, p->deny_host, p->n_deny_host, in, len, uri, rep))
+    if (p->n_deny_host > 0 && host_denied_at(p, in, len, uri, rep))
         rules |= 1u << URISAN_REASON_HOST_DENIED;
     if (p->n_allow_host > 0 && !host_listed(p, p->allow_host, p->n_allow_host, in, len, uri, rep))
         rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
@@ -312,7 +346,8 @@ URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan
    address written as an IP literal - the report the analysis makes of
    one (ip_literal, the classes of addrclass.c, the address) and the rules
    rule_reasons applies to it (deny-host entries compared with the
-   address's text as host_listed compares them, then urisan_pol_ip_reasons).
+   address's text as host_listed compares them and with the IPv4
+   addresses it carries, then urisan_pol_ip_reasons).
    Only the name rules are left out: an address has no name. */
 URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
                                            const uint8_t *addr, urisan_addr_decision *out)
@@ -341,7 +376,8 @@ URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
     if (pol != NULL) {
         char ip[48];
         if (pol->n_deny_host > 0 &&
-            host_in(pol, pol->deny_host, pol->n_deny_host, "", 0, ip, report_ip_text(&rep, ip)))
+            (host_in(pol, pol->deny_host, pol->n_deny_host, "", 0, ip, report_ip_text(&rep, ip)) ||
+             carried_denied_at(pol, &rep)))
             out->rules |= 1u << URISAN_REASON_HOST_DENIED;
         if (pol->n_deny_ip > 0 || pol->n_allow_ip > 0)
             out->rules |= urisan_pol_ip_reasons(pol, &rep);
@@ -397,7 +433,7 @@ static void judge_nested(void *ctx, const urisan_nested_url *n, const urisan_nes
         if (p->n_deny_host > 0 && span_in(u->host, v[i].tn)) {
             char m[URISAN_MAPPED_HOST_MAX];
             size_t mn = mapped_host(j->hk, v[i].t + u->host.off, u->host.len, m);
-            if (host_listed(p, p->deny_host, p->n_deny_host, v[i].t, v[i].tn, u, v[i].r) ||
+            if (host_denied_at(p, v[i].t, v[i].tn, u, v[i].r) ||
                 (mn > 0 && (mapped_reasons(p, m, mn) & (1u << URISAN_REASON_HOST_DENIED))))
                 j->rules |= 1u << URISAN_REASON_NESTED_HOST_DENIED;
         }
@@ -451,7 +487,7 @@ static POL_NOINLINE void nested_rules(const char *in, size_t len, const urisan_u
 static size_t deny_host_at(const urisan_policy *p, const urisan_decide_hooks *hk, const char *t,
                            size_t tn, const urisan_uri *u, const urisan_report *rep)
 {
-    size_t at = host_listed(p, p->deny_host, p->n_deny_host, t, tn, u, rep);
+    size_t at = host_denied_at(p, t, tn, u, rep);
     if (at != 0 || !span_in(u->host, tn))
         return at;
     char m[URISAN_MAPPED_HOST_MAX];

@@ -47,6 +47,7 @@ static const char *const policies[] = {
     "deny-ip 10.0.0.0/8 127.0.0.0/8 fd00::/8 169.254.169.254\n",
     "allow-ip 8.8.8.0/24 2606:4700::/32 127.0.0.2\n",
     "deny-host 127.0.0.1 ::1 8.8.8.8 example.com\n",
+    "deny-host 169.254.169.254 10.0.0.1\nallow-host 8.8.8.8 ::1\n",
     "profile ssrf\nallow ip_loopback\ndeny-ip 127.0.0.66\n",
     "flag ip_private\ndeny ip_link_local\n",
 };
@@ -145,6 +146,40 @@ START_TEST(default_policy_reports_internal_addresses_without_denying)
 }
 END_TEST
 
+/* A deny-host entry that is an IPv4 address also holds every IPv6
+   literal carrying it (mapped, compatible, NAT64, 6to4: as deny-ip reads
+   them), as a host and nested; an allow-host entry allows only the
+   address as written. */
+START_TEST(deny_host_address_holds_the_ipv6_literals_that_carry_it)
+{
+    urisan_policy *p = policy_of("deny-host 127.0.0.1 169.254.169.254\n");
+    urisan_policy *a = policy_of("allow-host 127.0.0.1\n");
+    static const char *const carried[] = {
+        "http://127.0.0.1/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/",
+        "http://[::127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::1]/",
+        "http://[::ffff:a9fe:a9fe]/", "http://[64:ff9b::a9fe:a9fe]/", "http://0x7f.1/",
+        "https://ok.example/?u=http%3A%2F%2F%5B%3A%3Affff%3Aa9fe%3Aa9fe%5D%2F",
+    };
+    for (size_t i = 0; i < sizeof carried / sizeof carried[0]; i++) {
+        urisan_decision d = check(p, carried[i]);
+        ck_assert_msg(d.verdict == URISAN_DENY &&
+                          (d.rules & ((1u << URISAN_REASON_HOST_DENIED) |
+                                      (1u << URISAN_REASON_NESTED_HOST_DENIED))),
+                      "%s: %x", carried[i], d.rules);
+    }
+    ck_assert(!(check(p, "http://[::ffff:8.8.8.8]/").rules & (1u << URISAN_REASON_HOST_DENIED)));
+    ck_assert(!(check(a, "http://127.0.0.1/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED)));
+    ck_assert(check(a, "http://[::ffff:127.0.0.1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED));
+    /* the address rule the same */
+    uint8_t m6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
+    urisan_addr_decision ad;
+    ck_assert_int_eq(urisan_judge_addr(p, 6, m6, &ad), URISAN_OK);
+    ck_assert(ad.verdict == URISAN_DENY && (ad.rules & (1u << URISAN_REASON_HOST_DENIED)));
+    free(p);
+    free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("addr_rule");
@@ -155,6 +190,7 @@ int main(void)
                         (int)(sizeof ssrf_cases / sizeof ssrf_cases[0]));
     tcase_add_test(tc, a_family_other_than_4_or_6_is_denied_as_invalid);
     tcase_add_test(tc, default_policy_reports_internal_addresses_without_denying);
+    tcase_add_test(tc, deny_host_address_holds_the_ipv6_literals_that_carry_it);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
