@@ -152,9 +152,18 @@ static size_t report_ip_text(const urisan_report *rep, char ip[48])
     return ipn;
 }
 
+/* An IPv4-mapped IPv6 address (::ffff:0:0/96, RFC 4291 2.5.5.2)? */
+static bool is_v4_mapped(const uint8_t a[16])
+{
+    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return memcmp(a, prefix, sizeof prefix) == 0;
+}
+
 /* Is the host of uri (over in[0..len)) or its de-obfuscated address in
-   the host list arr[0..cnt)? The first entry that matches: index + 1; 0:
-   none. No host: only an entry matching "" could. */
+   the host list arr[0..cnt)? An IPv4-mapped IPv6 address is also the
+   IPv4 address it maps (the one a client connects to). The first entry
+   that matches: index + 1; 0: none. No host: only an entry matching ""
+   could. */
 static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *in,
                         size_t len, const urisan_uri *uri, const urisan_report *rep)
 {
@@ -171,14 +180,24 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     if (n > 1 && h[n - 1] == '.')
         n--; /* "example.com." is example.com (DNS root label) */
     char ip[48];
-    return host_in(p, arr, cnt, h, n, ip, report_ip_text(rep, ip));
+    size_t at = host_in(p, arr, cnt, h, n, ip, report_ip_text(rep, ip));
+    if (at == 0 && rep != NULL && rep->ip_family == 6 && is_v4_mapped(rep->ip)) {
+        /* ::ffff:a.b.c.d: a client connects to a.b.c.d itself */
+        urisan_report r4;
+        memset(&r4, 0, sizeof r4);
+        r4.ip_family = 4;
+        memcpy(r4.ip, rep->ip + 12, 4);
+        at = host_in(p, arr, cnt, "", 0, ip, report_ip_text(&r4, ip));
+    }
+    return at;
 }
 
 /* The first deny-host entry that is an IPv4 address an IPv6 address
    (rep's) carries - mapped, compatible, NAT64, 6to4, Teredo
    (urisan_addr_embedded, as deny-ip reads them): index + 1; 0: none.
-   Only deny lists read these: an allow-host entry allows the address as
-   written (an address that carries another is not that host). */
+   Only deny lists read all of these: an allow-host entry allows its
+   address and the IPv4-mapped form of it (host_listed), not an address
+   that reaches it through a translator or a relay. */
 static size_t carried_denied_at(const urisan_policy *p, const urisan_report *rep)
 {
     if (rep == NULL || rep->ip_family != 6 || p->n_deny_host == 0)
@@ -377,7 +396,7 @@ URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
         char ip[48];
         if (pol->n_deny_host > 0 &&
             (host_in(pol, pol->deny_host, pol->n_deny_host, "", 0, ip, report_ip_text(&rep, ip)) ||
-             carried_denied_at(pol, &rep)))
+             carried_denied_at(pol, &rep))) /* mapped is among the carried */
             out->rules |= 1u << URISAN_REASON_HOST_DENIED;
         if (pol->n_deny_ip > 0 || pol->n_allow_ip > 0)
             out->rules |= urisan_pol_ip_reasons(pol, &rep);

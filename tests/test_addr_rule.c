@@ -148,8 +148,8 @@ END_TEST
 
 /* A deny-host entry that is an IPv4 address also holds every IPv6
    literal carrying it (mapped, compatible, NAT64, 6to4: as deny-ip reads
-   them), as a host and nested; an allow-host entry allows only the
-   address as written. */
+   them), as a host and nested; an allow-host entry allows the address
+   and its IPv4-mapped form only. */
 START_TEST(deny_host_address_holds_the_ipv6_literals_that_carry_it)
 {
     urisan_policy *p = policy_of("deny-host 127.0.0.1 169.254.169.254\n");
@@ -168,8 +168,13 @@ START_TEST(deny_host_address_holds_the_ipv6_literals_that_carry_it)
                       "%s: %x", carried[i], d.rules);
     }
     ck_assert(!(check(p, "http://[::ffff:8.8.8.8]/").rules & (1u << URISAN_REASON_HOST_DENIED)));
+    /* allow-host: the address and its IPv4-mapped form (a client connects
+       to 127.0.0.1), not a form that reaches it through NAT64 or 6to4 */
     ck_assert(!(check(a, "http://127.0.0.1/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED)));
-    ck_assert(check(a, "http://[::ffff:127.0.0.1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED));
+    ck_assert(!(check(a, "http://[::ffff:127.0.0.1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED)));
+    ck_assert(!(check(a, "http://[::ffff:7f00:1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED)));
+    ck_assert(check(a, "http://[64:ff9b::7f00:1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED));
+    ck_assert(check(a, "http://[2002:7f00:1::1]/").rules & (1u << URISAN_REASON_HOST_NOT_ALLOWED));
     /* the address rule the same */
     uint8_t m6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1};
     urisan_addr_decision ad;
