@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "fuzz_util.h"
+#include "connect_target.h"
 
 /* src/cli/cli.h (not included: its json.h has a json_bool() that clashes
    with json-c's json_bool type). */
@@ -512,11 +513,17 @@ static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t 
     size_t vlen = sp ? (size_t)(sp - v) : in_len - vs;
     int deny = 1; /* empty, and Squid's "-" (no value): ERR */
     if (vlen > 0 && !(vlen == 1 && v[0] == '-')) {
-        char *copy = fuzz_dup_part(v, vlen);
+        /* a CONNECT's host:port is judged as https://host:port */
+        size_t pre = cli_connect_target(v, vlen, false) ? sizeof CLI_CONNECT_SCHEME - 1 : 0;
+        char *copy = (char *)malloc(pre + vlen);
+        if (copy == NULL)
+            abort();
+        memcpy(copy, CLI_CONNECT_SCHEME, pre);
+        memcpy(copy + pre, v, vlen);
         urisan_uri u;
         urisan_report rep;
         urisan_decision dec;
-        urisan_check(copy, vlen, NULL, &u, &rep, &dec);
+        urisan_check(copy, pre + vlen, NULL, &u, &rep, &dec);
         deny = dec.verdict == URISAN_DENY;
         free(copy);
     }

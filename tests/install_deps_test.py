@@ -5,6 +5,10 @@ CI runs on a fresh machine: a build dependency that only a developer's
 machine happened to have (dh-python did, until stop 21) fails
 tools/deb-check.sh there and nowhere else. Virtual packages
 (debhelper-compat) are provided by a listed package.
+
+The minimal list (`install-deps.sh --minimal`, what tools/quickstart.sh
+installs) is the one README's "Quick start" gives, word for word, and a
+part of the full list.
 """
 import os
 import re
@@ -48,7 +52,30 @@ def main():
     for p in missing:
         print(f"debian/control Build-Depends '{p}' is not installed by tools/install-deps.sh")
     print(f"{len(need)} build dependencies, {len(missing)} missing")
-    return 1 if missing else 0
+    script = open(os.path.join(root, "tools", "install-deps.sh"), encoding="utf-8").read()
+    m = re.search(r"^minimal=\((.*?)\)", script, re.S | re.M)
+    minimal = m.group(1).split() if m else []
+    readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    r = re.search(r"The first installs only what the command and `extract --mail` need:\s*`([^`]*)`",
+                  readme)
+    listed = r.group(1).split() if r else []
+    bad = 0
+    if not minimal or listed != minimal:
+        print(f"README's minimal list {listed} is not install-deps.sh --minimal's {minimal}")
+        bad = 1
+    if f"installs {len(minimal)} packages" not in readme:
+        print(f"README's Quick start does not say 'installs {len(minimal)} packages'")
+        bad = 1
+    if "bash tools/install-deps.sh --minimal" not in open(
+            os.path.join(root, "tools", "quickstart.sh"), encoding="utf-8").read():
+        print("tools/quickstart.sh does not install the minimal list")
+        bad = 1
+    for p in minimal:
+        if p not in have:
+            print(f"minimal package {p} is not in the full list")
+            bad = 1
+    print(f"minimal list: {len(minimal)} packages, README and quickstart agree" if not bad else "")
+    return 1 if missing or bad else 0
 
 
 if __name__ == "__main__":

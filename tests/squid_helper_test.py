@@ -7,6 +7,7 @@ usage: squid_helper_test.py URISAN
 Each check is a function named after the behaviour; all run, failures are
 listed, exit status 1 when any failed.
 """
+import json
 import os
 import re
 import select
@@ -117,6 +118,34 @@ def test_deny_reply_names_the_reasons_quoted():
     r = h.ask(b"6 http://example.com:8080/x -")
     assert r == b'6 OK log="flagged:nondefault_port"', r
     h.close()
+
+
+def test_connect_host_port_is_judged_as_the_https_tunnel_like_check_format_squid():
+    """A CONNECT's %>ru is its authority-form host:port (RFC 9110 9.3.6):
+    judged as https://host:port, the verdict and reasons of the same line
+    read by `check --format squid` from access.log; a value with a scheme
+    and no // (javascript:alert(1), mailto:a@b) stays what it is."""
+    cases = [b"169.254.169.254:443", b"example.com:443", b"example.com:8443",
+             b"[::1]:443", b"127.0.0.1:22", b"javascript:alert(1)", b"mailto:a@b"]
+    h = Helper("--profile", "proxy")
+    got = [h.ask(b"%d %s -" % (i, c)) for i, c in enumerate(cases)]
+    h.close()
+    assert got[0].startswith(b'0 ERR message="urisan denied the URL: ip_link_local"'), got[0]
+    assert got[1] == b"1 OK", got[1]
+    assert got[2] == b'2 OK log="flagged:nondefault_port"', got[2]
+    assert got[3].startswith(b"3 ERR") and b"ip_loopback" in got[3], got[3]
+    assert got[5].startswith(b"5 ERR") and b"dangerous_scheme" in got[5], got[5]
+    assert b"no_authority" in got[6], got[6]
+    log = b"".join(b"1700000000.000 1 127.0.0.1 TCP_TUNNEL/200 0 CONNECT %s - HIER_NONE/- -\n"
+                   % c for c in cases[:5])
+    r = subprocess.run([URISAN, "check", "--profile", "proxy", "--format", "squid", "--json", "-"],
+                       input=log, stdout=subprocess.PIPE, timeout=TIMEOUT)
+    rows = [json.loads(l) for l in r.stdout.splitlines()]
+    assert len(rows) == 5, r.stdout
+    for c, row, reply in zip(cases, rows, got):
+        assert row["uri"] == "https://" + c.decode(), row
+        want = b"ERR" if row["verdict"] == "deny" else b"OK"
+        assert reply.split(b" ")[1] == want, (c, row["verdict"], reply)
 
 
 def test_value_is_judged_as_sent_never_percent_decoded():

@@ -458,6 +458,8 @@ END_TEST
 
 int main(void)
 {
+    if (testdata_skip())
+        return 77;
 #if defined(URISAN_SIMD_SSSE3) && defined(URISAN_HAVE_SSSE3_VARIANT)
     if (!urisan_cpu_ssse3()) {
         printf("SKIP: this CPU has no SSSE3\n");
@@ -475,8 +477,10 @@ int main(void)
     tcase_add_test(tc, iterator_visits_every_special_byte_in_order);
     tcase_add_test(tc, iterator_started_anywhere_visits_the_special_bytes_from_there);
     tcase_add_test(tc, fast_parse_equals_full_parse_on_hand_picked_inputs);
-    tcase_add_test(tc, fast_parse_equals_full_parse_on_the_url_data_sets);
     suite_add_tcase(s, tc);
+    tc = testdata_tcase(s, "scan_shared_data");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, fast_parse_equals_full_parse_on_the_url_data_sets);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -431,10 +431,7 @@ START_TEST(every_vector_tsv_file_is_covered)
     char path[4096];
     snprintf(path, sizeof path, "%s/vectors", testdata_dir());
     DIR *dir = opendir(path);
-    if (!dir) {
-        printf("SKIP: %s not found (shared data folder absent)\n", path);
-        return;
-    }
+    ck_assert_msg(dir != NULL, "%s: not found in the shared data folder", path);
     struct dirent *e;
     unsigned missing = 0;
     while ((e = readdir(dir)) != NULL) {
@@ -526,12 +523,15 @@ END_TEST
 
 int main(void)
 {
+    if (testdata_skip())
+        return 77;
     Suite *s = suite_create("split");
-    TCase *tc = tcase_create("appendix_b");
+    TCase *tc = testdata_tcase(s, "appendix_b_shared_data");
     tcase_add_loop_test(tc, every_url_list_line_splits_like_the_appendix_b_regex, 0,
                         (int)(sizeof url_files / sizeof url_files[0]));
     tcase_add_loop_test(tc, every_vector_uri_splits_like_the_appendix_b_regex, 0, (int)NVEC);
     tcase_add_test(tc, every_vector_tsv_file_is_covered);
+    tc = tcase_create("appendix_b");
     tcase_add_loop_test(tc, oracle_and_split_agree_on_nul_control_and_high_bytes, 0,
                         (int)(sizeof odd_inputs / sizeof odd_inputs[0]));
     tcase_add_test(tc, input_longer_than_max_uri_is_too_long_with_nothing_split);

@@ -1,16 +1,25 @@
 /*
  * testdata.h - helpers for tests that read ../shared/data (vectors and URL
- * lists). The folder is found through $URISAN_DATA (set by meson); when it
- * is absent the tests print why and skip.
+ * lists). The folder is found through $URISAN_DATA (set by meson).
+ *
+ * The Check cases that read it are in TCases made by testdata_tcase(),
+ * tagged TESTDATA_TAG. meson runs such a program twice: once without them
+ * (CK_EXCLUDE_TAGS=shared_data) and once with only them
+ * (CK_INCLUDE_TAGS=shared_data, the test NAME_shared_data); that run exits
+ * 77 - meson's SKIP - when the folder is absent (testdata_skip()), and a
+ * file missing from a folder that is there is a failure, never a pass.
  *
  * TSV escaping per ../shared/data/vectors/SOURCES.md: \\ \t \n \r \xHH.
  */
 #ifndef URISAN_TESTDATA_H
 #define URISAN_TESTDATA_H
 
+#include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TSV_MAX_COLS 16
 
@@ -34,14 +43,40 @@ static inline const char *testdata_dir(void)
     return (d && *d) ? d : "../shared/data";
 }
 
-/* Open DIR/sub/name; NULL (with a SKIP message on stdout) when absent. */
+#define TESTDATA_TAG "shared_data"
+
+/* A TCase of s for cases that read the shared data (tagged TESTDATA_TAG). */
+static inline TCase *testdata_tcase(Suite *s, const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_tags(tc, TESTDATA_TAG);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+/* main() returns 77 when this is true: the run is for the shared-data
+   cases (CK_INCLUDE_TAGS names TESTDATA_TAG) and the folder is absent. */
+static inline bool testdata_skip(void)
+{
+    const char *tags = getenv("CK_INCLUDE_TAGS");
+    struct stat st;
+    if (tags == NULL || strstr(tags, TESTDATA_TAG) == NULL)
+        return false;
+    if (stat(testdata_dir(), &st) == 0 && S_ISDIR(st.st_mode))
+        return false;
+    printf("SKIP: %s absent (the shared data folder; URISAN_DATA names another): "
+           "the cases that read it are not run\n", testdata_dir());
+    return true;
+}
+
+/* Open DIR/sub/name. The cases that call it run only when the folder is
+   there (testdata_skip): a file missing from it fails the case. */
 static inline FILE *testdata_open(const char *sub, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s/%s", testdata_dir(), sub, name);
     FILE *fp = fopen(path, "rb");
-    if (!fp)
-        printf("SKIP: %s not found (shared data folder absent)\n", path);
+    ck_assert_msg(fp != NULL, "%s: not found in the shared data folder", path);
     return fp;
 }
 
@@ -89,7 +124,7 @@ static inline size_t tsv_split(char *line, size_t n, char **f, size_t *flen)
     return nf;
 }
 
-/* Open a vectors/NAME.tsv file and read its header. 0 when absent. */
+/* Open a vectors/NAME.tsv file and read its header (absent: the case fails). */
 static inline int tsv_open(tsv_file *t, const char *name)
 {
     memset(t, 0, sizeof *t);
@@ -97,8 +132,7 @@ static inline int tsv_open(tsv_file *t, const char *name)
     if (!t->fp)
         return 0;
     ssize_t n = getline(&t->line, &t->cap, t->fp);
-    if (n <= 0)
-        return 0;
+    ck_assert_msg(n > 0, "vectors/%s: no header line", name);
     if (t->line[n - 1] == '\n') n--;
     t->hdrbuf = malloc((size_t)n + 1);
     memcpy(t->hdrbuf, t->line, (size_t)n);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/deb-check.sh - build the Debian packages (debian/), lintian them
 # (errors = 0), install them and smoke-test: `urisan check`, the Squid
-# helper under /usr/lib/squid, a program built against liburisan-dev via
-# pkg-config, `python3 -c 'import urisan'`. CI runs it (.ci/run).
+# helper under /usr/lib/squid, every installed header compiled alone and
+# together, a program a pkg-config name (urisan, urisan-host, urisan-mail)
+# built and run, `python3 -c 'import urisan'`, the Lua module. CI runs it (.ci/run).
 #
 # The build runs in a copy of the tree (git ls-files) with
 # DEB_BUILD_OPTIONS=nocheck (the test suites run elsewhere in CI).
@@ -45,6 +46,13 @@ has urisan_*.deb './usr/bin/urisan$'
 has urisan_*.deb './usr/share/doc/urisan/logs.md'
 has urisan_*.deb './usr/share/doc/urisan/examples/policy.txt'
 has urisan_*.deb './lib/systemd/system/urisan-milter.service$'
+has urisan_*.deb './lib/systemd/system/urisan-serve.service$'
+for pol in gateway mail squid site; do has urisan_*.deb "./etc/urisan/$pol.policy\$"; done
+dpkg-deb -e urisan_*.deb "$tmp/control"
+for pol in gateway mail squid site; do
+    grep -qx "/etc/urisan/$pol.policy" "$tmp/control/conffiles" ||
+        { echo "FAIL: /etc/urisan/$pol.policy is not a conffile"; status=1; }
+done
 has liburisan0.2_*.deb 'liburisan.so.0.2'
 has liburisan-dev_*.deb './usr/include/urisan.h$'
 has liburisan-dev_*.deb 'pkgconfig/urisan.pc$'
@@ -68,7 +76,7 @@ else
     prefix="$tmp/root"
     multi=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
     run_env=(env LD_LIBRARY_PATH="$prefix/usr/lib/$multi"
-             PKG_CONFIG_SYSROOT_DIR="$prefix" PKG_CONFIG_LIBDIR="$prefix/usr/lib/$multi/pkgconfig"
+             PKG_CONFIG_SYSROOT_DIR="$prefix" PKG_CONFIG_PATH="$prefix/usr/lib/$multi/pkgconfig"
              PYTHONPATH="$prefix/usr/lib/python3/dist-packages")
 fi
 
@@ -84,28 +92,54 @@ reply=$(printf '0 http://example.com/\n1 javascript:alert(1)\n' | "${run_env[@]}
 echo "deb-check: /usr/lib/squid/urisan squid-acl -> $(echo "$reply" | tr '\n' '|')"
 [[ $reply == "0 OK"*"1 ERR"* ]] || { echo "FAIL: squid helper"; status=1; }
 
-cat > "$tmp/t.c" <<'C'
-#include <stdio.h>
-#include <string.h>
-#include <urisan.h>
-int main(void)
-{
-    urisan_uri u; urisan_report r; urisan_decision d;
-    const char *s = "javascript:alert(1)";
-    urisan_check(s, strlen(s), NULL, &u, &r, &d);
-    printf("%s %s\n", urisan_version(), urisan_verdict_name(d.verdict));
-    return d.verdict == URISAN_DENY ? 0 : 1;
-}
-C
-cflags=$("${run_env[@]}" pkg-config --cflags urisan)
-libs=$("${run_env[@]}" pkg-config --libs urisan)
-if cc -std=c99 -Wall -Werror $cflags "$tmp/t.c" -o "$tmp/t" $libs && "${run_env[@]}" "$tmp/t"; then
-    echo "deb-check: program built with pkg-config urisan ($cflags $libs) runs"
-else
-    echo "FAIL: program against liburisan-dev"; status=1
-fi
+# Every installed header on its own and with the others (C99 -pedantic),
+# then one program a pkg-config name (tests/installed/*.c, the programs
+# tests/install_test.py builds from `meson install`) built with
+# `pkg-config --cflags --libs NAME` and run.
+inc="$prefix/usr/include"
+headers=$(cd "$inc" && ls urisan*.h)
+for h in $headers "$(echo $headers)"; do
+    src=$(for x in $h; do echo "#include <$x>"; done; echo 'int main(void) { return 0; }')
+    if echo "$src" | cc -x c -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -I"$inc" -; then
+        echo "deb-check: $h compiles (C99 -pedantic) against the installed headers"
+    else
+        echo "FAIL: $h does not compile against the installed headers"; status=1
+    fi
+done
+for pc in "urisan urisan.c" "urisan-host urisan_host.c" "urisan-mail urisan_mail.c" \
+          "urisan urisan-host urisan-mail all.c"; do
+    names=${pc% *}; src=$tmp/src/tests/installed/${pc##* }
+    cflags=$("${run_env[@]}" pkg-config --cflags $names)
+    libs=$("${run_env[@]}" pkg-config --libs $names)
+    if cc -std=c99 -Wall -Werror $cflags "$src" -o "$tmp/t" $libs && out=$("${run_env[@]}" "$tmp/t"); then
+        echo "deb-check: ${src##*/} built with pkg-config $names ($libs) runs: $out"
+    else
+        echo "FAIL: ${src##*/} against pkg-config $names"; status=1
+    fi
+done
 if "${run_env[@]}" /usr/bin/python3 -c 'import urisan, sys; print("deb-check: python3 import urisan", urisan.version(), urisan.__file__); sys.exit(urisan.verdict("javascript:x") != "deny")'; then :; else
     echo "FAIL: python3 -c 'import urisan'"; status=1
+fi
+# The systemd units as installed: systemd-analyze verify (the unit's
+# binary from the scratch root when the packages are only unpacked), and
+# each policy file they name is in the package and valid.
+if command -v systemd-analyze >/dev/null; then
+    for unit in urisan-milter urisan-serve; do
+        sed "s|/usr/bin/urisan|$prefix/usr/bin/urisan|; s|/etc/urisan/|$prefix/etc/urisan/|g" \
+            "$prefix/lib/systemd/system/$unit.service" > "$tmp/$unit.service"
+        if out=$("${run_env[@]}" systemd-analyze verify --man=no "$tmp/$unit.service" 2>&1) && [ -z "$out" ]; then
+            echo "deb-check: systemd-analyze verify $unit.service: clean"
+        else
+            echo "FAIL: systemd-analyze verify $unit.service: $out"; status=1
+        fi
+        for pol in $(grep -o '/etc/urisan/[a-z]*\.policy' "$prefix/lib/systemd/system/$unit.service"); do
+            prof=$(grep '^ExecStart=' "$prefix/lib/systemd/system/$unit.service" | grep -o -- '--profile [a-z]*' || true)
+            "${run_env[@]}" "$prefix/usr/bin/urisan" policy $prof --strict check "$prefix$pol" >/dev/null ||
+                { echo "FAIL: $unit.service names $pol: missing or invalid"; status=1; }
+        done
+    done
+else
+    echo "deb-check: no systemd-analyze: the units are not verified"
 fi
 # The Lua module from the package, in LuaJIT (nginx, rspamd) and Lua 5.3
 # (HAProxy), where their default search path finds it once installed.

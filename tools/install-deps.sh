@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages urisan's build, tests, fuzzers,
 # benchmark, Python binding and Debian packaging use (or only the packages
-# named as arguments: `tools/install-deps.sh squid`). Does nothing when
+# named as arguments: `tools/install-deps.sh squid`; `--minimal`: only
+# those of the command and `extract --mail`). Does nothing when
 # they are all present; needs root (as CI and a fresh machine have) only
 # when something is missing.
 #
@@ -49,8 +50,17 @@ pkgs=(
   wngerman wfrench wspanish wportuguese witalian wpolish wswedish
   libc-ares-dev                                     # liburisan-net: check --resolve (c-ares)
   python3-requests python3-httpx                    # urisan.guard transports and their dns_ tests
+  systemd                                           # systemd-analyze verify: tests/units_test.py, deb-check
 )
-[ $# -gt 0 ] && pkgs=("$@")
+# `--minimal`: the command, its host layer and `extract --mail` alone
+# (tools/quickstart.sh, README "Quick start"); no test, server or fuzzer.
+minimal=(meson ninja-build gcc pkg-config python3 zlib1g-dev
+         libgmime-3.0-dev libpsl-dev libidn2-dev publicsuffix libicu-dev)
+if [ "${1:-}" = --minimal ]; then
+  pkgs=("${minimal[@]}")
+elif [ $# -gt 0 ]; then
+  pkgs=("$@")
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -22,6 +22,9 @@
  *     [channel-ID SP] BH message="..."                 we could not judge
  *
  * The value is judged exactly as it arrives; we never percent-decode it.
+ * A CONNECT's value is its authority-form "host:port" (RFC 9110 9.3.6),
+ * judged as the tunnel "https://host:port" (connect_target.h), as
+ * `check --format squid` judges a CONNECT line of access.log.
  * Squid hands escapes over unchanged (%0d%0a, %2e%2e and %00 arrive as
  * written, tests/e2e/squid_e2e.py checks it with a real Squid), so
  * decoding would judge a different string than the one Squid forwards:
@@ -49,6 +52,7 @@
 #include "cli.h"
 #include "policy_info.h"
 #include "decide.h"
+#include "connect_target.h"
 #include "resolve_window.h"
 
 #include <errno.h>
@@ -158,30 +162,21 @@ static void add_verdict(cli_buf *out, cli_buf *tmp, const urisan_decision *dec)
 }
 
 #ifdef URISAN_HAVE_NET
-/* --resolve: the host of v (a URL, or CONNECT's host:port) looked up and
-   its addresses judged; dec denied when they are. *res: the answer. */
+/* --resolve: the host of the URL v (CONNECT's read as its tunnel,
+   "https://host:port") looked up and its addresses judged; dec denied
+   when they are. *res: the answer. */
 static void judge_addresses(urisan_resolver *r, const char *v, size_t vlen,
                             const urisan_policy *pol, urisan_decision *dec,
                             urisan_net_result *res)
 {
-    if (memchr(v, '/', vlen) != NULL) {
-        urisan_resolve_judge_url(r, v, vlen, pol, res);
-    } else { /* host:port, [v6]:port */
-        const char *colon = NULL;
-        for (size_t i = vlen; i > 0 && colon == NULL; i--)
-            if (v[i - 1] == ':')
-                colon = v + i - 1;
-        size_t hl = colon != NULL && (v[0] != '[' || colon[-1] == ']') ? (size_t)(colon - v)
-                                                                          : vlen;
-        urisan_resolve_judge(r, v, hl, pol, res);
-    }
+    urisan_resolve_judge_url(r, v, vlen, pol, res);
     cli_resolve_merge(dec, res);
 }
 #endif
 
-/* The reply to one request line (without LF) into out; r: --resolve's
-   resolver or NULL. */
-static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
+/* The reply to one request line (without LF) into out; target holds a
+   CONNECT's "https://host:port"; r: --resolve's resolver or NULL. */
+static void answer(cli_buf *out, cli_buf *tmp, cli_buf *target, const char *p, size_t len,
                    const urisan_policy *pol, void *r)
 {
     size_t vstart;
@@ -207,6 +202,16 @@ static void answer(cli_buf *out, cli_buf *tmp, const char *p, size_t len,
         cli_buf_adds(out, "ERR message=\"urisan: no URL in the request (Squid sent -)\" "
                           "log=\"no_value\"");
         return;
+    }
+
+    if (cli_connect_target(v, vlen, false)) {
+        cli_buf_clear(target);
+        cli_buf_adds(target, CLI_CONNECT_SCHEME);
+        cli_buf_add(target, v, vlen);
+        if (!target->failed) {
+            v = target->p;
+            vlen = target->len;
+        }
     }
 
     urisan_uri uri;
@@ -320,9 +325,10 @@ int cmd_squid_acl(int argc, char **argv)
         free(pol);
         return cli_fail(CMD, "out of memory");
     }
-    cli_buf out, tmp;
+    cli_buf out, tmp, target;
     cli_buf_init(&out, SQUID_REPLY_MAX);
     cli_buf_init(&tmp, SQUID_REPLY_MAX);
+    cli_buf_init(&target, keep + sizeof CLI_CONNECT_SCHEME);
     int status = CLI_EXIT_OK;
     for (;;) {
         /* About to wait for input: nothing may stay behind in stdout. */
@@ -339,7 +345,7 @@ int cmd_squid_acl(int argc, char **argv)
             status = cli_fail(CMD, "standard input: %s", strerror(rd.err ? rd.err : errno));
             break;
         }
-        answer(&out, &tmp, ln.p, ln.len, pol, resolver);
+        answer(&out, &tmp, &target, ln.p, ln.len, pol, resolver);
         if (!cli_out_buf(&out)) {
             int e = cli_out_error();
             status = cli_fail(CMD, "write error on standard output: %s", strerror(e ? e : errno));
@@ -348,6 +354,7 @@ int cmd_squid_acl(int argc, char **argv)
     }
     cli_buf_free(&out);
     cli_buf_free(&tmp);
+    cli_buf_free(&target);
     cli_lines_free(&rd);
 #ifdef URISAN_HAVE_NET
     urisan_resolver_free(resolver);

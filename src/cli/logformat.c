@@ -16,6 +16,7 @@
  */
 #include "cli.h"
 #include "logformat.h"
+#include "connect_target.h"
 #include "progress.h"
 
 #include <errno.h>
@@ -316,14 +317,14 @@ static bool locate_uri(const cli_logfmt *fmt, zeek_state *z, const cli_line *ln,
             why = fmt->kind == LOG_SQUID ? "fewer than 7 fields (not a native access.log line)"
                                          : "fewer fields than asked for";
         } else if (fmt->kind == LOG_SQUID) {
-            /* CONNECT host:port is authority-form (RFC 9110 9.3.6): the
-               tunnel's host and port, judged as "https://host:port" - a
-               port is then nondefault only when it is not 443 */
+            /* CONNECT host:port: the tunnel, "https://host:port"
+               (connect_target.h) */
             size_t mo, ml;
             if (nth_field(ln->p, ln->len, 6, &mo, &ml) && ml == 7 &&
-                memcmp(ln->p + mo, "CONNECT", 7) == 0 && ulen > 0 && ln->p[off] != '/' &&
-                !(ulen > 3 && memchr(ln->p + off, '/', ulen) != NULL))
-                why = join2(z, "https://", 8, ln->p + off, ulen, &L->uri, &L->uri_len);
+                memcmp(ln->p + mo, "CONNECT", 7) == 0 &&
+                cli_connect_target(ln->p + off, ulen, true))
+                why = join2(z, CLI_CONNECT_SCHEME, sizeof CLI_CONNECT_SCHEME - 1, ln->p + off,
+                            ulen, &L->uri, &L->uri_len);
         }
         break;
     }

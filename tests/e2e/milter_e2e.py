@@ -8,6 +8,10 @@ milter started by the test (--profile mail). Never touches the system
 Postfix. Everything is stopped by PID, also on failure.
 
 Phases:
+ 0. doc/mail.md's main.cf lines (the fenced block starting with
+    "# /etc/postfix/main.cf", only the milter's port substituted) are the
+    instance's milter settings: postconf reads each value as written, and
+    mail submitted locally (sendmail) is judged by the milter;
  1. clean mail: delivered, X-Urisan-Verdict: allow and X-Urisan-Links
     added; a forged X-Urisan-Verdict from the sender is removed;
  2. phishing (link text https://bank.example/ -> http://0x7f.1/):
@@ -58,6 +62,7 @@ import email
 import json
 import os
 import pwd
+import re
 import shutil
 import signal
 import smtplib
@@ -69,6 +74,7 @@ import time
 
 URISAN = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "urisan"
 POSTFIX = shutil.which("postfix") or "/usr/sbin/postfix"
+POSTCONF = shutil.which("postconf") or "/usr/sbin/postconf"
 LOAD_MESSAGES = int(os.environ.get("URISAN_MILTER_LOAD", "1000"))
 LOAD_SESSIONS = 10
 
@@ -151,10 +157,7 @@ virtual_mailbox_maps = static:inbox/
 virtual_uid_maps = static:{uid}
 virtual_gid_maps = static:{gid}
 virtual_minimum_uid = 1
-smtpd_milters = inet:127.0.0.1:{milter_port}
-milter_default_action = tempfail
 milter_protocol = 6
-milter_end_of_data_macros = i
 smtpd_client_connection_count_limit = 0
 smtpd_client_connection_rate_limit = 0
 anvil_rate_time_unit = 60s
@@ -163,6 +166,21 @@ message_size_limit = 20480000
 biff = no
 append_dot_mydomain = no
 """
+
+
+DOC_MAIL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "doc", "mail.md")
+DOC_MARK = "# /etc/postfix/main.cf"
+
+
+def doc_main_cf(milter_port):
+    """doc/mail.md's main.cf lines: the fenced block whose first line is
+    DOC_MARK, as written, the milter's port (8891) substituted."""
+    text = open(DOC_MAIL, encoding="utf-8").read()
+    for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M):
+        if block.startswith(DOC_MARK + "\n"):
+            assert "inet:127.0.0.1:8891" in block, block
+            return block.replace("inet:127.0.0.1:8891", f"inet:127.0.0.1:{milter_port}")
+    raise RuntimeError(f"no fenced block starting with {DOC_MARK!r} in {DOC_MAIL}")
 
 
 class Stack:
@@ -188,6 +206,7 @@ class Stack:
         with open(os.path.join(conf, "main.cf"), "w") as f:
             f.write(MAIN_CF.format(d=d, uid=pw.pw_uid, gid=pw.pw_gid,
                                    milter_port=self.milter_port))
+            f.write("\n" + doc_main_cf(self.milter_port))
         with open(os.path.join(conf, "master.cf"), "w") as f:
             f.write(MASTER_CF.format(smtp_port=f"127.0.0.1:{self.smtp_port}",
                                      smtp_port2=f"127.0.0.1:{self.smtp_port2}",
@@ -316,7 +335,41 @@ def expect(cond, what):
         failures.append(what)
 
 
+def doc_lines(st):
+    """0. doc/mail.md's main.cf lines as Postfix reads them (postconf: each
+    value as written, no warning), and mail submitted locally (sendmail ->
+    pickup -> cleanup: non_smtpd_milters) judged by the milter."""
+    conf = os.path.join(st.dir, "conf")
+    want = {}
+    for line in doc_main_cf(st.milter_port).splitlines():
+        if line.strip() and not line.startswith("#"):
+            k, _, v = line.partition("=")
+            want[k.strip()] = v.strip()
+    r = subprocess.run([POSTCONF, "-c", conf, "-h", *want], capture_output=True, text=True)
+    got = r.stdout.splitlines()
+    expect(r.returncode == 0 and r.stderr == "" and got == list(want.values()),
+           f"postconf reads doc/mail.md's lines as written: {got} {r.stderr.strip()}")
+    r = subprocess.run([POSTCONF, "-c", conf, "-hx", "non_smtpd_milters"], capture_output=True,
+                       text=True)
+    expect(r.stdout.strip() == f"inet:127.0.0.1:{st.milter_port}",
+           f"non_smtpd_milters is the milter: {r.stdout.strip()!r}")
+    sendmail = shutil.which("sendmail") or "/usr/sbin/sendmail"
+    for mid, body in (("local2", "Local mail: see http://0x7f.1/ now."),
+                      ("local1", "Local mail: see https://www.example.org/docs.")):
+        r = subprocess.run([sendmail, "-C", conf, "-f", "sender@client.example", "-t"],
+                           input=message(mid, body).encode(), capture_output=True, timeout=60)
+        expect(r.returncode == 0, f"sendmail (local submission) takes {mid}: {r.stderr!r}")
+    got = st.wait_delivered(["<local1@e2e>"])
+    m = got.get("<local1@e2e>", [None])[0]
+    expect(m is not None and m.get_all("X-Urisan-Verdict") == ["allow"],
+           f"locally submitted clean mail delivered, judged by the milter: "
+           f"{m and m.get_all('X-Urisan-Verdict')}")
+    expect("<local2@e2e>" not in got and "http://0x7f.1/" in st.log("milter.log"),
+           "locally submitted mail with a denied link is judged and not delivered")
+
+
 def run(st):
+    doc_lines(st)
     p = st.smtp_port
     # 1. clean mail, with a forged verdict header
     code, _ = send(p, message("clean1", "Hello, see https://www.example.org/docs for more.",

@@ -34,7 +34,8 @@ and for %'>ru. Then:
  3. the snippet verbatim (its helper line with --profile proxy), every
     request routed to a recording origin: nested URLs to denied hosts
     and the cloud metadata service (169.254.169.254 by address, by name)
-    get 403 and never reach the origin; the helper's
+    get 403 and never reach the origin; `CONNECT 169.254.169.254:443` is
+    denied by the helper (it judges https://host:port); the helper's
     start line in cache.log is the one doc/squid.md shows.
 
 Everything started here is stopped by PID, also on failure. Exit 0 on
@@ -539,12 +540,9 @@ def facts(sq, urisan, origin_port):
     return failures
 
 
-def connect_passes(sq, origin_port):
-    """CONNECT carries host:port, not a URL: the snippet leaves it to the
-    CONNECT rules, so the helper is not asked (127.0.0.1:PORT would be
-    denied as invalid) and the tunnel opens."""
-    sent0 = sq.helper_stats("urisan")[0]
-    o = b"127.0.0.1:%d" % origin_port
+def connect(sq, o):
+    """CONNECT o through Squid, then a GET through the tunnel: (the
+    CONNECT's answer head, what came back through the tunnel)."""
     s = socket.create_connection(("127.0.0.1", sq.port), timeout=20)
     try:
         s.sendall(b"CONNECT " + o + b" HTTP/1.1\r\nHost: " + o + b"\r\n\r\n")
@@ -564,16 +562,45 @@ def connect_passes(sq, origin_port):
             rest += b
     finally:
         s.close()
-    sent1 = sq.helper_stats("urisan")[0]
     log("  CONNECT %s -> %r, then %r" % (o.decode(), head.split(b"\r\n")[0],
                                         rest.split(b"\r\n")[0]))
+    return head, rest
+
+
+def connect_passes(sq, origin_port):
+    """CONNECT carries host:port, not a URL: the snippet asks the helper
+    for it too, which judges https://host:port (the default policy of
+    the facts phase only flags the origin's 127.0.0.1), and the tunnel
+    opens."""
+    sent0 = sq.helper_stats("urisan")[0]
+    head, rest = connect(sq, b"127.0.0.1:%d" % origin_port)
+    sent1 = sq.helper_stats("urisan")[0]
     failures = []
     if not head.startswith(b"HTTP/1.1 200"):
         failures.append("CONNECT: %r" % head[:100])
     if b"origin saw: /tunnel" not in rest:
         failures.append("CONNECT: the tunnel gave %r" % rest[:200])
-    if sent1 != sent0:
-        failures.append("CONNECT: the helper was asked (%d lookups)" % (sent1 - sent0))
+    if sent1 - sent0 != 1:
+        failures.append("CONNECT: the helper was asked %d times, not once" % (sent1 - sent0))
+    return failures
+
+
+def connect_denied(sq):
+    """The snippet verbatim (--profile proxy): CONNECT to the cloud
+    metadata service's address is denied by the helper (403, ip_link_local
+    in access.log), no tunnel opened."""
+    sent0 = sq.helper_stats("urisan")[0]
+    head, _ = connect(sq, b"169.254.169.254:443")
+    sent1 = sq.helper_stats("urisan")[0]
+    lines = [l for l in sq.read("access.log").splitlines() if " CONNECT 169.254.169.254:443" in l]
+    failures = []
+    if not head.startswith(b"HTTP/1.1 403"):
+        failures.append("CONNECT 169.254.169.254:443 not denied: %r" % head[:100])
+    if sent1 - sent0 != 1:
+        failures.append("CONNECT 169.254.169.254:443: the helper was asked %d times"
+                        % (sent1 - sent0))
+    if not lines or "ip_link_local" not in lines[-1]:
+        failures.append("access.log does not name ip_link_local for the CONNECT: %r" % lines)
     return failures
 
 
@@ -900,6 +927,7 @@ def main(argv):
         squids.append(sq)
         sq.start()
         failures += proxy_phase(sq, origin_log)
+        failures += connect_denied(sq)
         shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
         failures += helper_log_clean(sq)
         failures += reconfigure_logs_again(sq)
