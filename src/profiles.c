@@ -81,15 +81,18 @@
 
 /* "default": the built-in policy of SPEC 4, nothing on top. */
 static const char profile_default[] =
-    "# default: the built-in policy; every other flag is reported\n"
+    "# default: the built-in policy. It denies the flags below (and mail_limit,\n"
+    "# mail only); internal_name and single_label are allowed (listed among\n"
+    "# the flags, the verdict stays allow); every other flag makes it flag\n"
     "deny invalid too_long escaped_crlf escaped_nul ctl_raw dot_above_root\n"
     "deny password dangerous_scheme ambiguous_authority ip_obfuscated\n";
 
 /* "proxy": a forward proxy's URL check (Squid external ACL helper). */
 static const char profile_proxy[] =
     "# proxy: what a forward proxy should never forward (Squid squid-acl)\n"
-    "# Squid's \"-\", an empty value, CONNECT's host:port and relative\n"
-    "# references are no request a proxy can judge: refuse them\n"
+    "# Squid's \"-\", an empty value and relative references are no request\n"
+    "# a proxy can judge: refuse them (squid-acl reads CONNECT's host:port\n"
+    "# as https://host:port)\n"
     "require-authority\n"
     "# only the schemes a web proxy speaks; gopher:, dict:, file: ... are\n"
     "# the classic cross-protocol SSRF smuggling schemes\n"

@@ -3,7 +3,7 @@
 error and the exit status of `--jobs 4` (and of other N, with small
 batches and windows) are byte for byte those of `--jobs 1`.
 
-- check over the shared URL data (/work/shared/data/urls, or URISAN_DATA;
+- check over the shared URL data (../shared/data/urls, or URISAN_DATA;
   skipped with a message when absent) in text, --json, --base, a profile,
   --fields with the host view and nested keys;
 - check and extract over every file of corpus/;
@@ -30,8 +30,6 @@ URISAN = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DATA = os.environ.get("URISAN_DATA", os.path.join(ROOT, "..", "shared", "data"))
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
 fails = 0
 runs = 0
 

@@ -6,9 +6,14 @@ Usage: manpage_test.py PATH-TO-urisan SRCDIR
 SYNOPSIS lists every command `urisan --help` lists and, for each, every
 option its `--help` lists, and no other; each option has an entry of its
 own (.TP .B --opt / .BI --opt) somewhere in the page.
+
+The page fits an 80-column terminal: `MANWIDTH=80 man -l doc/urisan.1`
+writes no line longer than 80 characters and no groff warning (a table
+wider than the line).
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -45,6 +50,24 @@ def synopsis(man):
     return out
 
 
+def width():
+    """Lines of `MANWIDTH=80 man -l` wider than 80 columns, groff warnings."""
+    if shutil.which("man") is None:
+        print("no man(1) (package man-db): the page's width is not checked")
+        return []
+    env = dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="", LC_ALL="C.UTF-8",
+               MANROFFSEQ="", MANPAGER="cat", PAGER="cat")
+    r = subprocess.run(["man", "-l", os.path.join(SRCDIR, "doc", "urisan.1")],
+                       capture_output=True, env=env, timeout=60)
+    text = re.sub(r".\x08", "", r.stdout.decode("utf-8", "replace"))   # overstrike
+    out = [f"man -l at 80 columns, line {i}: {len(l.expandtabs())} columns: {l.strip()[:60]}"
+           for i, l in enumerate(text.split("\n"), 1) if len(l.expandtabs()) > 80]
+    out += [f"man -l at 80 columns: {w}" for w in r.stderr.decode().splitlines() if w.strip()]
+    if r.returncode != 0 or len(text) < 10000:
+        out.append(f"man -l failed ({r.returncode}): {r.stderr.decode()[:200]}")
+    return out
+
+
 def main():
     failures = []
     man = man_source()
@@ -66,6 +89,7 @@ def main():
             if not re.search(r"^\.(B|BI|BR|IB)\s+\"?" + re.escape(o) + r"(\b|=|\"|\s|$)", flat,
                              re.M):
                 failures.append(f"{c}: {o} has no entry of its own in the man page")
+    failures += width()
     for f in failures:
         print("FAIL", f)
     print(f"{len(cmds)} commands compared, {len(failures)} failure(s)")

@@ -940,14 +940,16 @@ END_TEST
 static Suite *resolve_suite(void)
 {
     Suite *s = suite_create("resolve");
-    TCase *tc = tcase_create("vectors");
+    TCase *tc = testdata_tcase(s, "vectors_shared_data");
     tcase_add_test(tc, rfc3986_section_5_4_examples_resolve_as_written);
-    tcase_add_loop_test(tc, seed_draft_appendix_c_examples_resolve_in_their_mode, 0,
-                        sizeof appendix_c / sizeof appendix_c[0]);
-    tcase_add_loop_test(tc, each_listed_difference_gives_urisans_documented_answer, 0, NDIFF);
     tcase_add_test(tc, uriparser_resolve_vectors_agree_except_listed_differences);
     tcase_add_test(tc, go_url_resolve_vectors_all_agree);
     tcase_add_test(tc, python_urljoin_vectors_agree_except_listed_differences);
+
+    tc = tcase_create("vectors");
+    tcase_add_loop_test(tc, seed_draft_appendix_c_examples_resolve_in_their_mode, 0,
+                        sizeof appendix_c / sizeof appendix_c[0]);
+    tcase_add_loop_test(tc, each_listed_difference_gives_urisans_documented_answer, 0, NDIFF);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("behaviour");
@@ -983,6 +985,8 @@ static Suite *resolve_suite(void)
 
 int main(void)
 {
+    if (testdata_skip())
+        return 77;
     SRunner *sr = srunner_create(resolve_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -51,6 +51,7 @@ pkgs=(
   libc-ares-dev                                     # liburisan-net: check --resolve (c-ares)
   python3-requests python3-httpx                    # urisan.guard transports and their dns_ tests
   systemd                                           # systemd-analyze verify: tests/units_test.py, deb-check
+  man-db                                            # man -l: the man page at 80 columns (tests/manpage_test.py)
 )
 # `--minimal`: the command, its host layer and `extract --mail` alone
 # (tools/quickstart.sh, README "Quick start"); no test, server or fuzzer.

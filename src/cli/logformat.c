@@ -384,7 +384,14 @@ static int each_line(const char *cmd, const cli_logfmt *fmt, const char *name, i
     if (rc == 0 && got < 0) {
         int zerr = 0;
         const char *msg = gzerror(gz, &zerr);
-        cli_fail(cmd, "%s: %s", name, zerr != Z_OK && zerr != Z_ERRNO ? msg : strerror(lr.err));
+        /* zlib names the stream "<fd:N>: ": the file's name says it better */
+        if (strncmp(msg, "<fd:", 4) == 0 && strstr(msg, ">: ") != NULL)
+            msg = strstr(msg, ">: ") + 3;
+        if (zerr == Z_BUF_ERROR)
+            cli_fail(cmd, "%s: the gzip data is cut short (the file ends inside its "
+                          "compressed stream: truncated or still being written)", name);
+        else
+            cli_fail(cmd, "%s: %s", name, zerr != Z_OK && zerr != Z_ERRNO ? msg : strerror(lr.err));
         rc = -1;
     }
     cli_lines_free(&lr);
