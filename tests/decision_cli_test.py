@@ -175,13 +175,17 @@ def test_squid_err_for_dash_empty_and_bare_channel_id():
         '9 ERR message="urisan: no URL in the request" log="empty"'], r.stdout
 
 
-def test_squid_proxy_profile_refuses_non_absolute_values():
-    vals = [b"TCP_MISS/200", b"api.github.com:443", b"/index.html", b"//h/x", b"file:///etc/passwd"]
+def test_squid_proxy_profile_refuses_non_absolute_values_and_judges_connect_as_https():
+    vals = [b"TCP_MISS/200", b"/index.html", b"//h/x", b"file:///etc/passwd"]
     r = run(["squid-acl", "--profile", "proxy"], b"".join(v + b"\n" for v in vals))
     lines = r.stdout.splitlines()
     assert len(lines) == len(vals)
     for v, line in zip(vals, lines):
         assert line.startswith(b"ERR message="), (v, line)
+    # a CONNECT's host:port (RFC 9110 9.3.6) is the tunnel https://host:port
+    r = run(["squid-acl", "--profile", "proxy"], b"api.github.com:443\n169.254.169.254:443\n")
+    assert r.stdout.splitlines()[0] == b"OK", r.stdout
+    assert r.stdout.splitlines()[1].startswith(b"ERR") and b"ip_link_local" in r.stdout, r.stdout
 
 
 def test_deny_ip_allow_ip_from_the_command():
