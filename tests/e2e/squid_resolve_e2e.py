@@ -19,6 +19,7 @@ at an origin. Then, through the proxy:
   access.log);
 - a name that resolves to a public address gets past the helper (Squid's
   own DNS failure: 502 or 503, not 403);
+- a CONNECT to a name that resolves to 169.254.169.254 is denied (403);
 - the origin receives nothing.
 
 Everything started here is stopped by PID, also on failure. Exit 0 on
@@ -106,7 +107,16 @@ def main(argv):
                     b"\r\nConnection: close\r\n\r\n", timeout=30)
                 if (status != want) if want else status not in (502, 503):
                     failures.append("%s: status %s, want %s" % (host, status, want or "502/503"))
+            # CONNECT: its host:port looked up as the tunnel https://host:port
+            status, _, _ = sq.raw_request(
+                squid.port, b"CONNECT meta.test:443 HTTP/1.1\r\nHost: meta.test:443\r\nConnection: close\r\n\r\n",
+                timeout=30)
+            if status != 403:
+                failures.append("CONNECT meta.test:443: status %s, want 403" % status)
             log = squid.read("access.log")
+            line = [ln for ln in log.splitlines() if "CONNECT meta.test:443" in ln]
+            if not line or "resolved_ip_denied" not in line[-1]:
+                failures.append("CONNECT meta.test:443: access.log says %r" % line)
             for host, want, reason in CASES:
                 line = [ln for ln in log.splitlines() if "//%s/" % host in ln]
                 if not line:
