@@ -513,8 +513,11 @@ static void check_squid_reply(const char *rl, size_t rn, const char *il, size_t 
     size_t vlen = sp ? (size_t)(sp - v) : in_len - vs;
     int deny = 1; /* empty, and Squid's "-" (no value): ERR */
     if (vlen > 0 && !(vlen == 1 && v[0] == '-')) {
-        /* a CONNECT's host:port is judged as https://host:port */
-        size_t pre = cli_connect_target(v, vlen, false) ? sizeof CLI_CONNECT_SCHEME - 1 : 0;
+        /* a CONNECT's host:port (the argument "connect") is judged as
+           https://host:port */
+        bool tunnel = sp != NULL && cli_connect_arg(sp + 1, in_len - (size_t)(sp + 1 - il)) &&
+                      cli_connect_target(v, vlen, true);
+        size_t pre = tunnel ? sizeof CLI_CONNECT_SCHEME - 1 : 0;
         char *copy = (char *)malloc(pre + vlen);
         if (copy == NULL)
             abort();

@@ -21,6 +21,13 @@
 
 #include "urisan.h"
 
+/* URISAN_API marks the exports while the library is built (the source
+   tree's urisan.h); the installed urisan.h is flat and has none, and a
+   program that uses the library needs none. */
+#ifndef URISAN_API
+#define URISAN_API
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -182,10 +182,13 @@ def test_squid_proxy_profile_refuses_non_absolute_values_and_judges_connect_as_h
     assert len(lines) == len(vals)
     for v, line in zip(vals, lines):
         assert line.startswith(b"ERR message="), (v, line)
-    # a CONNECT's host:port (RFC 9110 9.3.6) is the tunnel https://host:port
-    r = run(["squid-acl", "--profile", "proxy"], b"api.github.com:443\n169.254.169.254:443\n")
+    # a CONNECT's host:port (RFC 9110 9.3.6), asked with the acl argument
+    # "connect", is the tunnel https://host:port; without it, a URL
+    r = run(["squid-acl", "--profile", "proxy"],
+            b"api.github.com:443 connect\n169.254.169.254:443 connect\napi.github.com:443 -\n")
     assert r.stdout.splitlines()[0] == b"OK", r.stdout
     assert r.stdout.splitlines()[1].startswith(b"ERR") and b"ip_link_local" in r.stdout, r.stdout
+    assert r.stdout.splitlines()[2].startswith(b"ERR"), r.stdout
 
 
 def test_deny_ip_allow_ip_from_the_command():

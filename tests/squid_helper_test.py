@@ -121,15 +121,25 @@ def test_deny_reply_names_the_reasons_quoted():
 
 
 def test_connect_host_port_is_judged_as_the_https_tunnel_like_check_format_squid():
-    """A CONNECT's %>ru is its authority-form host:port (RFC 9110 9.3.6):
-    judged as https://host:port, the verdict and reasons of the same line
-    read by `check --format squid` from access.log; a value with a scheme
-    and no // (javascript:alert(1), mailto:a@b) stays what it is."""
+    """A CONNECT's %>ru is its authority-form host:port (RFC 9110 9.3.6),
+    asked with the acl argument "connect" (doc/squid.md's block): judged
+    as https://host:port, the verdict and reasons of the same line read
+    by `check --format squid` from access.log; a value with a scheme and
+    no // (javascript:alert(1), mailto:a@b) stays what it is. Without the
+    argument a value is a URL, as check reads it: 169.254.169.254:443 and
+    mailto:1 are no tunnels."""
     cases = [b"169.254.169.254:443", b"example.com:443", b"example.com:8443",
              b"[::1]:443", b"127.0.0.1:22", b"javascript:alert(1)", b"mailto:a@b"]
     h = Helper("--profile", "proxy")
-    got = [h.ask(b"%d %s -" % (i, c)) for i, c in enumerate(cases)]
+    got = [h.ask(b"%d %s %s" % (i, c, b"connect" if i < 5 else b"-"))
+           for i, c in enumerate(cases)]
+    plain = [h.ask(b"%d %s -" % (i, c)) for i, c in enumerate([b"example.com:443", b"mailto:1"])]
     h.close()
+    for reply, c in zip(plain, [b"example.com:443", b"mailto:1"]):
+        r = subprocess.run([URISAN, "check", "--profile", "proxy", c], stdout=subprocess.PIPE,
+                           timeout=TIMEOUT)
+        want = b"ERR" if r.stdout.startswith(b"deny") else b"OK"
+        assert reply.split(b" ")[1] == want, (c, reply, r.stdout)
     assert got[0].startswith(b'0 ERR message="urisan denied the URL: ip_link_local"'), got[0]
     assert got[1] == b"1 OK", got[1]
     assert got[2] == b'2 OK log="flagged:nondefault_port"', got[2]

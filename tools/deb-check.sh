@@ -107,7 +107,7 @@ for h in $headers "$(echo $headers)"; do
     fi
 done
 for pc in "urisan urisan.c" "urisan-host urisan_host.c" "urisan-mail urisan_mail.c" \
-          "urisan urisan-host urisan-mail all.c"; do
+          "urisan-net urisan_net.c" "urisan urisan-host urisan-mail urisan-net all.c"; do
     names=${pc% *}; src=$tmp/src/tests/installed/${pc##* }
     cflags=$("${run_env[@]}" pkg-config --cflags $names)
     libs=$("${run_env[@]}" pkg-config --libs $names)

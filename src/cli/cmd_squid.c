@@ -14,7 +14,9 @@
  *
  * The channel-ID is there when external_acl_type has concurrency=N > 0;
  * value is the request URL (%>ru or %'>ru); Squid appends the acl line's
- * arguments (%DATA, "-" when there are none) as extras, which we ignore.
+ * arguments (%DATA, "-" when there are none) as extras. The first one
+ * "connect" says the request is a CONNECT (the documented block has an
+ * acl for CONNECT with that argument); other extras are ignored.
  * We answer one line per request, in order:
  *
  *     [channel-ID SP] OK [log="flagged:reasons"]       allowed or flagged
@@ -22,9 +24,11 @@
  *     [channel-ID SP] BH message="..."                 we could not judge
  *
  * The value is judged exactly as it arrives; we never percent-decode it.
- * A CONNECT's value is its authority-form "host:port" (RFC 9110 9.3.6),
- * judged as the tunnel "https://host:port" (connect_target.h), as
- * `check --format squid` judges a CONNECT line of access.log.
+ * A CONNECT's value (with the argument "connect") is its authority-form
+ * "host:port" (RFC 9110 9.3.6), judged as the tunnel "https://host:port"
+ * (connect_target.h), as `check --format squid` judges a CONNECT line of
+ * access.log. Without it the value is a URL, read as `check` reads it:
+ * "mailto:1" is no tunnel to host "mailto".
  * Squid hands escapes over unchanged (%0d%0a, %2e%2e and %00 arrive as
  * written, tests/e2e/squid_e2e.py checks it with a real Squid), so
  * decoding would judge a different string than the one Squid forwards:
@@ -204,7 +208,8 @@ static void answer(cli_buf *out, cli_buf *tmp, cli_buf *target, const char *p, s
         return;
     }
 
-    if (cli_connect_target(v, vlen, false)) {
+    if (sp != NULL && cli_connect_arg(sp + 1, len - (size_t)(sp + 1 - p)) &&
+        cli_connect_target(v, vlen, true)) {
         cli_buf_clear(target);
         cli_buf_adds(target, CLI_CONNECT_SCHEME);
         cli_buf_add(target, v, vlen);

@@ -25,6 +25,24 @@
  * absolute URL Squid hands a helper always has "//" or a non-digit after
  * its scheme's ':' - so "javascript:alert(1)" and "mailto:a@b" are not.
  */
+/*
+ * squid-acl: is the acl line's first argument (Squid's %DATA, after the
+ * value: a[0..n), the rest of the request line) the word "connect"? The
+ * documented block asks for CONNECT requests with that argument, so the
+ * helper knows the value is CONNECT's host:port and not a URL.
+ */
+static inline bool cli_connect_arg(const char *a, size_t n)
+{
+    static const char word[] = "connect";
+    size_t w = sizeof word - 1;
+    if (n < w || (n > w && a[w] != ' '))
+        return false;
+    for (size_t i = 0; i < w; i++)
+        if ((a[i] | 0x20) != word[i])
+            return false;
+    return true;
+}
+
 static inline bool cli_connect_target(const char *p, size_t n, bool method_connect)
 {
     if (n == 0 || p[0] == '/')
