@@ -993,6 +993,23 @@ static int extract_path(ex_ctx *c, const char *path, bool mail)
     return status;
 }
 
+/* What cmd_extract holds: the workers, the resolver window, the scratch
+   and the kept facts, the context, the policy; returns status. */
+static int ex_free(ex_ctx *c, urisan_policy *pol, int status)
+{
+    workers_free(c);
+#ifdef URISAN_HAVE_NET
+    cli_resolve_free(c->rw);
+#endif
+    free(c->scratch);
+#ifdef URISAN_HAVE_HOST
+    free(c->keep.facts);
+#endif
+    free(c);
+    free(pol);
+    return status;
+}
+
 int cmd_extract(int argc, char **argv)
 {
     enum { OPT_JSON, OPT_MAIL, OPT_POLICY, OPT_PROFILE, OPT_FIELDS, OPT_EXPLAIN, OPT_JOBS,
@@ -1073,15 +1090,8 @@ int cmd_extract(int argc, char **argv)
         c->rw = cli_resolve_new(CMD, opts[OPT_DNS_SERVER].seen ? opts[OPT_DNS_SERVER].value
                                                                : NULL,
                                 pol, write_resolved, c);
-        if (c->rw == NULL) {
-            free(c->scratch);
-#ifdef URISAN_HAVE_HOST
-            free(c->keep.facts);
-#endif
-            free(c);
-            free(pol);
-            return CLI_EXIT_USAGE;
-        }
+        if (c->rw == NULL)
+            return ex_free(c, pol, CLI_EXIT_USAGE);
     }
 #endif
     cli_progress_start(CMD, cli_progress_mode(opts[OPT_PROGRESS].seen,
@@ -1092,15 +1102,5 @@ int cmd_extract(int argc, char **argv)
     cli_progress_end();
     if (status == CLI_EXIT_OK && c->denied)
         status = CLI_EXIT_FAIL;
-    workers_free(c);
-#ifdef URISAN_HAVE_NET
-    cli_resolve_free(c->rw);
-#endif
-    free(c->scratch);
-#ifdef URISAN_HAVE_HOST
-    free(c->keep.facts);
-#endif
-    free(c);
-    free(pol);
-    return cli_finish(CMD, status);
+    return cli_finish(CMD, ex_free(c, pol, status));
 }
