@@ -24,7 +24,9 @@ profile plus a site policy file that denies blocked.example. Then:
     and never reach the origin. The access log has $urisan_verdict and
     $urisan_reasons of each.
  2. metrics: the urisan_metrics location after the facts: every counter
-    exact.
+    exact. Then the rows every gateway door must stop
+    (tests/e2e/gateway_rows.py, as gateway_e2e and lua_e2e): 403 (or
+    nginx's 400) and the origin never sees them.
  3. reload: the policy file gains a deny-host; `nginx -s reload` (SIGHUP
     to the master): the new workers deny that host. Then a file with a
     mistake: the reload is refused (the error log names line, column,
@@ -52,6 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gateway_e2e as e2e  # noqa: E402
 from gateway_e2e import Failure, log  # noqa: E402
+import gateway_rows  # noqa: E402
 import lua_e2e  # noqa: E402
 from lua_e2e import request, get  # noqa: E402
 
@@ -334,6 +337,10 @@ def main():
         log("facts")
         counts = check_facts(gw, origin, FACTS)
         check_metrics(gw, counts)
+        log("the rows every door must stop (tests/e2e/gateway_rows.py)")
+        failures = gateway_rows.check_rows("nginx module", gw.port, origin.seen, log)
+        if failures:
+            raise Failure("\n".join(failures))
         reload_phase(gw, origin)
         secs = e2e.load(gw, origin, args.requests, args.connections, "ngxmod")
         log("load: %d requests over %d connections in %.1f s: 0 lost, 0 wrong"
