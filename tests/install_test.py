@@ -116,7 +116,7 @@ def main():
     global SAN
     SAN = sys.argv[7:]     # a sanitizer build's -fsanitize=...: the programs link its library
     env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)   # a sanitizer build's runtime: not for cc
+    preload = env.pop("LD_PRELOAD", None)   # a sanitizer build's runtime: not for cc
     dest = tempfile.mkdtemp(prefix="urisan-destdir-")
     try:
         r = run([meson, "install", "-C", build, "--destdir", dest, "--no-rebuild", "--quiet"])
@@ -136,7 +136,8 @@ def main():
         own = [h for h in headers if h not in HEADER_ONLY]
         check(len(names) == len(own), "headers %s but pkg-config names %s" % (own, names))
         pkg_programs(cc, dest, os.path.join(lib, "pkgconfig"), lib, names, env)
-        lua_modules(dest, prefix, lib, env)
+        # the Lua interpreters load a sanitizer build's module: its runtime first
+        lua_modules(dest, prefix, lib, dict(env, LD_PRELOAD=preload) if preload else env)
     finally:
         shutil.rmtree(dest, ignore_errors=True)
     return 1 if FAILED else 0

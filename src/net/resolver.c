@@ -147,14 +147,16 @@ URISAN_API void urisan_resolver_free(urisan_resolver *r)
 static void step(urisan_resolver *r)
 {
     ares_socket_t socks[ARES_GETSOCK_MAXNUM];
-    int bits = ares_getsock(r->ch, socks, ARES_GETSOCK_MAXNUM);
+    /* bit i: socket i readable, bit i + ARES_GETSOCK_MAXNUM: writable
+       (c-ares' ARES_GETSOCK_* macros shift a signed 1 into bit 31) */
+    unsigned bits = (unsigned)ares_getsock(r->ch, socks, ARES_GETSOCK_MAXNUM);
     struct pollfd pfd[ARES_GETSOCK_MAXNUM];
     nfds_t n = 0;
-    for (int i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
+    for (unsigned i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
         short ev = 0;
-        if (ARES_GETSOCK_READABLE(bits, i))
+        if (bits & (1u << i))
             ev |= POLLIN;
-        if (ARES_GETSOCK_WRITABLE(bits, i))
+        if (bits & (1u << (i + ARES_GETSOCK_MAXNUM)))
             ev |= POLLOUT;
         if (ev == 0)
             continue;
