@@ -101,7 +101,7 @@ bool urisan_handler_find(const char *lower, size_t n)
         if (h[0] != lower[0])
             continue;
         size_t k = 0;
-        while (k < n && h[k] == lower[k])
+        while (k < n && h[k] != '\0' && h[k] == lower[k]) /* a NUL in the input ends no name */
             k++;
         if (k == n && h[k] == '\0')
             return true;
