@@ -109,8 +109,33 @@ typedef enum {
     URISAN_MAIL_SRC_SVG_ANIMATE = 33,    /* SVG <set>/<animate>/
                                             <animateMotion> setting href:
                                             to, from, by, values */
-    URISAN_MAIL_SRC_OBJECT_PARAM = 34    /* <param name=movie|src|url...
+    URISAN_MAIL_SRC_OBJECT_PARAM = 34,   /* <param name=movie|src|url...
                                             value=...> of an <object> */
+    /* Binary attachments, read in a sandboxed process (hit.page: the PDF
+       page, 1-based, 0 when none): */
+    URISAN_MAIL_SRC_PDF_URI = 35,        /* a PDF URI action (a link
+                                            annotation's /A /URI) */
+    URISAN_MAIL_SRC_PDF_LAUNCH = 36,     /* a PDF Launch action's file */
+    URISAN_MAIL_SRC_PDF_GOTOR = 37,      /* a PDF GoToR/GoToE action's file */
+    URISAN_MAIL_SRC_PDF_SUBMIT = 38,     /* a PDF form's SubmitForm or
+                                            ImportData target */
+    URISAN_MAIL_SRC_PDF_JS = 39,         /* a URL in a string of the PDF's
+                                            JavaScript (app.launchURL,
+                                            this.submitForm ...) */
+    URISAN_MAIL_SRC_OOXML_EXTERNAL = 40, /* an Office document's external
+                                            relationship (TargetMode
+                                            External) of another type */
+    URISAN_MAIL_SRC_OOXML_HYPERLINK = 41,/* an Office document's hyperlink */
+    URISAN_MAIL_SRC_OOXML_TEMPLATE = 42, /* attachedTemplate: the remote
+                                            template Word loads */
+    URISAN_MAIL_SRC_OOXML_OLE = 43,      /* an OLE link or linked file
+                                            (oleObject, frame, package,
+                                            externalLinkPath) */
+    URISAN_MAIL_SRC_QR = 44,             /* the text of a QR code in an
+                                            image, or in an image of a PDF
+                                            page */
+    URISAN_MAIL_SRC_OOXML_FIELD = 45     /* a URL in a Word field code
+                                            (HYPERLINK, INCLUDEPICTURE) */
 } urisan_mail_source;
 
 /* "text", "html-href", "html-src", "html-action", "html-formaction",
@@ -120,8 +145,10 @@ typedef enum {
    "html-dynsrc", "html-itemtype", "html-profile", "html-icon", "css-url",
    "css-import", "html-text", "shortcut-url", "shortcut-icon",
    "shortcut-exec", "ics-url", "ics-attach", "ics-description",
-   "ics-location", "meta-refresh", "svg-animate", "object-param" (the
-   command's "context" key); NULL for a
+   "ics-location", "meta-refresh", "svg-animate", "object-param",
+   "pdf-uri", "pdf-launch", "pdf-gotor", "pdf-submit", "pdf-js",
+   "ooxml-external", "ooxml-hyperlink", "ooxml-template", "ooxml-ole",
+   "qr", "ooxml-field" (the command's "context" key); NULL for a
    value that names no source. */
 URISAN_API const char *urisan_mail_source_name(urisan_mail_source s);
 
@@ -171,6 +198,9 @@ typedef struct {
                                   destination the service sends the
                                   reader to, which is what was judged,
                                   written the link as written; else NULL */
+    unsigned page;             /* a hit in a PDF: its page, 1-based; 0: not
+                                  on a page (a document action) or not a
+                                  PDF */
 } urisan_mail_hit;
 
 /* Limits. Bit numbers of urisan_mail_result.limits. Append only. */
@@ -188,12 +218,19 @@ typedef enum {
     URISAN_MAIL_LIMIT_BOUNDARIES = 8,   /* GMime's boundary compares:
                                            "--" lines x enclosing
                                            multiparts */
-    URISAN_MAIL_LIMIT_PARAMS_TOTAL = 9  /* parameters of all Content-Type
+    URISAN_MAIL_LIMIT_PARAMS_TOTAL = 9, /* parameters of all Content-Type
                                            and Content-Disposition fields */
+    URISAN_MAIL_LIMIT_READER = 10       /* a reader of a binary attachment
+                                           (PDF, Office, image) reached one
+                                           of its bounds (pages, images,
+                                           pixels, decompressed bytes,
+                                           memory, CPU or wall time) or
+                                           could not read the file; the
+                                           message names the attachment */
 } urisan_mail_limit;
 
 /* "depth", "html_mem", "headers", "header_size", "params", "parts",
-   "decoded", "html_size", "boundaries", "params_total"; NULL for a value
+   "decoded", "html_size", "boundaries", "params_total", "reader"; NULL for a value
    that names no limit. */
 URISAN_API const char *urisan_mail_limit_name(urisan_mail_limit l);
 

@@ -1137,7 +1137,8 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
         (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0) ||
         (h->attachment != NULL &&
          put(o, "attachment", text_out(h->attachment, strlen(h->attachment))) < 0) ||
-        (h->rewriter != NULL && put(o, "rewriter", name_str(h->rewriter)) < 0)) {
+        (h->rewriter != NULL && put(o, "rewriter", name_str(h->rewriter)) < 0) ||
+        (h->page != 0 && put(o, "page", PyLong_FromUnsignedLong(h->page)) < 0)) {
         Py_XDECREF(o);
         r->failed = true;
         return false;

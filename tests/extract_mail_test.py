@@ -161,9 +161,17 @@ def test_nested():
     check(got == [
         ("1.1", "text", "https://alt-plain.example/a"),
         ("1.2", "html-href", "https://alt-html.example/a"),
+        ("2", "limit", None),
         ("3.1", "text", "https://inner-plain.example/wrapped/path"),
         ("3.2", "html-href", "https://inner-html.example/f")],
-        "nested: parts in order, image skipped, preamble/epilogue unseen: %r" % got)
+        "nested: parts in order, preamble/epilogue unseen: %r" % got)
+    # part 2 has a PNG signature and no PNG after it: the image reader
+    # cannot read it, which is told (fail closed), naming the file; the
+    # URL-like bytes inside it are no link
+    lim = [r for r in rows if r["context"] == "limit"]
+    check(len(lim) == 1 and lim[0]["limit"] == "reader" and "x.png" in lim[0]["limit_message"]
+          and lim[0]["verdict"] == "deny",
+          "nested: the image that is no image is a reader limit naming x.png: %r" % lim)
 
 
 def test_charsets():

@@ -135,6 +135,16 @@ def inputs(srcdir):
     return out
 
 
+# Messages whose output changed on purpose after REF_COMMIT, each checked
+# by the test that owns the change instead: the readers of binary
+# attachments (PDF, Office Open XML, QR codes in images: src/mail/readers.h)
+# report the links of attachments_binary.eml, and a reader limit for the
+# image of nested_multipart.eml that is no image (tests/readers_test.py,
+# tests/extract_mail_test.py).
+CHANGED_ON_PURPOSE = {os.path.join("mail", "attachments_binary.eml"),
+                      os.path.join("mail", "nested_multipart.eml")}
+
+
 def mail_inputs(srcdir):
     """Each message of tests/mail and tests/mail/hostile, for extract --mail."""
     out = []
@@ -142,6 +152,8 @@ def mail_inputs(srcdir):
         d = os.path.join(srcdir, "tests", sub)
         for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
             path = os.path.join(d, fn)
+            if os.path.join(sub, fn) in CHANGED_ON_PURPOSE:
+                continue
             if os.path.isfile(path):
                 with open(path, "rb") as f:
                     out.append((os.path.join(sub, fn), f.read()))

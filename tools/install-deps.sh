@@ -22,6 +22,13 @@ pkgs=(
   liburiparser-dev libcurl4-openssl-dev libjson-c-dev  # differential oracles
   libglib2.0-dev                                    # benchmark peer (GUri)
   libgmime-3.0-dev libpsl-dev libidn2-dev           # extract --mail
+  # extract --mail's readers of binary attachments (src/mail/readers.h):
+  # PDF (qpdf), Office Open XML (libzip, libxml2), QR codes (zbar) in
+  # PNG/JPEG/GIF/WebP images, their sandbox (libseccomp); the tests make
+  # real files with qpdf, reportlab, python3-docx, python3-qrcode, PIL
+  libqpdf-dev libzip-dev libxml2-dev libzbar-dev libpng-dev libjpeg-dev
+  libgif-dev libwebp-dev libseccomp-dev
+  qpdf python3-reportlab python3-docx python3-qrcode python3-pil
   publicsuffix                                      # the Public Suffix List as text
   libicu-dev                                        # homograph (TR39 spoof checker)
   libmilter-dev postfix                             # urisan milter, its e2e

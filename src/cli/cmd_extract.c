@@ -82,6 +82,7 @@ typedef struct {
     size_t written_len;
     const char *attachment; /* the file name of the part, else NULL */
     const char *rewriter;   /* a rewritten link: the service, else NULL */
+    unsigned page;       /* a hit in a PDF: its page (1-based), else 0 */
 #ifdef URISAN_HAVE_NET
     const urisan_net_result *res; /* --resolve: the answer for its host */
 #endif
@@ -194,6 +195,9 @@ static void put_attachment(cli_buf *b, const void *v)
     ROW(v);
     json_quote(b, r->attachment, strlen(r->attachment));
 }
+/* a hit on a page of a PDF attachment: its number */
+static bool has_page(const void *v) { ROW(v); return r->page != 0; }
+static void put_page(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->page); }
 static void put_explain(cli_buf *b, const void *v)
 {
     ROW(v);
@@ -253,6 +257,7 @@ static const cli_field extract_fields[] = {
     { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
     { .name = "attachment", .put = put_attachment, .fb = CLI_FB_OMIT, .present = has_attachment },
     { .name = "rewriter", .put = put_rewriter, .fb = CLI_FB_OMIT, .present = has_rewriter },
+    { .name = "page", .put = put_page, .fb = CLI_FB_OMIT, .present = has_page },
     /* --explain: the rule behind each reason */
     { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
       .when = MODE_EXPLAIN, .needs = "--explain" },
@@ -716,6 +721,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     r.written_len = h->written_len;
     r.attachment = h->attachment;
     r.rewriter = h->rewriter;
+    r.page = h->page;
     return put_row(c, &r);
 }
 

@@ -122,13 +122,16 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
     scan_state *s = ctx;
     if (s->limit[0] == '\0') {
         const char *name = urisan_mail_limit_name(d->limit);
-        snprintf(s->limit, sizeof s->limit, "mail limit %s (%zu, limit %zu)%s",
-                 name != NULL ? name : "?", d->value, d->max,
-                 d->limit == URISAN_MAIL_LIMIT_HTML ||
-                         (d->limit == URISAN_MAIL_LIMIT_DEPTH && d->part != NULL &&
-                          strcmp(d->part, "raw") != 0) /* iframe srcdoc nesting */
-                     ? "; the rest of the part unscanned"
-                     : "; scanned raw");
+        if (d->limit == URISAN_MAIL_LIMIT_READER) /* its message names the file */
+            snprintf(s->limit, sizeof s->limit, "mail limit reader: %s", d->message);
+        else
+            snprintf(s->limit, sizeof s->limit, "mail limit %s (%zu, limit %zu)%s",
+                     name != NULL ? name : "?", d->value, d->max,
+                     d->limit == URISAN_MAIL_LIMIT_HTML ||
+                             (d->limit == URISAN_MAIL_LIMIT_DEPTH && d->part != NULL &&
+                              strcmp(d->part, "raw") != 0) /* iframe srcdoc nesting */
+                         ? "; the rest of the part unscanned"
+                         : "; scanned raw");
     }
     return true;
 }

@@ -17,7 +17,9 @@
 const mail_reader_fn mail_readers[MAIL_KIND_COUNT_] = {
     [MAIL_KIND_CALENDAR] = mail_read_calendar,
     [MAIL_KIND_SHORTCUT] = mail_read_shortcut,
-    /* PDF, OOXML and IMAGE: NULL until their readers are plugged in */
+    [MAIL_KIND_PDF] = mail_read_pdf,
+    [MAIL_KIND_OOXML] = mail_read_ooxml,
+    [MAIL_KIND_IMAGE] = mail_read_image,
 };
 
 const char *mail_kind_name(mail_kind k)

@@ -71,6 +71,12 @@ typedef struct {
     size_t offset, length;    /* where in the decoded part (bytes) */
     const char *display;      /* a text shown for it, or NULL */
     size_t display_len;
+    const char *written;      /* the link as written when uri is the form
+                                 the reader made of it (a Windows path:
+                                 its file: URI); NULL: uri as written,
+                                 read as a browser reads it (Unicode
+                                 converted, rewritten links unwrapped) */
+    size_t written_len;
 } mail_found;
 
 /* Parse, judge and deliver one link (relative ones are judged as
@@ -92,6 +98,10 @@ bool mail_out_html(mail_out *o, const char *t, size_t n);
 bool mail_out_limit(mail_out *o, urisan_mail_limit l, const char *msg, size_t value,
                     size_t max);
 
+/* The PDF page (1-based) of what is reported next, 0: none; the
+   dispatch sets 0 again after the part. */
+void mail_out_page(mail_out *o, unsigned page);
+
 /* The attachment's file name (NULL: none) and the part's number. */
 const char *mail_out_attachment(const mail_out *o);
 const char *mail_out_part(const mail_out *o);
@@ -103,13 +113,17 @@ const char *mail_out_part(const mail_out *o);
  */
 typedef bool (*mail_reader_fn)(mail_out *o, const char *data, size_t n);
 
-/* The reader of each kind; NULL: the kind is not read (its parts are
-   skipped as before). TEXT and HTML are the dispatch's own. */
+/* The reader of each kind but TEXT and HTML, which are the dispatch's
+   own. */
 extern const mail_reader_fn mail_readers[MAIL_KIND_COUNT_];
 
 /* The readers of this library. */
 bool mail_read_calendar(mail_out *o, const char *data, size_t n);  /* ics.c */
 bool mail_read_shortcut(mail_out *o, const char *data, size_t n);  /* shortcut.c */
+/* ... and of binary files, each in a sandboxed process (binread.c) */
+bool mail_read_pdf(mail_out *o, const char *data, size_t n);
+bool mail_read_ooxml(mail_out *o, const char *data, size_t n);
+bool mail_read_image(mail_out *o, const char *data, size_t n);
 
 /* ---- the readers' own parsers (for the tests and fuzz harnesses) ---- */
 

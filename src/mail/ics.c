@@ -152,7 +152,7 @@ static bool trimmed_link(mail_out *o, const mail_prop *p, urisan_mail_source src
         n--;
     if (n == 0)
         return true;
-    mail_found f = { v, n, src, p->offset, n, NULL, 0 };
+    mail_found f = { .uri = v, .uri_len = n, .source = src, .offset = p->offset, .length = n };
     return mail_out_link(o, &f);
 }
 

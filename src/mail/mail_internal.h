@@ -91,6 +91,9 @@ bool mail_unc_next(const char *t, size_t len, size_t *pos, mail_unc *u);
    (cap >= u->len + 8 always fits). */
 size_t mail_unc_uri(const char *t, const mail_unc *u, char *out, size_t cap);
 
+/* s[0..n) starts with a scheme (RFC 3986 3.1) and ':' (scan.c). */
+bool mail_has_scheme(const char *s, size_t n);
+
 /* The Public Suffix List loaded by urisan_mail_init (never NULL after it
    unless libpsl has no list at all). */
 struct psl_ctx_st;

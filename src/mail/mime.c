@@ -16,6 +16,9 @@
 #include <libpsl.h>
 
 #include "urisan_host.h"
+#ifdef URISAN_HAVE_READERS
+#include "isolate.h"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* init / shutdown                                                     */
@@ -29,6 +32,9 @@ void urisan_mail_init(void)
         return;
     g_mime_init();
     urisan_host_init();   /* the Public Suffix List: the host layer's */
+#ifdef URISAN_HAVE_READERS
+    rd_start();           /* the readers' zygote, before threads start */
+#endif
     mail_ready = true;
 }
 

@@ -39,6 +39,8 @@ typedef struct {
                             its links */
     size_t off_base;     /* added to the offsets of text hits (a reader's
                             value inside its file) */
+    unsigned page;       /* the PDF page of what a reader reports, 0: none
+                            (mail_out_page) */
 } scan_ctx;
 
 /* Where a reader of a part reports (attach.h). */
@@ -85,6 +87,17 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     case URISAN_MAIL_SRC_META_REFRESH: return "meta-refresh";
     case URISAN_MAIL_SRC_SVG_ANIMATE: return "svg-animate";
     case URISAN_MAIL_SRC_OBJECT_PARAM: return "object-param";
+    case URISAN_MAIL_SRC_PDF_URI: return "pdf-uri";
+    case URISAN_MAIL_SRC_PDF_LAUNCH: return "pdf-launch";
+    case URISAN_MAIL_SRC_PDF_GOTOR: return "pdf-gotor";
+    case URISAN_MAIL_SRC_PDF_SUBMIT: return "pdf-submit";
+    case URISAN_MAIL_SRC_PDF_JS: return "pdf-js";
+    case URISAN_MAIL_SRC_OOXML_EXTERNAL: return "ooxml-external";
+    case URISAN_MAIL_SRC_OOXML_HYPERLINK: return "ooxml-hyperlink";
+    case URISAN_MAIL_SRC_OOXML_TEMPLATE: return "ooxml-template";
+    case URISAN_MAIL_SRC_OOXML_OLE: return "ooxml-ole";
+    case URISAN_MAIL_SRC_QR: return "qr";
+    case URISAN_MAIL_SRC_OOXML_FIELD: return "ooxml-field";
     }
     return NULL;
 }
@@ -102,6 +115,7 @@ const char *urisan_mail_limit_name(urisan_mail_limit l)
     case URISAN_MAIL_LIMIT_HTML_SIZE: return "html_size";
     case URISAN_MAIL_LIMIT_BOUNDARIES: return "boundaries";
     case URISAN_MAIL_LIMIT_PARAMS_TOTAL: return "params_total";
+    case URISAN_MAIL_LIMIT_READER: return "reader";
     }
     return NULL;
 }
@@ -161,9 +175,10 @@ static void iri_form(const scan_ctx *c, urisan_mail_hit *h, urisan_uri *u, urisa
 static bool deliver(scan_ctx *c, const urisan_mail_hit *h)
 {
     urisan_mail_hit with;
-    if (c->attachment != NULL) {
+    if (c->attachment != NULL || c->page != 0) {
         with = *h;
         with.attachment = c->attachment;
+        with.page = c->page;
         h = &with;
     }
     if (h->decision.verdict > c->res->worst)
@@ -389,8 +404,7 @@ static urisan_mail_source html_source(html_attr a)
     return src[a];
 }
 
-/* s[0..n) starts with a scheme (RFC 3986 3.1) and ':'. */
-static bool has_scheme(const char *s, size_t n)
+bool mail_has_scheme(const char *s, size_t n)
 {
     if (n == 0 || !g_ascii_isalpha(s[0]))
         return false;
@@ -427,7 +441,7 @@ static bool doc_base(const html_doc *d, char *buf, size_t cap, const char **base
             a++;
         while (w > a && (unsigned char)buf[w - 1] <= 0x20)
             w--;
-        if (!has_scheme(buf + a, w - a))
+        if (!mail_has_scheme(buf + a, w - a))
             return false;
         size_t colon = (size_t)((const char *)memchr(buf + a, ':', w - a) - buf);
         static const char *const special[] = { "http", "https", "ws", "wss", "ftp", "file" };
@@ -455,7 +469,7 @@ static void html_target(urisan_mail_hit *h, const char *base, size_t blen, char 
     const char *u = h->uri;
     size_t n = h->uri_len;
     *own = NULL;
-    if (base != NULL && !has_scheme(u, n) && n < ((size_t)1 << 20)) {
+    if (base != NULL && !mail_has_scheme(u, n) && n < ((size_t)1 << 20)) {
         size_t cap = blen + n + 16, need = 0;
         char *buf = malloc(cap);
         if (buf != NULL && urisan_resolve(base, blen, u, n, NULL, buf, cap, &need, NULL, NULL) == URISAN_OK) {
@@ -517,7 +531,7 @@ static bool html_hit(scan_ctx *c, const char *part, const html_doc *d, const htm
     char *own = NULL;
     urisan_uri u;
     urisan_report rep;
-    bool relative = !l->base && !has_scheme(r.uri, r.uri_len);
+    bool relative = !l->base && !mail_has_scheme(r.uri, r.uri_len);
     if (relative && base != NULL)
         html_target(&r, base, blen, &own); /* relative: resolved first */
     urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
@@ -660,14 +674,17 @@ bool mail_out_link(mail_out *o, const mail_found *f)
     r.uri_len = f->uri_len;
     r.display = f->display;
     r.display_len = f->display_len;
+    r.written = f->written;
+    r.written_len = f->written_len;
     urisan_uri u;
     urisan_report rep;
-    char *conv = NULL;
+    char *conv = NULL, *uw = NULL;
     urisan_parse_analyze(r.uri, r.uri_len, c->pol, &u, NULL, &rep);
-    iri_form(c, &r, &u, &rep, &conv); /* written in Unicode: that form */
-    char *uw = NULL;
-    urisan_uri pu = u;
-    unwrapped(c, &pu, &r, &u, &rep, &uw); /* a rewritten link: its destination */
+    if (f->written == NULL) { /* as written: the form a browser opens */
+        iri_form(c, &r, &u, &rep, &conv); /* written in Unicode: that form */
+        urisan_uri pu = u;
+        unwrapped(c, &pu, &r, &u, &rep, &uw); /* a rewritten link: its destination */
+    }
     if (r.display != NULL &&
         urisan_mail_link_text_mismatch(r.display, r.display_len, r.uri, r.uri_len))
         rep.flags |= URISAN_F(LINK_TEXT_MISMATCH);
@@ -699,6 +716,8 @@ bool mail_out_limit(mail_out *o, urisan_mail_limit l, const char *msg, size_t va
     return limit_reached(o->c, l, o->part, msg, value, max);
 }
 
+void mail_out_page(mail_out *o, unsigned page) { o->c->page = page; }
+
 const char *mail_out_attachment(const mail_out *o) { return o->c->attachment; }
 const char *mail_out_part(const mail_out *o) { return o->part; }
 
@@ -723,6 +742,7 @@ static bool on_part(void *ctx, const mail_part *p)
             ok = mail_readers[k](&o, p->text, p->len);
     c->attachment = NULL;
     c->conflict = false;
+    c->page = 0;
     return ok;
 }
 

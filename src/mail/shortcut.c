@@ -175,8 +175,9 @@ static bool link_of(mail_out *o, const mail_prop *p)
 {
     if (p->value_len == 0)
         return true;
-    mail_found f = { p->value, p->value_len, URISAN_MAIL_SRC_SHORTCUT_URL, p->offset,
-                     p->value_len, NULL, 0 };
+    mail_found f = { .uri = p->value, .uri_len = p->value_len,
+                     .source = URISAN_MAIL_SRC_SHORTCUT_URL, .offset = p->offset,
+                     .length = p->value_len };
     return mail_out_link(o, &f);
 }
 

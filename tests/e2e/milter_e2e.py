@@ -496,11 +496,54 @@ def run(st):
            f"fail open: delivered with verdict error ({m and (m['X-Urisan-Verdict'], m['X-Urisan-Links'])})")
     expect("<quar1@e2e>" not in st.delivered(), "the quarantined mail is not delivered")
 
+    pdf_attachment(st)
     handlers(st)
     idn_text(st)
     impersonation(st)
     hidden_links(st)
     daemon(st)
+
+
+def pdf_with_link(uri):
+    """A one-page PDF whose link annotation opens uri (ISO 32000-1 12.5.6.5)."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>",
+            b"<< /Type /Annot /Subtype /Link /Rect [72 700 300 720] /A << /S /URI /URI (" +
+            uri.encode() + b") >> >>"]
+    out, offs = bytearray(b"%PDF-1.7\n"), []
+    for i, body in enumerate(objs, 1):
+        offs.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    x = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offs)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, x)
+    return bytes(out)
+
+
+def pdf_attachment(st):
+    """10b. a PDF attachment labelled application/octet-stream: its link
+    annotation is read in the sandboxed reader and judged like any link."""
+    import base64
+    def with_pdf(mid, uri):
+        b64 = base64.encodebytes(pdf_with_link(uri)).decode().replace("\n", "\r\n")
+        return (f"From: sender@client.example\r\nTo: user@test.example\r\n"
+                f"Subject: invoice {mid}\r\nMessage-ID: <{mid}@e2e>\r\nMIME-Version: 1.0\r\n"
+                f"Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\n"
+                f"Content-Type: text/plain\r\n\r\nYour invoice is attached.\r\n--b\r\n"
+                f"Content-Type: application/octet-stream; name=\"invoice.pdf\"\r\n"
+                f"Content-Disposition: attachment; filename=\"invoice.pdf\"\r\n"
+                f"Content-Transfer-Encoding: base64\r\n\r\n{b64}--b--\r\n")
+    code, text = send(st.smtp_port, with_pdf("pdf1", "http://0x7f.1/login"))
+    expect(code == 550 and "http://0x7f.1/login" in text and "pdf-uri" in text,
+           f"a PDF attachment's denied link annotation rejected: {code} {text}")
+    code, text = send(st.smtp_port, with_pdf("pdf2", "https://www.example.org/invoice"))
+    expect(code == 250, f"a PDF attachment with a fine link accepted ({code} {text})")
+    got = st.wait_delivered(["<pdf2@e2e>"])
+    m = got.get("<pdf2@e2e>", [None])[0]
+    expect(m is not None and m.get("X-Urisan-Links", "").startswith("1 link"),
+           f"its link is counted: {m and m.get('X-Urisan-Links')}")
 
 
 def handlers(st):
