@@ -430,7 +430,45 @@ def _attr(u):
     return u.replace(b"&", b"&amp;").replace(b'"', b"&quot;")
 
 
+def _pdf(u):
+    """A one-page PDF whose link annotation opens u (a URI action)."""
+    lit = u.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>",
+            b"<< /Type /Annot /Subtype /Link /Rect [72 700 300 720] /A << /S /URI /URI (" +
+            lit + b") >> >>"]
+    out, offs = b"%PDF-1.7\n", []
+    for i, body in enumerate(objs, 1):
+        offs.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    x = len(out)
+    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offs)
+    return out + b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % x
+
+
+def _docx(u):
+    """A .docx whose document holds an external hyperlink to u."""
+    import io
+    import zipfile
+    target = u.decode("utf-8", "replace").replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml",
+                   '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                   'content-types"><Default Extension="xml" ContentType="application/xml"/></Types>')
+        z.writestr("word/_rels/document.xml.rels",
+                   '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+                   'package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.'
+                   'openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="' +
+                   target + '" TargetMode="External"/></Relationships>')
+        z.writestr("word/document.xml", '<?xml version="1.0"?><w:document xmlns:w="http://schemas.'
+                   'openxmlformats.org/wordprocessingml/2006/main"/>')
+    return buf.getvalue()
+
+
 MAIL_KINDS = {
+    "pdf": lambda u: _mime("application/octet-stream", _pdf(u), "invoice.pdf"),
+    "docx": lambda u: _mime("application/octet-stream", _docx(u), "invoice.docx"),
     "html-octet-stream": lambda u: _mime("application/octet-stream",
                                          b'<html><a href="' + _attr(u) + b'">x</a></html>', "inv.html"),
     "svg": lambda u: _mime("image/svg+xml", b'<svg><a href="' + _attr(u) + b'"><text>t</text></a></svg>',
