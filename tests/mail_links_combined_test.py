@@ -2,9 +2,11 @@
 """Generated messages holding many links spread over the containers a
 reader opens - PDF attachments (some with compressed object streams, some
 encrypted with the empty user password), .docx files, QR codes in PNG,
-JPEG, GIF and WebP images (attached and inline), and the HTML and text
-bodies - each attachment labelled application/octet-stream as phishing
-mail labels it. `urisan extract --mail --json` must report at least 99%
+JPEG, GIF and WebP images (attached and inline), HTML, SVG and .url
+attachments, calendar invites, Outlook conditional comments, links
+rewritten by Safe Links and Proofpoint, and the HTML and text bodies -
+each attachment labelled application/octet-stream as phishing mail labels
+it. `urisan extract --mail --json` must report at least 99%
 of the links, each in the context of its container.
 
 usage: mail_links_combined_test.py URISAN [LINKS]   (default 1000)
@@ -18,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 import zipfile
 
 try:
@@ -112,6 +115,10 @@ def qr(u, fmt):
     return out.getvalue()
 
 
+def attr(u):
+    return u.replace("&", "&amp;").replace('"', "&quot;")
+
+
 def octet(m, data, name):
     m.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
 
@@ -125,11 +132,29 @@ def main():
         m["From"], m["To"], m["Subject"] = "billing@sender.example", "you@example.org", f"invoice {n}"
         text_urls = [url("text", n + k) for k in range(2)]
         html_urls = [url("html", n + k) for k in range(3)]
+        mso_url, safe_url, pp_url = url("mso", n + 5), url("safelinks", n + 6), url("proofpoint", n + 7)
         m.set_content("Pay here: " + " and ".join(text_urls))
-        m.add_alternative("<p>" + "".join(f'<a href="{u.replace("&", "&amp;")}">pay</a>' for u in html_urls) +
-                          "</p>", subtype="html")
+        m.add_alternative(
+            "<p>" + "".join(f'<a href="{attr(u)}">pay</a>' for u in html_urls) + "</p>"
+            f'<!--[if mso]><v:roundrect href="{attr(mso_url)}"><center>Pay</center></v:roundrect><![endif]-->'
+            '<a href="https://nam02.safelinks.protection.outlook.com/?url='
+            f'{urllib.parse.quote(safe_url, safe="")}&amp;data=05%7C01&amp;reserved=0">pay</a>'
+            f'<a href="https://urldefense.com/v3/__{attr(pp_url)}__;!!ABC!xyz$">pay</a>', subtype="html")
         expected += [("text", u) for u in text_urls] + [("html-href", u) for u in html_urls]
-        n += 5
+        expected += [("html-href", mso_url), ("html-href", safe_url), ("html-href", pp_url)]
+        n += 8
+        att_html, att_svg, att_url, ics_url = (url(k, n + i) for i, k in
+                                               enumerate(("htmlatt", "svgatt", "shortcut", "ics")))
+        octet(m, f'<html><a href="{attr(att_html)}">open</a></html>'.encode(), f"invoice{n}.html")
+        octet(m, f'<svg xmlns="http://www.w3.org/2000/svg"><a href="{attr(att_svg)}"><text>fax</text>'
+              '</a></svg>'.encode(), f"fax{n}.svg")
+        octet(m, f"[InternetShortcut]\r\nURL={att_url}\r\n".encode(), f"document{n}.url")
+        m.add_attachment(f"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nSUMMARY:call\r\nURL:{ics_url}\r\n"
+                         "END:VEVENT\r\nEND:VCALENDAR\r\n".encode(), maintype="text",
+                         subtype="calendar", filename=f"invite{n}.ics")
+        expected += [("html-href", att_html), ("html-href", att_svg), ("shortcut-url", att_url),
+                     ("ics-url", ics_url)]
+        n += 4
         which = len(messages) % 3
         pdf_urls = [url("pdf", n + k) for k in range(7)]
         octet(m, pdf(pdf_urls, objstm=which >= 1, encrypt=which == 2), f"invoice{n}.pdf")
