@@ -250,6 +250,19 @@ def main():
               lim[0]["limit_message"] and "mail_limit" in lim[0]["flags"] and
               lim[0]["verdict"] == "deny",
               f"an unreadable PDF is a reader limit naming the attachment, denied ({lim})")
+        # no reader process (urisan-readers not where it is looked for):
+        # every binary attachment is a reader limit naming the program,
+        # denied; the other links are read as before
+        env = dict(os.environ, URISAN_READERS=p("no-such-urisan-readers"))
+        out = subprocess.run([URISAN, "extract", "--mail", "--json", "--profile", "mail",
+                              p("m.eml")], capture_output=True, text=True, timeout=60, env=env)
+        rows = [json.loads(l) for l in out.stdout.splitlines()]
+        lim = [r for r in rows if r["context"] == "limit"]
+        check(len(lim) == 5 and
+              all(r["limit"] == "reader" and "could not be started" in r["limit_message"] and
+                  "no-such-urisan-readers" in r["limit_message"] and r["verdict"] == "deny"
+                  for r in lim),
+              f"without its reader process each binary attachment is a reader limit ({lim[:2]})")
     finally:
         shutil.rmtree(tmp)
     if failures:

@@ -39,6 +39,7 @@ int main(int argc, char **argv)
     rd_reader_fn fn = strcmp(argv[1], "pdf") == 0     ? rd_pdf
                       : strcmp(argv[1], "ooxml") == 0 ? rd_ooxml
                       : strcmp(argv[1], "image") == 0 ? rd_image : NULL;
+    rd_reader which = fn == rd_pdf ? RD_READ_PDF : fn == rd_ooxml ? RD_READ_OOXML : RD_READ_IMAGE;
     if (fn == NULL) {
         fprintf(stderr, "readers_tool: unknown reader '%s'\n", argv[1]);
         return 2;
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
     rd_sink sink = { found, note, NULL };
     bool stopped = false;
     rd_status st = strcmp(mode, "here") == 0 ? rd_run_here(fn, d, n, &b, &sink, &stopped)
-                                             : rd_run(fn, d, n, &b, &iso, &sink, &stopped);
+                                             : rd_run(which, d, n, &b, &iso, &sink, &stopped);
     printf("status %d\n", (int)st);
     free(d);
     return 0;

@@ -54,6 +54,7 @@ for pol in gateway mail squid site; do
         { echo "FAIL: /etc/urisan/$pol.policy is not a conffile"; status=1; }
 done
 has liburisan0.2_*.deb 'liburisan.so.0.2'
+has liburisan-mail0.2_*.deb './usr/lib/.*/urisan/0.2/urisan-readers$'
 has liburisan-dev_*.deb './usr/include/urisan.h$'
 has liburisan-dev_*.deb 'pkgconfig/urisan.pc$'
 has python3-urisan_*.deb 'dist-packages/urisan.cpython'
@@ -91,6 +92,21 @@ echo "deb-check: $ver"
 reply=$(printf '0 http://example.com/\n1 javascript:alert(1)\n' | "${run_env[@]}" "$prefix/usr/lib/squid/urisan" squid-acl)
 echo "deb-check: /usr/lib/squid/urisan squid-acl -> $(echo "$reply" | tr '\n' '|')"
 [[ $reply == "0 OK"*"1 ERR"* ]] || { echo "FAIL: squid helper"; status=1; }
+# a PDF attachment's link, read by the package's urisan-readers (where the
+# library looks for it: URISAN_READERS in an unpacked tree)
+pdf='%PDF-1.4
+1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
+2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+3 0 obj << /Type /Page /Parent 2 0 R /Annots [<< /Type /Annot /Subtype /Link /A << /S /URI /URI (http://pdf-link.evil.example/x) >> >>] >> endobj
+trailer << /Root 1 0 R >>
+%%EOF'
+readers=$(ls "$prefix"/usr/lib/*/urisan/0.2/urisan-readers 2>/dev/null | head -1)
+row=$(printf 'From: a@example.org\nSubject: x\nMIME-Version: 1.0\nContent-Type: application/octet-stream; name="a.pdf"\nContent-Transfer-Encoding: base64\n\n%s\n' \
+          "$(printf '%s\n' "$pdf" | base64)" |
+      "${run_env[@]}" ${prefix:+URISAN_READERS="$readers"} "$prefix/usr/bin/urisan" extract --mail --json - || true)
+echo "deb-check: extract --mail on a PDF attachment -> $(echo "$row" | head -c 120)"
+[[ $row == *'"context":"pdf-uri"'* && $row == *pdf-link.evil.example* ]] ||
+    { echo "FAIL: the PDF reader (urisan-readers) of the package"; status=1; }
 
 # Every installed header on its own and with the others (C99 -pedantic),
 # then one program a pkg-config name (tests/installed/*.c, the programs

@@ -3,7 +3,8 @@
  * images) as readers of attach.h: each runs the parser of readers.h in
  * its sandboxed process (isolate.c) and reports what it found through
  * mail_out, where it is judged with the one decision like any link of
- * the message. A file a reader cannot read, or a bound it reaches, is
+ * the message (in the program urisan-readers: liburisan-mail links none
+ * of the readers' libraries). A file a reader cannot read, or a bound it reaches, is
  * told as limit "reader" naming the attachment, never dropped.
  */
 #include "attach.h"
@@ -120,7 +121,7 @@ static bool on_note(void *ctx, rd_status st, const char *msg, size_t n)
     return reader_limit(b->o, b->kind, why, strlen(why));
 }
 
-static bool read_with(mail_out *o, mail_kind kind, rd_reader_fn fn, const char *d, size_t n)
+static bool read_with(mail_out *o, mail_kind kind, rd_reader r, const char *d, size_t n)
 {
     rd_bounds bounds;
     rd_bounds_default(&bounds);
@@ -129,24 +130,24 @@ static bool read_with(mail_out *o, mail_kind kind, rd_reader_fn fn, const char *
     bin_ctx b = { o, kind };
     rd_sink sink = { on_found, on_note, &b };
     bool stopped = false;
-    (void)rd_run(fn, (const unsigned char *)d, n, &bounds, &iso, &sink, &stopped);
+    (void)rd_run(r, (const unsigned char *)d, n, &bounds, &iso, &sink, &stopped);
     mail_out_page(o, 0);
     return !stopped;
 }
 
 bool mail_read_pdf(mail_out *o, const char *d, size_t n)
 {
-    return read_with(o, MAIL_KIND_PDF, rd_pdf, d, n);
+    return read_with(o, MAIL_KIND_PDF, RD_READ_PDF, d, n);
 }
 
 bool mail_read_ooxml(mail_out *o, const char *d, size_t n)
 {
-    return read_with(o, MAIL_KIND_OOXML, rd_ooxml, d, n);
+    return read_with(o, MAIL_KIND_OOXML, RD_READ_OOXML, d, n);
 }
 
 bool mail_read_image(mail_out *o, const char *d, size_t n)
 {
-    return read_with(o, MAIL_KIND_IMAGE, rd_image, d, n);
+    return read_with(o, MAIL_KIND_IMAGE, RD_READ_IMAGE, d, n);
 }
 
 #else /* built without the readers: the file is told as not read */

@@ -1,7 +1,9 @@
 /*
- * isolate.h - running a reader of readers.h in a child process with
- * resource limits and a seccomp filter (isolate.c), and its records
- * handed back to the caller.
+ * isolate.h - running a reader of readers.h in a process of its own with
+ * resource limits and a seccomp filter, and its records handed back to
+ * the caller: the caller's side (isolate.c, in liburisan-mail, which
+ * links none of the readers' libraries) and the reader process's side
+ * (zygote.c, in the urisan-readers program the caller starts).
  */
 #ifndef URISAN_MAIL_ISOLATE_H
 #define URISAN_MAIL_ISOLATE_H
@@ -27,6 +29,25 @@ void rd_isolation_default(rd_isolation *iso);
 typedef rd_status (*rd_reader_fn)(const unsigned char *d, size_t n, const rd_bounds *b,
                                   rd_emit *e);
 
+/* The readers, by the number the caller asks the reader process for. */
+typedef enum { RD_READ_PDF, RD_READ_OOXML, RD_READ_IMAGE, RD_READ_COUNT_ } rd_reader;
+
+/* What the caller asks of the zygote for one file, with the socket of the
+   job as SCM_RIGHTS; the file's bytes follow on that socket. */
+typedef struct {
+    uint32_t reader;       /* rd_reader */
+    uint64_t n;            /* bytes of the file */
+    rd_bounds b;
+    rd_isolation iso;
+} rd_job_head;
+
+/* The reader process's control socket (urisan-readers --zygote). */
+#define RD_ZYGOTE_FD 3
+
+/* The reader process: fork a worker for each job on the control socket
+   ctl until it is closed, then reap them and return 0 (zygote.c). */
+int rd_zygote_main(int ctl);
+
 /* Where the parent hands the records: false stops the delivery. */
 typedef struct {
     bool (*found)(void *ctx, rd_kind k, uint32_t page, const char *s, size_t n);
@@ -34,18 +55,24 @@ typedef struct {
     void *ctx;
 } rd_sink;
 
-/* Start the zygote that forks the readers' processes (isolate.c), once;
-   call before threads start (urisan_mail_init does). rd_run starts it
-   when it is not running. */
-void rd_start(void);
+/* The reader process (the zygote) is started by the first rd_run: the
+   program urisan-readers, at $URISAN_READERS when that is set, else where
+   it is installed (URISAN_READERS_PATH). A fresh program, not a fork: it
+   holds nothing of the caller's memory (other messages) and links the
+   readers' libraries, which the caller never loads.
+   rd_stop stops it: it reaps its workers and ends, and is reaped (so the
+   readers' CPU time and memory count in the caller's RUSAGE_CHILDREN).
+   urisan_mail_shutdown calls it; a later rd_run starts it again. */
+void rd_stop(void);
 
-/* fn on d[0..n) in a child process; its records to sink, in order, then
-   (when the child failed) a note saying how. The worst status.
+/* Reader r on d[0..n) in a worker of the reader process; its records to
+   sink, in order, then
+   (when the worker failed) a note saying how. The worst status.
    *stopped: a sink callback returned false. */
-rd_status rd_run(rd_reader_fn fn, const unsigned char *d, size_t n, const rd_bounds *b,
+rd_status rd_run(rd_reader r, const unsigned char *d, size_t n, const rd_bounds *b,
                  const rd_isolation *iso, const rd_sink *sink, bool *stopped);
 
-/* fn in this process (fuzzing, the readers' own tests). */
+/* fn in this process (fuzzing, the readers' own tests; zygote.c). */
 rd_status rd_run_here(rd_reader_fn fn, const unsigned char *d, size_t n, const rd_bounds *b,
                       const rd_sink *sink, bool *stopped);
 

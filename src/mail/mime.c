@@ -32,9 +32,6 @@ void urisan_mail_init(void)
         return;
     g_mime_init();
     urisan_host_init();   /* the Public Suffix List: the host layer's */
-#ifdef URISAN_HAVE_READERS
-    rd_start();           /* the readers' zygote, before threads start */
-#endif
     mail_ready = true;
 }
 
@@ -43,6 +40,9 @@ void urisan_mail_shutdown(void)
     if (!mail_ready)
         return;
     g_mime_shutdown();
+#ifdef URISAN_HAVE_READERS
+    rd_stop();            /* the zygote and its workers reaped */
+#endif
     mail_ready = false;
 }
 
