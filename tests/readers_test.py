@@ -203,9 +203,14 @@ def main():
         open(p("broken.pdf"), "wb").write(b"%PDF-1.7\n" + os.urandom(64))
         found, notes, st = run_tool("pdf", p("broken.pdf"))
         check(st == 2 and notes, f"a PDF qpdf cannot read is told ({notes})")
-        found, notes, st = run_tool("pdf", p("rl_os.pdf"), "isolated", "mem=20000000")
-        check(st == 2 and any("killed" in n or "memory" in n or "not readable" in n for n in notes),
-              f"a reader above its address-space bound fails, and is told ({notes})")
+        if "address" in os.environ.get("URISAN_SANITIZE", ""):  # tests/meson.build
+            print("skip a reader above its address-space bound: AddressSanitizer's shadow "
+                  "memory needs more, so an ASan build sets no RLIMIT_AS")
+        else:
+            found, notes, st = run_tool("pdf", p("rl_os.pdf"), "isolated", "mem=20000000")
+            check(st == 2 and any("killed" in n or "memory" in n or "not readable" in n
+                                  for n in notes),
+                  f"a reader above its address-space bound fails, and is told ({notes})")
 
         # the message: every door's one decision (urisan extract --mail)
         m = email.message.EmailMessage()
