@@ -32,6 +32,9 @@
 #ifdef URISAN_HAVE_HOST_LAYER
 #include "urisan_host.h"
 #endif
+#ifdef URISAN_HAVE_MAIL
+#include "urisan_mail.h"
+#endif
 
 /* ---- one source for Lua 5.1 (LuaJIT), 5.3 and 5.4 ---- */
 #if LUA_VERSION_NUM < 502
@@ -1044,6 +1047,118 @@ static int l_extract(lua_State *L)
     }
 }
 
+#ifdef URISAN_HAVE_MAIL
+/* The rows of extract_mail: the array at index arr of L. */
+typedef struct {
+    lua_State *L;
+    int arr;
+    int n;
+} mail_rows;
+
+static void set_lstr(lua_State *L, const char *k, const char *v, size_t n)
+{
+    lua_pushlstring(L, v, n);
+    lua_setfield(L, -2, k);
+}
+
+/* One link of the message, as `urisan extract --mail --json` writes it. */
+static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
+{
+    mail_rows *r = ctx;
+    lua_State *L = r->L;
+    lua_createtable(L, 0, 16);
+    set_lstr(L, "uri", h->uri, h->uri_len);
+    set_str(L, "part", h->part);
+    lua_pushinteger(L, (lua_Integer)h->offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, (lua_Integer)h->length);
+    lua_setfield(L, -2, "length");
+    set_str(L, "context", urisan_mail_source_name(h->source));
+    if (h->display != NULL)
+        set_lstr(L, "display", h->display, h->display_len);
+    else
+        set_str(L, "display", NULL);
+    lua_newtable(L);
+    int n = 0;
+    for (unsigned bit = 0; h->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++) {
+        if ((h->form >> bit) & 1u) {
+            lua_pushstring(L, form_names[bit]);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    lua_setfield(L, -2, "form");
+    push_flags(L, h->flags);
+    lua_setfield(L, -2, "flags");
+    set_decision(L, &h->decision);
+    if (h->header != NULL)
+        set_str(L, "header", h->header);
+    if (h->written != NULL)
+        set_lstr(L, "written", h->written, h->written_len);
+    if (h->attachment != NULL)
+        set_str(L, "attachment", h->attachment);
+    if (h->rewriter != NULL)
+        set_str(L, "rewriter", h->rewriter);
+    if (h->page != 0) {
+        lua_pushinteger(L, (lua_Integer)h->page);
+        lua_setfield(L, -2, "page");
+    }
+    lua_rawseti(L, r->arr, ++r->n);
+    return true;
+}
+
+/* A limit reached: a row of its own (context "limit"), as the command's. */
+static bool on_mail_diag(void *ctx, const urisan_mail_diag *d)
+{
+    mail_rows *r = ctx;
+    lua_State *L = r->L;
+    lua_createtable(L, 0, 14);
+    set_str(L, "uri", NULL);
+    set_str(L, "part", d->part != NULL ? d->part : "raw");
+    lua_pushinteger(L, 0);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, 0);
+    lua_setfield(L, -2, "length");
+    set_str(L, "context", "limit");
+    set_str(L, "display", NULL);
+    lua_newtable(L);
+    lua_setfield(L, -2, "form");
+    push_flags(L, d->flags);
+    lua_setfield(L, -2, "flags");
+    set_decision(L, &d->decision);
+    set_str(L, "limit", urisan_mail_limit_name(d->limit));
+    set_str(L, "limit_message", d->message);
+    if (d->attachment != NULL)
+        set_str(L, "attachment", d->attachment);
+    lua_rawseti(L, r->arr, ++r->n);
+    return true;
+}
+
+/* urisan.extract_mail(message [, opts]) -> array of rows: the links of a
+   mail message (its parts, HTML, attachments: PDF, Office, QR codes ...)
+   with the keys of `urisan extract --mail --json`, decided once as the
+   command decides them (liburisan-mail with the host layer). */
+static int l_extract_mail(lua_State *L)
+{
+    size_t len;
+    const char *data = get_text(L, 1, &len);
+    const urisan_policy *pol = get_opts(L, 2, "extract_mail", keys_policy, NULL, NULL);
+    urisan_link_judge lj = { ctx_of(L)->host, NULL };
+    const urisan_link_hooks hk = { urisan_judge_link_decide, &lj };
+    urisan_mail_limits lim;
+    urisan_mail_limits_default(&lim);
+    lua_newtable(L);
+    mail_rows r = { L, lua_gettop(L), 0 };
+    urisan_mail_sink sink = { on_mail_hit, on_mail_diag, &r };
+    urisan_mail_result res;
+    urisan_mail_status st = urisan_mail_scan_with(data, len, pol, &lim, &hk, &sink, &res);
+    if (st == URISAN_MAIL_NOMEM)
+        return luaL_error(L, "urisan.extract_mail: out of memory");
+    if (st == URISAN_MAIL_NOT_MESSAGE)
+        return luaL_error(L, "urisan.extract_mail: the input is not a mail message");
+    return 1;
+}
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Policies                                                            */
 /* ------------------------------------------------------------------ */
@@ -1285,6 +1400,9 @@ static const lu_reg module_fns[] = {
     { "parse", l_parse },           { "normalize", l_normalize },
     { "resolve", l_resolve },       { "equivalent", l_equivalent },
     { "extract", l_extract },       { "policy", l_policy },
+#ifdef URISAN_HAVE_MAIL
+    { "extract_mail", l_extract_mail },
+#endif
     { "version", l_version },       { "flag_names", l_flag_names },
     { "profiles", l_profiles },
 #ifdef URISAN_HAVE_HOST_LAYER

@@ -13,9 +13,11 @@ judged by the urisan Lua module under a profile and policy file
   URISAN_FLAG             a URL the policy only flags
 
 each with the URL and the reasons as options. The URLs are the ones
-rspamd extracted (task:get_urls) and the ones urisan.extract finds in
-each text part (its HTML as written, its plain text), where rspamd's
-extraction misses some; each distinct URL is judged once.
+urisan.extract_mail finds in the message as `urisan extract --mail` and
+the milter read it (its parts, HTML, attachments: PDF, Office documents,
+QR codes, HTML/SVG/.url files, calendar invites; a reader limit is
+denied), and the ones rspamd extracted (task:get_urls) that urisan did
+not; each distinct URL is judged once.
 ]]
 local N = "urisan"
 local rspamd_logger = require "rspamd_logger"
@@ -31,7 +33,7 @@ local settings = {
   lua_cpath = nil,        -- where urisan.so is, when not in LuaJIT's path
   max_urls = 200,         -- URLs judged per message
   max_options = 10,       -- URLs listed per symbol
-  max_part = 1048576,     -- bytes of a text part given to urisan.extract
+  max_message = 67108864, -- bytes of a message given to urisan.extract_mail
   score_deny = 6.0,
   score_homograph = 8.0,
   score_nested_internal = 6.0,
@@ -83,42 +85,59 @@ local function nested_internal(r)
   return has(r.deny_reasons, "nested_ip_denied") or has(r.deny_reasons, "nested_host_denied")
 end
 
--- The URLs of the task, each once: those urisan.extract finds in each
--- text part as written (HTML with its tags, plain text), then rspamd's
--- (task:get_urls: href values, redirects it followed, ...). rspamd keeps
--- a sentence's closing "." or ")" in a URL of plain text; one that is a
--- URL urisan found plus such trailing punctuation is that URL, already
--- judged (urisan reads the text as a mail client does, RFC 3986
--- Appendix C). A URL urisan found written in Unicode is listed as the URI
--- opened (hit.uri) and its text as written counts as seen.
-local function task_urls(task)
-  local seen, list = {}, {}
-  local function add(u)
-    if u and u ~= "" and not seen[u] and #list < settings.max_urls then
-      seen[u] = true
-      list[#list + 1] = u
-    end
+-- The rows of the message: urisan.extract_mail on the message as
+-- received (its parts, HTML, attachments - PDF, Office documents, QR
+-- codes, HTML/SVG/.url files, calendar invites - as `urisan extract
+-- --mail` reads them, each link decided there), then rspamd's URLs
+-- (task:get_urls: href values, redirects it followed, ...) that urisan
+-- did not find, each judged once by urisan.check_link. rspamd keeps a
+-- sentence's closing "." or ")" in a URL of plain text; one that is a URL
+-- urisan found plus such trailing punctuation is that URL, already judged
+-- (urisan reads the text as a mail client does, RFC 3986 Appendix C). A
+-- link urisan found written in Unicode counts as seen in its text as
+-- written too.
+local function task_rows(task)
+  local seen, rows = {}, {}
+  local function add(url, r)
+    if #rows < settings.max_urls then rows[#rows + 1] = { url = url, r = r } end
   end
-  for _, part in ipairs(task:get_text_parts() or {}) do
-    local content = part:get_content("raw_utf")
-    if content then
-      local text = tostring(content)
-      if #text > settings.max_part then text = text:sub(1, settings.max_part) end
-      for _, hit in ipairs(urisan.extract(text, policy)) do
-        if hit.uri:find("^%a[%w+.-]*:") then
-          add(hit.uri)
-          -- a link written in Unicode: rspamd hands its text as written
-          if hit.written then seen[hit.written] = true end
-        end
+  local content = task:get_content()
+  local msg = content and tostring(content) or ""
+  if #msg > settings.max_message then
+    add(("the message (%d bytes > max_message): not read by urisan"):format(#msg),
+        { verdict = "flag", flag_reasons = { "mail_limit" }, flags = {},
+          reasons = { "mail_limit" }, deny_reasons = {} })
+  elseif urisan.extract_mail then
+    local ok, list = pcall(urisan.extract_mail, msg, policy)
+    if not ok then
+      add("the message: " .. tostring(list), { verdict = "deny", deny_reasons = { "mail_limit" },
+                                               flags = {}, reasons = { "mail_limit" },
+                                               flag_reasons = {} })
+      list = {}
+    end
+    for _, row in ipairs(list) do
+      local url = row.context == "limit" and ("limit " .. row.limit .. ": " .. row.limit_message)
+                  or row.uri
+      if not seen[url] then
+        seen[url] = true
+        if row.written then seen[row.written] = true end
+        add(url, row)
       end
     end
   end
   for _, u in ipairs(task:get_urls() or {}) do
     local s = u:get_raw() or u:get_text()
     local trimmed = s and s:gsub("[%.,;:!%?%)%]'\"]+$", "")
-    if not (trimmed and trimmed ~= s and seen[trimmed]) then add(s) end
+    if s and s ~= "" and not seen[s] and not (trimmed ~= s and seen[trimmed]) then
+      seen[s] = true
+      -- the URL a mail reader's client opens: a link written in Unicode
+      -- (https://bücher.de/) is judged as the URI a browser opens for it
+      -- (UTS #46: https://xn--bcher-kva.de/), as the milter and
+      -- `urisan extract --mail` judge it
+      add(s, urisan.check_link(s, policy))
+    end
   end
-  return list
+  return rows
 end
 
 local function check_urls(task)
@@ -134,19 +153,21 @@ local function check_urls(task)
       t[#t + 1] = url .. " (" .. table.concat(reasons, ",") .. ")"
     end
   end
-  for _, url in ipairs(task_urls(task)) do
-    -- the URL a mail reader's client opens: a link written in Unicode
-    -- (https://bücher.de/) is judged as the URI a browser opens for it
-    -- (UTS #46: https://xn--bcher-kva.de/), as the milter and
-    -- `urisan extract --mail` judge it
-    local r = urisan.check_link(url, policy)
+  for _, row in ipairs(task_rows(task)) do
+    local url, r = row.url, row.r
     if r.verdict == "deny" then note("URISAN_DENY", url, r.deny_reasons)
     elseif r.verdict == "flag" then note("URISAN_FLAG", url, r.flag_reasons) end
     if has(r.flags, "homograph") then
-      note("URISAN_HOMOGRAPH", url, { r.host_imitates ~= urisan.null and
+      note("URISAN_HOMOGRAPH", url, { r.host_imitates and r.host_imitates ~= urisan.null and
                                       tostring(r.host_imitates) or "homograph" })
     end
-    if nested_internal(r) then note("URISAN_NESTED_INTERNAL", url, r.reasons) end
+    -- a row of the message does not list its nested URLs: their flags
+    -- are the analysis of urisan.check_link (its verdict stays the row's)
+    local n = r
+    if r.nested == nil and r.uri and has(r.flags, "nested_url") then
+      n = urisan.check_link(r.uri, policy)
+    end
+    if nested_internal(n) then note("URISAN_NESTED_INTERNAL", url, n.reasons) end
     if has(r.flags, "handler_scheme") then note("URISAN_HANDLER", url, { "handler_scheme" }) end
   end
   for sym, list in pairs(found) do

@@ -103,6 +103,20 @@ ok(#hits == 20000 and hits[1].uri == "http://x.com/a" and hits[20000].offset == 
    "extract: every hit of a large text")
 ok(#urisan.extract(string.rep("\0", 100000)) == 0, "extract of NULs")
 
+-- extract_mail: a message's links as `urisan extract --mail --json`
+if urisan.extract_mail then
+    local msg = "From: a@example.org\nSubject: x\nMIME-Version: 1.0\n" ..
+                "Content-Type: text/html\n\n<a href=\"http://0x7f.1/x\">pay</a>\n"
+    local rows = urisan.extract_mail(msg, urisan.policy{ profile = "mail" })
+    ok(#rows == 1 and rows[1].uri == "http://0x7f.1/x" and rows[1].context == "html-href" and
+       rows[1].part == "1" and rows[1].display == "pay" and rows[1].verdict == "deny",
+       "extract_mail: an HTML link, decided")
+    local bad = pcall(urisan.extract_mail, msg, { polcy = urisan.policy{} })
+    ok(not bad, "extract_mail: an unknown option key is an error")
+else
+    io.write("urisan built without liburisan-mail: extract_mail checks skipped\n")
+end
+
 -- resolve, normalize, equivalent, parse
 ok(urisan.resolve("http://a/b/c/d;p?q", "../../g") == "http://a/g", "resolve")
 local s, e = urisan.resolve("x", "y")

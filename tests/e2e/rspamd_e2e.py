@@ -225,6 +225,44 @@ def handler_link(port):
             raise Failure("the telnet: link lacks %s: %r" % (sym, got))
 
 
+def pdf_attachment_message(uri):
+    """A message whose only link is a PDF attachment's link annotation,
+    the PDF labelled application/octet-stream as phishing mail labels it."""
+    import base64
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [4 0 R] >>",
+            b"<< /Type /Annot /Subtype /Link /Rect [72 700 300 720] /A << /S /URI /URI (" +
+            uri.encode() + b") >> >>"]
+    pdf, offs = b"%PDF-1.7\n", []
+    for i, body in enumerate(objs, 1):
+        offs.append(len(pdf))
+        pdf += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    x = len(pdf)
+    pdf += (b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offs) +
+            b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % x)
+    return (b"From: billing@example.net\nTo: victim@example.org\nSubject: invoice\n"
+            b"Message-ID: <pdf@example.net>\nMIME-Version: 1.0\n"
+            b"Content-Type: multipart/mixed; boundary=b2\n\n--b2\nContent-Type: text/plain\n\n"
+            b"Your invoice is attached.\n--b2\n"
+            b"Content-Type: application/octet-stream; name=\"invoice.pdf\"\n"
+            b"Content-Disposition: attachment; filename=\"invoice.pdf\"\n"
+            b"Content-Transfer-Encoding: base64\n\n" + base64.encodebytes(pdf) + b"--b2--\n")
+
+
+def pdf_attachment(port):
+    """A link only inside a PDF attachment (rspamd 3.4 does not read it):
+    urisan.extract_mail reads it, URISAN_DENY names it; a fine one is
+    not denied."""
+    got = scan(port, pdf_attachment_message("http://0x7f.1/login"))
+    log("  PDF attachment: %s" % ", ".join("%s%s" % (k, v) for k, v in sorted(got.items())
+                                           if k.startswith("URISAN")))
+    if "http://0x7f.1/login" not in " ".join(got.get("URISAN_DENY", [])):
+        raise Failure("the PDF attachment's link is not denied: %r" % got)
+    got = scan(port, pdf_attachment_message("https://www.example.org/invoice"))
+    if "URISAN_DENY" in got:
+        raise Failure("a PDF attachment's ordinary link is denied: %r" % got)
+
+
 def facts(port, luadir):
     got = scan(port, PHISH % 0)
     log("  phishing: %s" % ", ".join("%s%s" % (k, v) for k, v in sorted(got.items())
@@ -357,6 +395,7 @@ def main():
         want = facts(port, luadir)
         idn_newsletter(port, luadir)
         handler_link(port)
+        pdf_attachment(port)
         load(port, args.messages, args.connections, want)
         procs.stop_all()
         dirs.append(bad_policy(procs, binary, luadir))
