@@ -525,6 +525,47 @@ def worst_of(rows):
     return (worst, len(links)) if links else None
 
 
+LUA_MAIL = r"""
+-- the rspamd plugin's reading: urisan.extract_mail on each message;
+-- "worst<TAB>links" a line, as `urisan milter --messages` prints
+local u = require "urisan"
+local pol = u.policy{ profile = arg[1], file = arg[3] }
+local order = { allow = 0, flag = 1, deny = 2 }
+for path in io.lines(arg[2]) do
+  local f = assert(io.open(path, "rb")); local m = f:read("*a"); f:close()
+  local worst, n = "allow", 0
+  for _, r in ipairs(u.extract_mail(m, pol)) do
+    if r.context ~= "limit" then
+      n = n + 1
+      if order[r.verdict] > order[worst] then worst = r.verdict end
+    end
+  end
+  io.write(worst, "\t", n, "\n")
+end
+"""
+
+
+def lua_mail_worst(cfg, list_path, tmp):
+    """The Lua module's extract_mail (LuaJIT, rspamd's) on the messages
+    listed in list_path: lines "worst<TAB>links", or None without it."""
+    import door_lua
+    found = door_lua.lua_doors().get("5.1")
+    if found is None:
+        return None
+    lua, cpath = found
+    script = os.path.join(tmp, "mail_kinds.lua")
+    with open(script, "w") as f:
+        f.write(LUA_MAIL)
+    argv = [lua, script, cfg["profile"], list_path] + ([cfg["policy"]] if cfg["policy"] else [])
+    env = dict(os.environ, LUA_CPATH=os.path.join(cpath, "?.so"))
+    if os.environ.get("URISAN_SANITIZER_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["URISAN_SANITIZER_PRELOAD"]
+    out = subprocess.run(argv, capture_output=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError("extract_mail in Lua: exit %d: %s" % (out.returncode, out.stderr[-400:]))
+    return out.stdout.decode().splitlines()
+
+
 def check_mail_kinds(exe, milter, pymod, cfg, msgs, tmp):
     """Differences between the milter, extract --mail and Python's
     extract_mail on the messages; (compared, [(kind, url, says...)])."""
@@ -537,6 +578,10 @@ def check_mail_kinds(exe, milter, pymod, cfg, msgs, tmp):
     mbox = os.path.join(tmp, "kinds.mbox")
     mil = run([milter, "--messages", "--mbox", mbox] + cfg["args"],
               ("\n".join(paths) + "\n").encode()).decode().splitlines()
+    list_path = os.path.join(tmp, "kinds.list")
+    with open(list_path, "w") as f:
+        f.write("\n".join(paths) + "\n")
+    lua = lua_mail_worst(cfg, list_path, tmp) if "URISAN_LUA_DOORS" in os.environ else None
     by_msg = {}
     for l in run([exe, "extract", "--mail", "--json"] + cfg["args"] + [mbox], b"").decode().splitlines():
         r = json.loads(l)
@@ -559,7 +604,13 @@ def check_mail_kinds(exe, milter, pymod, cfg, msgs, tmp):
             py = worst_of(pymod.extract_mail(m, policy=pol))
             if py != ext:
                 bad.append((kind, u, "python", py, ext))
-    return len(msgs), bad
+        if lua is not None:
+            v, _, n = lua[i].partition("\t")
+            got = (v, int(n)) if int(n) else None
+            if got != ext:
+                bad.append((kind, u, "lua extract_mail", got, ext))
+    doors = ["milter"] + (["python"] if pol is not None else []) + (["lua"] if lua else [])
+    return len(msgs), bad, doors
 
 
 def load_door(spec, ns):
@@ -633,8 +684,8 @@ def main():
                                                                       u[:120], a, w))
                 failures += len(bad)
             if kind_msgs:
-                n, bad = check_mail_kinds(exe, ns.door_milter, pymod, cfg, kind_msgs, tmp)
-                line.append("mail kinds %d/%d" % (n - len(bad), n))
+                n, bad, kdoors = check_mail_kinds(exe, ns.door_milter, pymod, cfg, kind_msgs, tmp)
+                line.append("mail kinds %d/%d (%s)" % (n - len(bad), n, ", ".join(kdoors)))
                 for b in bad[:5]:
                     print("DIFFER mail-kinds %s %s %r: %s says %r, extract --mail says %r"
                           % (cfg["name"], b[0], b[1][:100], b[2], b[3], b[4]))
