@@ -955,6 +955,19 @@ static const char *const form_names[] = {
     "hyphen_dropped", "abbreviated", "trimmed",
 };
 
+/* The names of the URISAN_HIT_* bits of form, an array. */
+static void push_form(lua_State *L, unsigned form)
+{
+    lua_newtable(L);
+    int n = 0;
+    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
+        if ((form >> bit) & 1u) {
+            lua_pushstring(L, form_names[bit]);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+}
+
 /* One hit as `urisan extract --json` writes it for free text (written:
    a link written in Unicode as written, its uri the URI opened). */
 static void push_hit(lua_State *L, const urisan_hit *h, const char *written, size_t written_len)
@@ -971,14 +984,7 @@ static void push_hit(lua_State *L, const urisan_hit *h, const char *written, siz
     set_str(L, "context", "text");
     push_null(L);
     lua_setfield(L, -2, "display");
-    lua_newtable(L);
-    int n = 0;
-    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
-        if ((h->form >> bit) & 1u) {
-            lua_pushstring(L, form_names[bit]);
-            lua_rawseti(L, -2, ++n);
-        }
-    }
+    push_form(L, h->form);
     lua_setfield(L, -2, "form");
     push_flags(L, h->flags);
     lua_setfield(L, -2, "flags");
@@ -1078,14 +1084,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
         set_lstr(L, "display", h->display, h->display_len);
     else
         set_str(L, "display", NULL);
-    lua_newtable(L);
-    int n = 0;
-    for (unsigned bit = 0; h->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++) {
-        if ((h->form >> bit) & 1u) {
-            lua_pushstring(L, form_names[bit]);
-            lua_rawseti(L, -2, ++n);
-        }
-    }
+    push_form(L, h->has_form ? h->form : 0);
     lua_setfield(L, -2, "form");
     push_flags(L, h->flags);
     lua_setfield(L, -2, "flags");
