@@ -584,6 +584,8 @@ static void child(const shape_t *s, size_t size, int fd)
 {
     buf_t b = {0};
     s->gen(&b, size);
+    if (getenv("URISAN_READERS") != NULL) /* the build tree's (meson test, devenv) */
+        (void)urisan_mail_set_readers(getenv("URISAN_READERS"));
     urisan_mail_init();
     urisan_mail_limits lim;
     urisan_mail_limits_default(&lim);

@@ -364,6 +364,17 @@ URISAN_API void urisan_mail_init(void);
 /* Release them (at exit; optional). */
 URISAN_API void urisan_mail_shutdown(void);
 
+/* The program that reads PDF, Office Open XML and image attachments in
+   sandboxed processes (urisan-readers, installed in LIBDIR/urisan/
+   SOVERSION and found there by default): path, copied, or NULL for the
+   installed one. For tests and relocated installs; the library reads no
+   environment variable (the command and the Python and Lua modules take
+   URISAN_READERS and pass it here). Call before scanning (a reader
+   process already started keeps running until urisan_mail_shutdown).
+   0; -1 when path is longer than 4095 bytes or the library was built
+   without its readers (nothing changed). */
+URISAN_API int urisan_mail_set_readers(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1418,6 +1418,13 @@ int luaopen_urisan(lua_State *L);
 
 int luaopen_urisan(lua_State *L)
 {
+#ifdef URISAN_HAVE_MAIL
+    /* the readers of binary attachments when not installed (the build
+       tree's, as the tests run it): the library reads no environment */
+    const char *readers = getenv("URISAN_READERS");
+    if (readers != NULL && readers[0] != '\0')
+        (void)urisan_mail_set_readers(readers);
+#endif
     /* the per-state context: upvalue 1 of every function */
     lu_ctx *c = (lu_ctx *)lua_newuserdata(L, sizeof *c);
     c->buf = NULL;

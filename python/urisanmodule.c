@@ -1432,6 +1432,13 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit_urisan(void);
 PyMODINIT_FUNC PyInit_urisan(void)
 {
+#ifdef URISAN_HAVE_MAIL
+    /* the readers of binary attachments when not installed (the build
+       tree's, as the tests run it): the library reads no environment */
+    const char *readers = getenv("URISAN_READERS");
+    if (readers != NULL && readers[0] != '\0')
+        (void)urisan_mail_set_readers(readers);
+#endif
     if (PyType_Ready(&PolicyType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -8,6 +8,7 @@
  *     [max_pixels=N] [mem=BYTES] [cpu=S] [wall=MS]
  */
 #include "isolate.h"
+#include "urisan_mail.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
         else if (sscanf(argv[i], "wall=%llu", &v) == 1) iso.wall_ms = (unsigned)v;
     }
     iso.no_seccomp = strcmp(mode, "nosec") == 0;
+    if (getenv("URISAN_READERS") != NULL) /* the build tree's (meson test, devenv) */
+        (void)urisan_mail_set_readers(getenv("URISAN_READERS"));
     rd_sink sink = { found, note, NULL };
     bool stopped = false;
     rd_status st = strcmp(mode, "here") == 0 ? rd_run_here(fn, d, n, &b, &sink, &stopped)

@@ -1,6 +1,11 @@
 /* main.c - the `urisan` command: dispatch table and usage (SPEC section 7). */
 #include "cli.h"
 
+#include <stdlib.h>
+#ifdef URISAN_HAVE_MAIL
+#include "urisan_mail.h"
+#endif
+
 #include <string.h>
 
 /* Subcommands whose source file is absent are built without a handler:
@@ -266,6 +271,14 @@ void cli_usage(FILE *fp, const char *cmd)
 
 int main(int argc, char **argv)
 {
+#ifdef URISAN_HAVE_MAIL
+    /* where the readers of binary attachments are, when not installed
+       (the tests' build tree): the library reads no environment */
+    const char *readers = getenv("URISAN_READERS");
+    if (readers != NULL && readers[0] != '\0' && urisan_mail_set_readers(readers) != 0)
+        return cli_fail(NULL, "URISAN_READERS: not a usable path for urisan-readers "
+                              "(longer than 4095 bytes, or built without the readers)");
+#endif
     if (argc < 2)
         return cli_usage_error(NULL, "no command given");
     const char *name = argv[1];

@@ -36,6 +36,11 @@ static bool reader_limit(mail_out *o, mail_kind k, const char *why, size_t n)
 
 #ifdef URISAN_HAVE_READERS
 
+int urisan_mail_set_readers(const char *path)
+{
+    return rd_set_program(path) ? 0 : -1;
+}
+
 typedef struct {
     mail_out *o;
     mail_kind kind;
@@ -151,6 +156,12 @@ bool mail_read_image(mail_out *o, const char *d, size_t n)
 }
 
 #else /* built without the readers: the file is told as not read */
+
+int urisan_mail_set_readers(const char *path)
+{
+    (void)path;
+    return -1;
+}
 
 static const char not_built[] =
     "not read (urisan was built without its readers of binary attachments)";

@@ -15,7 +15,6 @@
  * zygote ends when the caller closes its control socket (rd_stop) or
  * exits.
  */
-#define _GNU_SOURCE 1 /* secure_getenv */
 #include "isolate.h"
 
 #include <errno.h>
@@ -46,11 +45,25 @@ static pthread_mutex_t zyg_mu = PTHREAD_MUTEX_INITIALIZER;
 static int zyg_fd = -1;
 static pid_t zyg_pid = -1;
 
-/* The program to start: $URISAN_READERS, else where it is installed. */
+/* The program to start (zyg_mu held): rd_set_program's, else where it
+   is installed. */
+static char program[4096];
+
 static const char *readers_path(void)
 {
-    const char *e = secure_getenv("URISAN_READERS");
-    return e != NULL && e[0] != '\0' ? e : URISAN_READERS_PATH;
+    return program[0] != '\0' ? program : URISAN_READERS_PATH;
+}
+
+bool rd_set_program(const char *path)
+{
+    size_t n = path != NULL ? strlen(path) : 0;
+    if (n >= sizeof program)
+        return false;
+    pthread_mutex_lock(&zyg_mu);
+    memcpy(program, path != NULL ? path : "", n);
+    program[n] = '\0';
+    pthread_mutex_unlock(&zyg_mu);
+    return true;
 }
 
 /* Start the zygote (zyg_mu held): the program, with the control socket as

@@ -56,14 +56,18 @@ typedef struct {
 } rd_sink;
 
 /* The reader process (the zygote) is started by the first rd_run: the
-   program urisan-readers, at $URISAN_READERS when that is set, else where
-   it is installed (URISAN_READERS_PATH). A fresh program, not a fork: it
+   program urisan-readers, where rd_set_program put it, else where it is
+   installed (URISAN_READERS_PATH). A fresh program, not a fork: it
    holds nothing of the caller's memory (other messages) and links the
    readers' libraries, which the caller never loads.
    rd_stop stops it: it reaps its workers and ends, and is reaped (so the
    readers' CPU time and memory count in the caller's RUSAGE_CHILDREN).
    urisan_mail_shutdown calls it; a later rd_run starts it again. */
 void rd_stop(void);
+
+/* The program to start: path (copied; NULL: URISAN_READERS_PATH, where it
+   is installed). false: too long (nothing changed). */
+bool rd_set_program(const char *path);
 
 /* Reader r on d[0..n) in a worker of the reader process; its records to
    sink, in order, then

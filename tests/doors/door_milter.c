@@ -23,6 +23,8 @@
 
 int main(int argc, char **argv)
 {
+    if (getenv("URISAN_READERS") != NULL) /* the build tree's readers (meson test) */
+        (void)urisan_mail_set_readers(getenv("URISAN_READERS"));
     urisan_policy *pol = malloc(urisan_policy_size());
     FILE *mbox = NULL;
     bool files = false;
