@@ -500,18 +500,52 @@ MAIL_KINDS = {
 MAIL_KINDS_PER = 12   # inputs put in each kind of place
 
 
+QR_PNGS = r"""
+import io, sys, qrcode
+for line in sys.stdin.buffer.read().split(b"\n"):
+    if line:
+        out = io.BytesIO()
+        qrcode.make(bytes.fromhex(line.decode()).decode()).save(out, "PNG")
+        sys.stdout.write(out.getvalue().hex() + "\n")
+"""
+
+
+def qr_pngs(urls):
+    """A PNG of a QR code of each URL, made by Debian's python3-qrcode
+    (/usr/bin/python3), or None without it."""
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-c", QR_PNGS], capture_output=True,
+                           input=b"".join(u.hex().encode() + b"\n" for u in urls), timeout=120)
+    except OSError:
+        return None
+    if r.returncode != 0:
+        return None
+    return [bytes.fromhex(l) for l in r.stdout.decode().split()]
+
+
 def mail_kind_messages(urls):
     """(kind, url, message bytes) for a sample of the inputs."""
     step = max(1, len(urls) // MAIL_KINDS_PER)
     sample = [u for u in urls[::step] if b"\x00" not in u and not u.startswith(b"From ")]
     out = []
+
+    def message(kind, u, body):
+        return (kind, u, b"From: a@example.org\nTo: b@example.org\nSubject: kinds\n"
+                b"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=KB\n\n--KB\n"
+                b"Content-Type: text/plain\n\nsee attached\n--KB\n" + body + b"--KB--\n")
     for kind, make in MAIL_KINDS.items():
         for u in sample[:MAIL_KINDS_PER]:
-            body = make(u)
-            msg = (b"From: a@example.org\nTo: b@example.org\nSubject: kinds\nMIME-Version: 1.0\n"
-                   b"Content-Type: multipart/mixed; boundary=KB\n\n--KB\n"
-                   b"Content-Type: text/plain\n\nsee attached\n--KB\n" + body + b"--KB--\n")
-            out.append((kind, u, msg))
+            out.append(message(kind, u, make(u)))
+    # a QR code in an image labelled application/octet-stream: the URLs
+    # a code holds as a link (ASCII, a scheme, what fits a code)
+    qr_urls = [u for u in sample if u.isascii() and re.match(rb"[A-Za-z][A-Za-z0-9+.-]*:\S", u)
+               and len(u) < 400 and b"\n" not in u][:MAIL_KINDS_PER]
+    pngs = qr_pngs(qr_urls) if qr_urls else None
+    if pngs is None:
+        print("note: mail kinds: no QR images (Debian's python3-qrcode is not installed)")
+    else:
+        for u, png in zip(qr_urls, pngs):
+            out.append(message("qr-png", u, _mime("application/octet-stream", png, "scan.png")))
     return out
 
 
