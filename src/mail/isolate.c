@@ -30,8 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 void rd_isolation_default(rd_isolation *iso)
 {
     memset(iso, 0, sizeof *iso);
@@ -84,12 +82,16 @@ static void zygote_start(void)
     bool ok = posix_spawn_file_actions_init(&fa) == 0;
     if (ok && posix_spawnattr_init(&at) == 0) {
         char *argv[] = { (char *)"urisan-readers", (char *)"--zygote", NULL };
+        /* an empty environment: nothing of the caller's (secrets, a
+           preloaded library) reaches the process that parses hostile
+           files */
+        char *no_env[] = { NULL };
         pid_t pid = -1;
         if (posix_spawn_file_actions_adddup2(&fa, sv[1], RD_ZYGOTE_FD) == 0 &&
             posix_spawnattr_setsigmask(&at, &none) == 0 &&
             posix_spawnattr_setsigdefault(&at, &dfl) == 0 &&
             posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) == 0 &&
-            posix_spawn(&pid, readers_path(), &fa, &at, argv, environ) == 0) {
+            posix_spawn(&pid, readers_path(), &fa, &at, argv, no_env) == 0) {
             zyg_fd = sv[0];
             zyg_pid = pid;
         }
