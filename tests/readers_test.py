@@ -171,6 +171,22 @@ def main():
                 check(want <= got and st == 0 and not notes,
                       f"{f} ({mode}): every action with its page: {sorted(want - got)} missing, {notes}")
 
+        # A page tree that holds itself (/Kids [3 0 R 2 0 R]) and a widget
+        # whose /P names a page: qpdf_find_page_by_oh recursed without end
+        # on such a tree (stack overflow). qpdf refuses the tree; the
+        # actions are swept, and the pages whose images were not searched
+        # are a limit (the message is denied, not passed).
+        cyc = actions_pdf().replace(b"/Kids [3 0 R 4 0 R] /Count 2", b"/Kids [3 0 R 2 0 R] /Count 2")
+        open(p("cycle.pdf"), "wb").write(cyc)
+        for mode in ("isolated", "here"):
+            found, notes, st = run_tool("pdf", p("cycle.pdf"), mode)
+            texts = {(k, t) for k, _, t in found}
+            check({(PDF_URI, "https://annot-uri.evil.example/p1"),
+                   (PDF_SUBMIT, "https://form-submit.evil.example/collect")} <= texts
+                  and st == 1 and any("page tree" in n for n in notes),
+                  f"a page tree with a cycle ({mode}): the actions swept, the unread pages told "
+                  f"as a limit ({found}, {notes})")
+
         reportlab_pdf(p("rl.pdf"))
         subprocess.run(["qpdf", "--object-streams=generate", p("rl.pdf"), p("rl_os.pdf")], check=True)
         found, notes, st = run_tool("pdf", p("rl_os.pdf"))

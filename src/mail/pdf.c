@@ -37,6 +37,8 @@ typedef struct {
     rd_status st;
     unsigned char *seen; /* by object number, up to max_objects */
     size_t nseen;
+    int *page_ids; /* the object number of each page walked, in order */
+    size_t npages;
     size_t inflated, images;
     bool stop;
 } pdf_ctx;
@@ -405,17 +407,31 @@ static void images(pdf_ctx *p, qpdf_oh res, uint32_t page, int depth)
 static void pages(pdf_ctx *p)
 {
     int np = qpdf_get_num_pages(p->q);
-    if (np < 0)
+    if (np < 0) {
+        /* qpdf refuses the tree (a loop, a page that is not a dictionary):
+         * the actions are still swept, but no page's images are searched */
+        char msg[240];
+        snprintf(msg, sizeof msg, "PDF: the page tree is not readable, its images not searched (%s)",
+                 qpdf_has_error(p->q) ? qpdf_get_error_full_text(p->q, qpdf_get_error(p->q)) : "");
+        limit(p, msg);
+        p->stop = false;
         return;
+    }
     size_t n = (size_t)np;
     if (n > p->b->max_pages) {
         limit(p, "PDF: more pages than the bound");
         p->stop = false; /* the pages below the bound are still read */
         n = p->b->max_pages;
     }
+    p->page_ids = calloc(n ? n : 1, sizeof *p->page_ids);
+    if (p->page_ids == NULL) {
+        limit(p, "PDF: out of memory for the page list");
+        return;
+    }
     for (size_t i = 0; i < n && !p->stop; i++) {
         qpdf_oh pg = qpdf_get_page_n(p->q, i);
         uint32_t num = (uint32_t)(i + 1);
+        p->page_ids[p->npages++] = qpdf_oh_get_object_id(p->q, pg);
         qpdf_oh an = qpdf_oh_get_key(p->q, pg, "/Annots");
         int k = qpdf_oh_is_array(p->q, an) ? qpdf_oh_get_array_n_items(p->q, an) : 0;
         for (int j = 0; j < k && !p->stop; j++)
@@ -449,16 +465,18 @@ static void name_tree(pdf_ctx *p, qpdf_oh root)
     }
 }
 
-/* The page number of a form field's widget (/P), 0 when unknown. */
+/*
+ * The page number of a form field's widget (/P), 0 when unknown: looked
+ * up among the pages pages() walked, not with qpdf_find_page_by_oh, which
+ * recurses without end on a page tree that holds itself (qpdf 11.3).
+ */
 static uint32_t field_page(pdf_ctx *p, qpdf_oh f)
 {
-    qpdf_oh pg = qpdf_oh_get_key(p->q, f, "/P");
-    if (!qpdf_oh_is_dictionary(p->q, pg))
-        return 0;
-    int i = qpdf_find_page_by_oh(p->q, pg);
-    if (qpdf_has_error(p->q))
-        (void)qpdf_get_error(p->q);
-    return i >= 0 ? (uint32_t)i + 1 : 0;
+    int id = qpdf_oh_get_object_id(p->q, qpdf_oh_get_key(p->q, f, "/P"));
+    for (size_t i = 0; id > 0 && i < p->npages; i++)
+        if (p->page_ids[i] == id)
+            return (uint32_t)(i + 1);
+    return 0;
 }
 
 /* Form fields (12.7.3): each field and its /Kids. */
@@ -562,5 +580,6 @@ rd_status rd_pdf(const unsigned char *d, size_t n, const rd_bounds *b, rd_emit *
         (void)qpdf_next_warning(p.q);
     qpdf_cleanup(&p.q);
     free(p.seen);
+    free(p.page_ids);
     return p.st;
 }
