@@ -210,6 +210,16 @@ def main():
             found, notes, st = run_tool("image", p("q." + ext))
             check(found == [(QR, 0, url)] and st == 0, f"QR code in a {ext.upper()} image ({found})")
 
+        # A GIF cut inside its last frame: giflib hands over that frame's
+        # raster half decoded (the rest uninitialised memory, so two runs
+        # differed). It is told, the frames before it searched.
+        gif = open(p("q.gif"), "rb").read()
+        open(p("cut.gif"), "wb").write(gif[:len(gif) * 2 // 3])
+        runs = [run_tool("image", p("cut.gif"), mode) for mode in ("isolated", "here", "here")]
+        check(all(r == runs[0] for r in runs) and runs[0][2] == 2
+              and any("truncated" in n for n in runs[0][1]),
+              f"a GIF cut inside its frame is told, the same on every run ({runs})")
+
         # bounds: told, never dropped
         found, notes, st = run_tool("image", p("q.png"), "isolated", "max_pixels=100")
         check(st == 1 and notes, f"an image above the pixel bound is told as a limit ({notes})")

@@ -156,12 +156,17 @@ static rd_status read_gif(const unsigned char *d, size_t n, const rd_bounds *b, 
         DGifCloseFile(g, &err);
         return too_large(e);
     }
-    if (DGifSlurp(g) != GIF_OK && g->ImageCount == 0) {
+    /* A file cut inside a frame: giflib counts that frame, its raster
+     * filled only up to the cut (the rest uninitialised), so it is not
+     * searched, and told. */
+    bool cut = DGifSlurp(g) != GIF_OK;
+    int frames = cut ? g->ImageCount - 1 : g->ImageCount;
+    if (cut && frames <= 0) {
         DGifCloseFile(g, &err);
-        return broken(e, "image: GIF not readable");
+        return broken(e, "image: GIF not readable (truncated or damaged)");
     }
     rd_status st = RD_OK;
-    for (int i = 0; i < g->ImageCount && st == RD_OK; i++) {
+    for (int i = 0; i < frames && st == RD_OK; i++) {
         if ((size_t)i >= b->max_images) {
             st = RD_LIMIT;
             e->note(e, st, "image: more GIF frames than the bound");
@@ -191,6 +196,8 @@ static rd_status read_gif(const unsigned char *d, size_t n, const rd_bounds *b, 
         st = rd_qr_gray(px, w, h, 0, b, e);
         free(px);
     }
+    if (cut && st == RD_OK)
+        st = broken(e, "image: GIF truncated or damaged, its last frame not searched");
     DGifCloseFile(g, &err);
     return st;
 }
