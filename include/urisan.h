@@ -98,7 +98,7 @@ typedef struct {
 } urisan_error;
 
 /* ------------------------------------------------------------------ */
-/* Limits (SPEC section 2)                                             */
+/* Limits (urisan(1), INPUT and POLICY: limit)                         */
 /* ------------------------------------------------------------------ */
 
 typedef struct {
@@ -113,11 +113,11 @@ typedef struct {
 /* No limit may be raised above this, whatever the caller asks. */
 #define URISAN_HARD_CEILING ((size_t)1 << 20)
 
-/* The defaults of SPEC section 2. */
+/* The defaults, the figures above. */
 URISAN_API void urisan_limits_default(urisan_limits *lim);
 
 /* ------------------------------------------------------------------ */
-/* Parsing (SPEC section 2)                                            */
+/* Parsing (RFC 3986 section 3)                                        */
 /* ------------------------------------------------------------------ */
 
 #define URISAN_ABSENT ((size_t)-1)
@@ -146,7 +146,7 @@ typedef enum {
 URISAN_API const char *urisan_host_type_name(urisan_host_type t);
 
 typedef struct {
-    /* The tolerant split (RFC 3986 Appendix B; SPEC section 2). */
+    /* The tolerant split (RFC 3986 Appendix B). */
     urisan_span scheme, userinfo, host, port, path, query, fragment;
     urisan_span zone;           /* zone id inside an IPv6 host (raw, after "%25") */
     urisan_host_type host_type;
@@ -178,7 +178,7 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
                                       urisan_uri *out, urisan_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Risk flags (SPEC section 3)                                         */
+/* Risk flags (urisan(1), FLAGS)                                       */
 /* ------------------------------------------------------------------ */
 
 typedef uint64_t urisan_flags;
@@ -205,7 +205,7 @@ URISAN_API const char *urisan_flag_name(urisan_flag f);
 URISAN_API int urisan_flag_from_name(const char *name, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Policy (SPEC section 4)                                             */
+/* Policy (urisan(1), POLICY; doc/policy.md)                           */
 /* ------------------------------------------------------------------ */
 
 typedef struct urisan_policy urisan_policy;
@@ -335,7 +335,7 @@ URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
                                               urisan_report *out);
 
 /*
- * Nested URLs (SPEC 10, doc/policy.md "Nested URLs"): a query or fragment
+ * Nested URLs (doc/policy.md "Nested URLs"): a query or fragment
  * parameter name=value ("&" or ";" apart) whose value, percent-decoded
  * once - or twice when only that makes it one - is an absolute URI or a
  * network-path reference ("//h", "/\h", "\\h"). urisan_analyze sets
@@ -658,7 +658,7 @@ URISAN_API int urisan_mailto_domain(const char *in, size_t len, const urisan_uri
 URISAN_API int urisan_default_port(const char *scheme, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Resolution, normalisation, equivalence (SPEC section 5)             */
+/* Resolution, normalisation, equivalence (RFC 3986 sections 5, 6)     */
 /* ------------------------------------------------------------------ */
 
 typedef enum {
@@ -668,7 +668,7 @@ typedef enum {
 } urisan_above_root;
 
 typedef struct {
-    int non_strict;                 /* seed draft 5.2: "http:g" is relative */
+    int non_strict;                 /* RFC 3986 5.2.2: "http:g" is relative */
     urisan_above_root above_root;
     const urisan_limits *limits;    /* NULL: defaults */
 } urisan_resolve_opts;
@@ -703,24 +703,24 @@ URISAN_API urisan_status urisan_equivalent(const char *a, size_t alen,
                                            urisan_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Extraction from free text (SPEC section 6)                          */
+/* Extraction from free text (urisan(1), EXTRACT)                      */
 /* ------------------------------------------------------------------ */
 
 /*
  * How a hit was written: bits of urisan_hit.form. The delimiting rules
- * are those of the seed draft's Appendix E and F; doc/extract.md has the
- * details and the heuristics.
+ * are those of RFC 2396 Appendix E and F (RFC 3986 Appendix C);
+ * doc/extract.md has the details and the heuristics.
  */
 #define URISAN_HIT_ANGLE          (1u << 0) /* inside <...>: any scheme */
 #define URISAN_HIT_QUOTED         (1u << 1) /* inside "..." */
-#define URISAN_HIT_URL_PREFIX     (1u << 2) /* after "URL:" (Appendix E) */
+#define URISAN_HIT_URL_PREFIX     (1u << 2) /* after "URL:" (RFC 2396 E) */
 #define URISAN_HIT_WRAPPED        (1u << 3) /* <...> over lines: the line
                                                breaks and the white space
                                                around them are dropped, uri
                                                is in scratch */
 #define URISAN_HIT_HYPHEN_BREAK   (1u << 4) /* a line of it ended right after
                                                "-": the hyphen may be a
-                                               typesetter's (Appendix E) */
+                                               typesetter's (RFC 2396 E) */
 #define URISAN_HIT_HYPHEN_DROPPED (1u << 5) /* the second reading of a
                                                HYPHEN_BREAK hit: those
                                                hyphens left out */
@@ -757,7 +757,7 @@ typedef struct {
 URISAN_API size_t urisan_extract_scratch_size(const urisan_policy *pol);
 
 /*
- * Find URI references in text[start..len) (SPEC section 6) and store up to
+ * Find URI references in text[start..len) (urisan(1), EXTRACT) and store up to
  * cap hits (cap >= 2: a HYPHEN_BREAK hit and its HYPHEN_DROPPED twin are
  * stored together) in text order, with *count set to how many. Each hit
  * is analysed and decided under pol (NULL: the default policy; its limits

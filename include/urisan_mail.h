@@ -351,7 +351,7 @@ URISAN_API urisan_mail_status urisan_mail_scan_with(const char *msg, size_t len,
                                                     urisan_mail_result *res);
 
 /*
- * link_text_mismatch (SPEC section 3, bit 28) on its own: the visible
+ * link_text_mismatch (bit 28) on its own: the visible
  * text of a link names a URL, domain or mail address whose registrable
  * domain (Public Suffix List) differs from the href's.
  */

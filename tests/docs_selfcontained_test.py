@@ -30,8 +30,11 @@ PATTERNS = [
 def texts():
     """(name, text) of everything a user reads."""
     out = []
-    for pat in ("doc/*.md", "doc/urisan.1", "README.md", "SECURITY.md", "NEWS",
-                "python/*.pyi", "python/urisan-stubs/*.pyi", "examples/*"):
+    for pat in ("doc/*.md", "doc/urisan.1", "doc/*.json", "README.md", "SECURITY.md", "NEWS",
+                "python/*.pyi", "python/urisan-stubs/*.pyi", "python/urisan_guard.py",
+                "examples/*", "examples/etc/urisan/*", "lua/rspamd/*.lua",
+                # the installed headers (the flat urisan.h is made from include/urisan.h)
+                "include/*.h", "include/*.def", "include/*.h.in"):
         for path in sorted(glob.glob(os.path.join(SRCDIR, pat))):
             if os.path.isfile(path):
                 with open(path, encoding="utf-8", errors="replace") as f:
