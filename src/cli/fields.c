@@ -32,6 +32,9 @@ static _Thread_local run_slot last_memo[LAST_SLOTS];
    cache")? The bytes written are the same either way. */
 static bool runs_off(void)
 {
+#ifndef URISAN_BENCH_SWITCHES
+    return false;
+#else
     /* ",memo,runs," holds ",runs,": the list with a comma either side */
     static _Thread_local char list[128];
     if (list[0] == '\0') {
@@ -39,6 +42,7 @@ static bool runs_off(void)
         snprintf(list, sizeof list, ",%s,", v != NULL ? v : "");
     }
     return strstr(list, ",runs,") != NULL;
+#endif
 }
 
 static const cli_field *find(const cli_field *table, size_t n, const char *name, size_t len)

@@ -22,9 +22,11 @@ static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
 #endif
 static unsigned caches_off;
 
-/* URISAN_BENCH_CACHES_OFF (host_internal.h): the comma-separated names. */
+/* URISAN_BENCH_CACHES_OFF (host_internal.h): the comma-separated names,
+   in a measurement build (-Dbench_switches=true) only. */
 static void read_caches_off(void)
 {
+#ifdef URISAN_BENCH_SWITCHES
     static const struct {
         const char *name;
         unsigned bit;
@@ -37,6 +39,7 @@ static void read_caches_off(void)
                 caches_off |= names[i].bit;
         v += n + (v[n] == ',');
     }
+#endif
 }
 
 /*

@@ -33,7 +33,8 @@ const psl_ctx_t *host_psl(void);
 
 /* data.c: the caches urisan-bench turns off to measure what each saves
    (doc/bench.md "Every cache"): the environment variable
-   URISAN_BENCH_CACHES_OFF, comma-separated names, read once a process.
+   URISAN_BENCH_CACHES_OFF, comma-separated names, read once a process in
+   a build with -Dbench_switches=true (none otherwise: 0).
    Every cache keeps answers that are a function of its key alone, so the
    results are the same either way; only the time differs. */
 #define HOST_OFF_MEMO     1u   /* memo.c: every view computed */
