@@ -1,9 +1,10 @@
 /*
  * memo.h - the views of hosts already seen (view.c), kept by a context
- * (ctx.c) by the host as written (issue 17).
+ * (ctx.c) by the host as written.
  *
  * A log names the same hosts again and again; each view costs a
- * decode, a skeleton, and a libpsl look-up (~9,000 instructions). A view is a function of the
+ * decode, a skeleton, and a libpsl look-up (what the memo saves is
+ * measured in doc/bench.md, "Every cache"). A view is a function of the
  * host's bytes alone (and of ICU's and libpsl's data, loaded once), so
  * the answer kept for the same bytes is the answer: the memo is keyed by
  * the exact bytes and compared in full on every hit.
