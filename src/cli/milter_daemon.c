@@ -5,8 +5,11 @@
  * to 5 seconds holding its lock, and smfi_stop() waits for that lock
  * before it closes the socket, so a plain smfi_stop() takes up to 5 s.
  * Here smfi_stop() runs in a thread of its own and the main thread
- * connects to the listening socket: select() returns at once, the
- * listener sees the stop and smfi_main returns.
+ * interrupts the listener's select() with a signal (SIGURG, sent to that
+ * thread alone, whose handler does nothing): select() fails with EINTR,
+ * the listener sees the stop and smfi_main returns. (Waking it with a
+ * connection instead made it accept one more session after the stop,
+ * which libmilter refuses and answers by sleeping a second.)
  *
  * What a drain can wait for: libmilter (built with its worker pool, as
  * Debian's is) stops reading every session once stopped, so a message
@@ -21,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,8 +55,7 @@ static struct {
     int pipe_r, pipe_w;     /* one byte a signal; 0: smfi_main returned */
     atomic_int smfi_done;   /* smfi_main returned */
     int smfi_rc;
-    struct sockaddr_storage wake;   /* the listening socket's address */
-    socklen_t wake_len;             /* 0: not found */
+    pthread_t runner;       /* the thread in smfi_main: the listener's */
 } d = { .mu = PTHREAD_MUTEX_INITIALIZER, .pipe_r = -1, .pipe_w = -1 };
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -188,45 +188,15 @@ static size_t judging_now(void)
 
 /* ---- stopping the listener ---- */
 
-/* The address of libmilter's listening socket (the one socket of this
-   process that listens), with a wildcard address made loopback. */
-static void find_listener(void)
+/* Interrupt the listener's select() (see the top of the file). */
+static void on_wake(int sig)
 {
-    for (int fd = 0; fd < 1024; fd++) {
-        int on = 0;
-        socklen_t l = sizeof on;
-        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &l) != 0 || !on)
-            continue;
-        socklen_t al = sizeof d.wake;
-        if (getsockname(fd, (struct sockaddr *)&d.wake, &al) != 0)
-            continue;
-        if (d.wake.ss_family == AF_INET) {
-            struct sockaddr_in *a = (struct sockaddr_in *)&d.wake;
-            if (a->sin_addr.s_addr == htonl(INADDR_ANY))
-                a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        } else if (d.wake.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&d.wake;
-            if (memcmp(&a->sin6_addr, &in6addr_any, sizeof in6addr_any) == 0)
-                a->sin6_addr = in6addr_loopback;
-        }
-        d.wake_len = al;
-        return;
-    }
+    (void)sig;
 }
 
-/* One connection to the listener, closed at once: select() returns. */
 static void wake_listener(void)
 {
-    if (d.wake_len == 0)
-        return;
-    int s = socket(d.wake.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (s < 0)
-        return;
-    if (connect(s, (struct sockaddr *)&d.wake, d.wake_len) != 0 && errno == EINPROGRESS) {
-        struct pollfd p = { s, POLLOUT, 0 };
-        (void)poll(&p, 1, 100);
-    }
-    close(s);
+    (void)pthread_kill(d.runner, SIGURG);
 }
 
 static void *stopper(void *arg)
@@ -300,8 +270,13 @@ static bool catch_signals(sigset_t *set)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
+    struct sigaction wake;
+    memset(&wake, 0, sizeof wake);
+    wake.sa_handler = on_wake; /* no SA_RESTART: select() returns EINTR */
+    sigemptyset(&wake.sa_mask);
     return sigaction(SIGHUP, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0 &&
-           sigaction(SIGINT, &sa, NULL) == 0 && pthread_sigmask(SIG_UNBLOCK, set, NULL) == 0;
+           sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGURG, &wake, NULL) == 0 &&
+           pthread_sigmask(SIG_UNBLOCK, set, NULL) == 0;
 }
 
 /*
@@ -430,17 +405,15 @@ int milter_daemon_run(size_t *judging_left)
     sigset_t set;
     if (!catch_signals(&set))
         return cli_fail(CMD, "cannot catch signals: %s", strerror(errno));
-    find_listener();
-    pthread_t runner;
-    if (start_thread(&runner, smfi_runner, &set) != 0)
+    if (start_thread(&d.runner, smfi_runner, &set) != 0)
         return cli_fail(CMD, "cannot start libmilter's thread");
     wait_libmilter_signal_thread();
     log_policy("policy in force: ", d.cur->pol);
     logf_("listening on %s (%s)", d.c.where, d.c.settings);
     bool asked = until_stop(&set);
-    bool joined = atomic_load(&d.smfi_done) && pthread_join(runner, NULL) == 0;
+    bool joined = atomic_load(&d.smfi_done) && pthread_join(d.runner, NULL) == 0;
     if (!joined)
-        pthread_detach(runner);
+        pthread_detach(d.runner);
     *judging_left = drain(&set);
     unsigned long m = atomic_load(&d.messages);
     if (*judging_left > 0)
