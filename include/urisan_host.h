@@ -102,11 +102,8 @@ typedef struct {
     bool uts46;                    /* UTS #46 removes or maps a code point
                                       of it beyond case (host_uts46) */
     urisan_flags flags;            /* homograph, invisible_char, host_uts46 */
-    bool skeleton_table;           /* skeleton made from a table of each
-                                      ASCII byte's (a plain ASCII host) */
-    bool json_plain;               /* unicode, skeleton, imitates and
-                                      registrable are printable ASCII
-                                      without '"' or '\\' */
+    unsigned char internal;        /* the library's own bookkeeping of the
+                                      view: callers leave it alone */
     size_t unicode_len, skeleton_len, imitates_len, registrable_len;
     /* What the host is to a policy's protected names (protect-host): the
        urisan_policy_protected_id of the policy judged (0: none judged
@@ -219,9 +216,6 @@ typedef struct {
                                   viewed (no IDN host, no mailto: domain,
                                   no URISAN_JUDGE_VIEW) */
     bool host_name;            /* hv is a host name's view */
-    uint64_t hv_serial;        /* changes whenever *hv does, never the
-                                  same twice in a process (0: no view):
-                                  text made from *hv may be kept under it */
 } urisan_judgement;
 
 /*
@@ -383,11 +377,6 @@ URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_fla
    (urisan_nested_flags_policy in ctx). r->rep is read. */
 URISAN_API void urisan_result_host(urisan_result *r, urisan_host_ctx *ctx,
                                    const urisan_hostview *hv, int skeleton_always);
-
-/* p[0..n): bytes that start a later input. A hint: the memo entry of its
-   host (guessed from "scheme://host" in its first 48 bytes) is asked of
-   the memory system now. No view changes; ctx NULL: nothing is done. */
-URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t n);
 
 #ifdef __cplusplus
 }

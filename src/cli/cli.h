@@ -17,6 +17,7 @@
 #include "urisan.h"
 #ifdef URISAN_HAVE_HOST
 #include "urisan_host.h"
+#include "urisan_host_private.h" /* the command's own calls (not installed) */
 #else
 /* urisan_host.h's, without the host layer: what urisan_check gives. */
 typedef struct {

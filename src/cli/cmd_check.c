@@ -275,7 +275,7 @@ URISAN_HOT static void put_host_run(cli_buf *b, const void *v, const cli_fieldse
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
-    if (r->j.hv == NULL || !r->j.hv->is_name || !hv->json_plain || !fs->keys_short ||
+    if (r->j.hv == NULL || !r->j.hv->is_name || !urisan_hv_json_plain(hv) || !fs->keys_short ||
         !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
                              hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4))) {
         for (size_t k = i; k < i + 4; k++) {

@@ -101,7 +101,7 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
     size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
     if (k > 0 && n[k] == 0)
         cli_buf_lit(b, "null");
-    else if (hv->json_plain)
+    else if (urisan_hv_json_plain(hv))
         json_quote_plain(b, s[k], n[k]);
     else
         json_quote(b, s[k], n[k]);

@@ -1,6 +1,6 @@
 /*
  * ctx.c - a context of liburisan-host (urisan_host.h): the memo of views
- * (memo.c) and the view of the last host with its serial; the view of a
+ * (memo.c) and the view of the last host; the view of a
  * URI's host through them; the guess of the next line's host
  * (urisan_host_prefetch).
  */
@@ -10,7 +10,6 @@
 
 #include <assert.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -43,11 +42,6 @@ static urisan_host_ctx *ctx_new(bool share, urisan_host_ctx *with)
     }
     ctx->last.klen = SIZE_MAX;
     ctx->off = host_caches_off();
-    /* serials unique in the process: a writer may keep text made from a
-       view under its serial across contexts (the command's output memo
-       is per thread, and outlives a context) */
-    static atomic_uint_fast64_t contexts;
-    ctx->serials = (uint64_t)(atomic_fetch_add(&contexts, 1) + 1) << 40;
     return ctx;
 }
 
@@ -185,8 +179,7 @@ URISAN_HOT bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len
     /* The same bytes give the same view: the one kept from the line
        before, unless a policy judged it since (imitation_of: protect.c
        writes the imitated name into it; the memo's view then, or computed
-       again). The serial stays with the bytes, and text kept under it (the
-       command's key runs) is the text of this view. With `last` off
+       again). With `last` off
        (URISAN_BENCH_CACHES_OFF) the memo is asked; with `memo` off every
        view is computed. */
     bool same = n == hl->klen && hostmemo_same(host, hl->key, n) && hl->hv.imitation_of == 0;
@@ -195,7 +188,6 @@ URISAN_HOT bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len
     bool name = memo_view(ctx, host, n, &hl->hv) && some;
     if (same)
         return name;
-    hl->serial = ++ctx->serials;
     hl->klen = n;
     if (n <= HOST_LAST_KEY)
         memcpy(hl->key, host, n);

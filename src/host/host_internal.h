@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "urisan_host.h"
+#include "urisan_host_private.h"
 #include <libpsl.h>
 #include <unicode/uspoof.h>
 
@@ -60,16 +61,14 @@ bool host_fold_skeleton(const char *label, size_t n, char *skel, size_t cap, siz
    libidn2 (tests compare). */
 bool host_view_compute(const char *host, size_t len, urisan_hostview *hv, bool shortcut);
 
-/* ctx.c: the view of the last host a context asked about and its serial
-   (urisan_judgement.hv_serial): a host whose bytes are the last one's
-   keeps the serial (in a log, half the lines name the host of the line
-   before), so text kept under it is kept. */
-#define HOST_LAST_KEY 64   /* longer hosts get a new serial each time */
+/* ctx.c: the view of the last host a context asked about: a host whose
+   bytes are the last one's keeps it (in a log, half the lines name the
+   host of the line before). */
+#define HOST_LAST_KEY 64   /* longer hosts are not kept */
 typedef struct {
     urisan_hostview hv;
     size_t klen;               /* key[0..klen): the host; SIZE_MAX: none */
     char key[HOST_LAST_KEY];
-    uint64_t serial;
 } host_last;
 _Static_assert(HOST_LAST_KEY >= 8, "hostmemo_same reads 8-byte words of a key of 8 bytes or more");
 
@@ -102,9 +101,6 @@ struct urisan_host_ctx {
     } ahead[2];
     unsigned ahead_next;       /* the slot the next guess goes to */
     unsigned off;              /* HOST_OFF_*: caches a bench turned off */
-    uint64_t serials;          /* the last serial given: a context's are
-                                  (its number << 40) + 1, 2, ...: never
-                                  the same in two contexts of a process */
 };
 
 /* The host of uri that a view is of: false (and "") when it has none to

@@ -219,13 +219,8 @@ static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
     j->host_name = host_view_last(ctx, in, len, up);
     j->hv = &ctx->last.hv;
     urisan_flags f = 0;
-    if (j->host_name && judged) {
-        uint64_t was = ctx->last.hv.imitation_of;
+    if (j->host_name && judged)
         f = host_name_flags(ctx, pol, &ctx->last.hv);
-        if (was != 0 && was != ctx->last.hv.imitation_of)
-            ctx->last.serial = ++ctx->serials;   /* imitates changed */
-    }
-    j->hv_serial = ctx->last.serial;
     if (mail)
         f |= other_addresses(ctx, pol, in, len, up);
     return f;
@@ -237,7 +232,6 @@ URISAN_HOT static inline void judge_report(urisan_host_ctx *ctx, const char *in,
 {
     j->hv = NULL;
     j->host_name = false;
-    j->hv_serial = 0;
     if (ctx == NULL && (ctx = urisan_host_ctx_thread()) == NULL) {
         no_context(j);
         return;
@@ -275,7 +269,6 @@ URISAN_HOT URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const cha
     urisan_status st = urisan_parse_analyze(in, len, pol, &j->uri, NULL, &j->rep);
     j->hv = NULL;
     j->host_name = false;
-    j->hv_serial = 0;
     if (st == URISAN_E_BAD_ARGUMENT) { /* as urisan_check */
         memset(&j->rep, 0, sizeof j->rep);
         no_context(j);

@@ -24,7 +24,7 @@ enum {
     HM_IDN = 2,
     HM_INVISIBLE = 4,
     HM_UTS46 = 8,
-    HM_JPLAIN = 16,     /* json_plain */
+    HM_JPLAIN = 16,     /* URISAN_HV_JSON_PLAIN */
     HM_U_IS_KEY = 32,   /* unicode is the key's bytes */
     HM_A_IS_U = 64,     /* ascii is unicode */
     HM_S_IS_U = 128,    /* skeleton is unicode */
@@ -199,9 +199,9 @@ URISAN_HOT static void fill(urisan_hostview *hv, const hm_entry *e)
     hv->idn = (e->bits & HM_IDN) != 0;
     hv->invisible = (e->bits & HM_INVISIBLE) != 0;
     hv->uts46 = (e->bits & HM_UTS46) != 0;
-    hv->json_plain = (e->bits & HM_JPLAIN) != 0;
     hv->why = e->why & ~HM_S_TABLE;
-    hv->skeleton_table = table;
+    hv->internal = (unsigned char)((e->bits & HM_JPLAIN ? URISAN_HV_JSON_PLAIN : 0) |
+                                   (table ? URISAN_HV_SKELETON_TABLE : 0));
     hv->flags = e->flags;
 }
 
@@ -317,7 +317,7 @@ static bool make_entry(const char *host, size_t len, const urisan_hostview *hv, 
     memset(&e, 0, sizeof e);
     e.bits = (unsigned char)((hv->is_name ? HM_NAME : 0) | (hv->idn ? HM_IDN : 0) |
                              (hv->invisible ? HM_INVISIBLE : 0) | (hv->uts46 ? HM_UTS46 : 0) |
-                             (hv->json_plain ? HM_JPLAIN : 0));
+                             (hv->internal & URISAN_HV_JSON_PLAIN ? HM_JPLAIN : 0));
     if (same(hv->unicode, ul, host, len))
         e.bits |= HM_U_IS_KEY;
     if (same(hv->ascii, al, hv->unicode, ul))
@@ -328,7 +328,8 @@ static bool make_entry(const char *host, size_t len, const urisan_hostview *hv, 
        does not fit */
     size_t need = len + (e.bits & HM_U_IS_KEY ? 0 : ul) + (e.bits & HM_A_IS_U ? 0 : al) +
                   (e.bits & HM_S_IS_U ? 0 : sl) + il;
-    bool table = !(e.bits & HM_S_IS_U) && hv->skeleton_table && need > HM_TEXT;
+    bool table = !(e.bits & HM_S_IS_U) && (hv->internal & URISAN_HV_SKELETON_TABLE) &&
+                 need > HM_TEXT;
     size_t o = 0;
     if (!add_text(&e, &o, false, host, len) ||
         !add_text(&e, &o, e.bits & HM_U_IS_KEY, hv->unicode, ul) ||

@@ -363,9 +363,9 @@ static void view_ascii(urisan_hostview *hv, const char *raw, size_t n, bool jpla
     memcpy(hv->ascii, raw, n + 1);
     memcpy(hv->unicode, raw, n + 1);
     bool skel_plain = true;   /* "" when ICU is not there */
-    hv->skeleton_table = spoof != NULL && !(host_caches_off() & HOST_OFF_SKELETON) &&
-                         host_skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain);
-    if (spoof != NULL && !hv->skeleton_table) {
+    bool table = spoof != NULL && !(host_caches_off() & HOST_OFF_SKELETON) &&
+                 host_skeleton_ascii(raw, n, hv->skeleton, sizeof hv->skeleton, &skel_plain);
+    if (spoof != NULL && !table) {
         skel_plain = false;
         UErrorCode st = U_ZERO_ERROR;
         int32_t k = uspoof_getSkeletonUTF8(spoof, 0, raw, -1, hv->skeleton,
@@ -374,7 +374,8 @@ static void view_ascii(urisan_hostview *hv, const char *raw, size_t n, bool jpla
             hv->skeleton[0] = '\0';
     }
     /* the registrable domain is a suffix of raw; imitates stays "" */
-    hv->json_plain = jplain && skel_plain;
+    hv->internal = (unsigned char)((table ? URISAN_HV_SKELETON_TABLE : 0) |
+                                   (jplain && skel_plain ? URISAN_HV_JSON_PLAIN : 0));
 }
 
 /* Any host: its A-labels and U-labels through libidn2, its skeleton
@@ -438,8 +439,8 @@ static void registrable(urisan_hostview *hv)
 static bool view_host(const char *host, size_t len, urisan_hostview *hv, bool shortcut)
 {
     pthread_once(&cls_once, init_host_cls);
-    hv->is_name = hv->idn = hv->invisible = hv->uts46 = hv->json_plain = false;
-    hv->skeleton_table = false;
+    hv->is_name = hv->idn = hv->invisible = hv->uts46 = false;
+    hv->internal = 0;
     hv->why = 0;
     hv->flags = 0;
     hv->unicode[0] = hv->skeleton[0] = hv->ascii[0] = '\0';
