@@ -197,7 +197,7 @@ typedef enum {
    denies or flags one (urisan_policy_parse_refuse). */
 #define URISAN_HOST_FLAGS \
     (URISAN_F(HOMOGRAPH) | URISAN_F(INVISIBLE_CHAR) | URISAN_F(HOST_UTS46) | \
-     URISAN_F(LOOKALIKE))
+     URISAN_F(LOOKALIKE) | URISAN_F(BRAND_MISPLACED))
 
 /* "escaped_crlf" etc.; NULL for a bit that names no flag. */
 URISAN_API const char *urisan_flag_name(urisan_flag f);

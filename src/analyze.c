@@ -92,6 +92,8 @@ static ANALYZE_INLINE urisan_flags families(const char *in, size_t len, const ur
     f |= scheme_flags(in, len, u, acls, pre, pol, &si);
     if (ambiguous(in, len, u, &si, acls, pre))
         f |= F(AMBIGUOUS_AUTHORITY);
+    if (pol != NULL && (pol->n_user_content | pol->n_shortener) != 0)
+        f |= urisan_pol_host_marks(pol, in, len, u);
     return f;
 }
 

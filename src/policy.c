@@ -86,6 +86,13 @@ URISAN_API size_t urisan_policy_origin(const urisan_policy *p, urisan_origin_kin
                 line = kind == URISAN_ORIGIN_DENY_FLAG ? o->nested_deny : o->nested_flag;
             else
                 line = o->flag[bit];
+            /* denied, but not by a deny line: by a deny-combined line */
+            for (size_t i = 0; kind == URISAN_ORIGIN_DENY_FLAG && !(own >> bit & 1) &&
+                               bit != URISAN_FLAG_NESTED_URL && i < p->n_combos; i++)
+                if (p->combo[i] >> bit & 1) {
+                    line = o->combo[i];
+                    break;
+                }
         }
     }
     if (profile != NULL)
@@ -587,6 +594,30 @@ URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *i
     return urisan_policy_origin_with(p, in, len, kind, bit, NULL, profile);
 }
 
+/* deny-combined: flags that are together deny, for those flags, even
+   where the policy only flags (or ignores) each of them alone. */
+static void combined(const urisan_policy *p, urisan_flags flags, urisan_decision *out)
+{
+    for (size_t i = 0; i < p->n_combos; i++)
+        if ((flags & p->combo[i]) == p->combo[i])
+            out->deny_flags |= p->combo[i];
+    out->flag_flags &= ~out->deny_flags;
+}
+
+/* user-content-host and shortener-host (analyze.c asks, with the policy
+   the analysis runs under): the flags of uri's host as written. */
+urisan_flags urisan_pol_host_marks(const urisan_policy *p, const char *in, size_t len,
+                                   const urisan_uri *uri)
+{
+    urisan_flags f = 0;
+    if (p->n_user_content > 0 &&
+        host_listed(p, p->user_content, p->n_user_content, in, len, uri, NULL))
+        f |= URISAN_F(USER_CONTENT);
+    if (p->n_shortener > 0 && host_listed(p, p->shortener, p->n_shortener, in, len, uri, NULL))
+        f |= URISAN_F(SHORTENER);
+    return f;
+}
+
 /* The decision (urisan_decide, urisan_decide_more): one body, inlined
    into both, so that urisan_decide - every urisan_check - pays no call
    for the nested callback it does not have. */
@@ -606,6 +637,8 @@ static inline void decide(const char *in, size_t len, const urisan_uri *uri,
     urisan_flags flag = pol ? pol->flag : URISAN_DEFAULT_FLAG;
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
+    if (pol != NULL && pol->n_combos > 0)
+        combined(pol, flags, out);
     if (pol != NULL && (in != NULL || len == 0))
         out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol, hk);
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&

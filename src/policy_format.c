@@ -121,6 +121,10 @@ static void write_policy(fmt_out *o, const urisan_policy *p)
     str_line(o, p, "deny-host", p->deny_host, p->n_deny_host);
     str_line(o, p, "allow-host", p->allow_host, p->n_allow_host);
     str_line(o, p, "protect-host", p->protect, p->n_protect);
+    str_line(o, p, "user-content-host", p->user_content, p->n_user_content);
+    str_line(o, p, "shortener-host", p->shortener, p->n_shortener);
+    for (size_t i = 0; i < p->n_combos; i++)
+        flag_line(o, "deny-combined", "", p->combo[i]);
     ip_line(o, "deny-ip", p->deny_ip, p->n_deny_ip);
     ip_line(o, "allow-ip", p->allow_ip, p->n_allow_ip);
 #define POL_LIMIT_ENTRY_(n, field) {n, offsetof(urisan_limits, field)},

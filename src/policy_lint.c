@@ -15,7 +15,7 @@ static const char *const directive_names[] = {
     "profile",      "deny",         "flag",         "allow",        "allow-scheme",
     "allow-port",   "deny-host",    "allow-host",   "dangerous-scheme", "deny-ip",
     "allow-ip",     "limit",        "default-port", "require-absolute", "require-authority",
-    "nested-depth", "protect-host",
+    "nested-depth", "protect-host", "user-content-host", "shortener-host", "deny-combined",
 };
 
 #define SUGGEST_MAX 40 /* longer words get no suggestion */

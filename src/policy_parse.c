@@ -452,6 +452,64 @@ static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
     return true;
 }
 
+/* user-content-host / shortener-host: the hosts that get the flag
+   user_content / shortener (host_entry's forms; a duplicate warned). */
+static bool mark_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *cnt,
+                      const char *full)
+{
+    urisan_policy *p = c->p;
+    for (size_t i = 1; i < nt; i++) {
+        if (!host_entry(c, t[i], arr, cnt, full)) {
+            if (*cnt == POL_MAX_HOSTS || c->msg == full || !lint_goes_on(c))
+                return false;
+            continue;
+        }
+        const char *e = p->pool + arr[*cnt].off;
+        size_t en = arr[*cnt].len;
+        for (size_t k = 0; c->fn != NULL && k < *cnt; k++)
+            if (urisan_pol_host_covers(p->pool + arr[k].off, arr[k].len, e, en)) {
+                warn(c, t[i], "entry already covered by an earlier one", "by", arr[k], 0);
+                break;
+            }
+        (*cnt)++;
+    }
+    return true;
+}
+
+/* deny-combined FLAG FLAG...: a URI that has every one of the flags is
+   denied for them. Two flags at least, no nested: form, no "all". */
+static bool combo_line(pctx *c, const token *t, size_t nt)
+{
+    urisan_policy *p = c->p;
+    if (nt < 3)
+        return fail_at(c, t[0], "deny-combined takes two flags or more:");
+    urisan_flags m = 0;
+    for (size_t i = 1; i < nt; i++) {
+        int b = urisan_flag_from_name(t[i].s, t[i].n);
+        if (b < 0) {
+            c->hint = c->fn != NULL ? urisan_pol_suggest(t[i].s, t[i].n, false) : NULL;
+            return fail_at(c, t[i], "unknown flag");
+        }
+        urisan_flags f = (urisan_flags)1 << b;
+        if ((f & c->refuse) && !c->profile)
+            return fail_at(c, t[i], "flag never set by this build (it has no host layer: "
+                                    "ICU, libidn2, libpsl), so a rule on it cannot hold:");
+        if (m & f)
+            return fail_at(c, t[i], "flag named twice in one deny-combined line:");
+        m |= f;
+    }
+    for (size_t k = 0; k < p->n_combos; k++)
+        if (p->combo[k] == m) {
+            warn(c, t[0], "duplicate deny-combined line", NULL, no_other, 0);
+            return true;
+        }
+    if (p->n_combos == POL_MAX_COMBOS)
+        return fail_at(c, t[0], "too many deny-combined lines");
+    p->origin.combo[p->n_combos] = c->line;
+    p->combo[p->n_combos++] = m;
+    return true;
+}
+
 /* deny-ip / allow-ip: address ranges (policy_ip.c parses each word);
    lines: where each entry's line is kept (deny-ip), or NULL */
 static bool ip_list(pctx *c, const token *t, size_t nt, pol_cidr *arr, size_t *cnt,
@@ -674,6 +732,14 @@ static bool list_directive(pctx *c, const token *t, size_t nt)
     }
     if (tok_is(t[0], "protect-host"))
         return protect_list(c, t, nt);
+    if (tok_is(t[0], "user-content-host"))
+        return mark_list(c, t, nt, p->user_content, &p->n_user_content,
+                         "too many user-content-host entries");
+    if (tok_is(t[0], "shortener-host"))
+        return mark_list(c, t, nt, p->shortener, &p->n_shortener,
+                         "too many shortener-host entries");
+    if (tok_is(t[0], "deny-combined"))
+        return combo_line(c, t, nt);
     bool deny = tok_is(t[0], "deny-host");
     if (deny)
         rule_origin(c, URISAN_REASON_HOST_DENIED, URISAN_REASON_NESTED_HOST_DENIED);
@@ -705,7 +771,9 @@ static bool directive(pctx *c, const token *t, size_t nt)
     bool known = flags || tok_is(t[0], "allow-scheme") || tok_is(t[0], "allow-port") ||
                  tok_is(t[0], "deny-host") || tok_is(t[0], "allow-host") ||
                  tok_is(t[0], "dangerous-scheme") || tok_is(t[0], "deny-ip") ||
-                 tok_is(t[0], "allow-ip") || tok_is(t[0], "protect-host");
+                 tok_is(t[0], "allow-ip") || tok_is(t[0], "protect-host") ||
+                 tok_is(t[0], "user-content-host") || tok_is(t[0], "shortener-host") ||
+                 tok_is(t[0], "deny-combined");
     if (!known) {
         c->hint = c->fn != NULL ? urisan_pol_suggest(t[0].s, t[0].n, true) : NULL;
         return fail_at(c, t[0], "unknown directive");

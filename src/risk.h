@@ -17,6 +17,7 @@
 #define POL_MAX_DEFPORTS  64    /* default-port entries */
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
 #define POL_MAX_PROTECT   256   /* protect-host entries */
+#define POL_MAX_COMBOS    16    /* deny-combined lines */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
 
@@ -48,6 +49,7 @@ typedef struct {
        for the entry that matched a URI (urisan_policy_origin_uri) */
     uint32_t deny_host[POL_MAX_HOSTS];
     uint32_t deny_ip[POL_MAX_IPS];
+    uint32_t combo[POL_MAX_COMBOS]; /* the line of each deny-combined */
 } pol_origin;
 
 struct urisan_policy {
@@ -80,6 +82,15 @@ struct urisan_policy {
     size_t n_protect;
     pol_str protect[POL_MAX_PROTECT];
     uint64_t protect_id;
+    /* user-content-host, shortener-host: hosts that get the flags
+       user_content and shortener (the forms of deny-host's entries) */
+    size_t n_user_content, n_shortener;
+    pol_str user_content[POL_MAX_HOSTS];
+    pol_str shortener[POL_MAX_HOSTS];
+    /* deny-combined FLAG FLAG...: a URI with every flag of one of these
+       sets is denied, for those flags (each may be only flagged alone) */
+    size_t n_combos;
+    urisan_flags combo[POL_MAX_COMBOS];
     /* Where each rule came from (urisan_policy_origin); the last member:
        the rules above end where it starts (POL_RULES_SIZE). */
     pol_origin origin;
@@ -165,6 +176,10 @@ size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64]);
 /* internal_name / single_label of a reg-name host h[0..n) as written
    (case, trailing dots and escapes of letters do not count). */
 urisan_flags urisan_name_flags(const char *h, size_t n);
+/* policy.c: user_content and shortener of uri's host, from the policy's
+   user-content-host and shortener-host lists. */
+urisan_flags urisan_pol_host_marks(const urisan_policy *p, const char *in, size_t len,
+                                   const urisan_uri *uri);
 /* The same for a host without "%" (names.h's first look calls it). */
 urisan_flags urisan_name_flags_raw(const char *h, size_t n);
 

@@ -120,6 +120,11 @@ const char *host_guess_scalar(const char *uri, size_t len, size_t *n);
    hv->flags for a policy that protects no name; else hv->flags without
    TR39's homograph, with the imitation of pol's protected names
    (hv->imitation, hv->imitates: judged once a policy, kept in hv). */
+/* protect.c: brand_misplaced of the userinfo and path of u (over
+   in[0..len)): a protected name written there, under a host that is not
+   that name's (hv: the host's view, NULL: none). */
+urisan_flags host_brand_elsewhere(urisan_host_ctx *ctx, const urisan_policy *pol, const char *in,
+                                  size_t len, const urisan_uri *u, const urisan_hostview *hv);
 urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol,
                              urisan_hostview *hv);
 

@@ -54,8 +54,9 @@ static urisan_flags uri_host_flags(urisan_host_ctx *ctx, const urisan_policy *po
     const char *host;
     size_t hl;
     bool some = host_of_uri(uri, len, du, &host, &hl);
-    urisan_flags f = urisan_host_view(ctx, host, hl, hv) && some ? host_name_flags(ctx, pol, hv)
-                                                                 : 0;
+    bool name = urisan_host_view(ctx, host, hl, hv) && some;
+    urisan_flags f = name ? host_name_flags(ctx, pol, hv) : 0;
+    f |= host_brand_elsewhere(ctx, pol, uri, len, du, name ? hv : NULL);
     return f | other_addresses(ctx, pol, uri, len, du);
 }
 
@@ -221,6 +222,8 @@ static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
     urisan_flags f = 0;
     if (j->host_name && judged)
         f = host_name_flags(ctx, pol, &ctx->last.hv);
+    if (judged && urisan_policy_protected_id(pol) != 0)
+        f |= host_brand_elsewhere(ctx, pol, in, len, up, j->host_name ? &ctx->last.hv : NULL);
     if (mail)
         f |= other_addresses(ctx, pol, in, len, up);
     return f;

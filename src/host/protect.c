@@ -16,6 +16,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* a byte of a dotted word: letter, digit, '-', '.' */
+static inline bool cc_word(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.';
+}
 
 /* The list of a context: made from a policy's names, kept under its id. */
 struct host_protect {
@@ -174,6 +182,93 @@ static bool surely_none(const struct host_protect *p, const urisan_hostview *hv)
     return !imit_list_may(&p->list, key, kn < 2 ? kn : 2);
 }
 
+/* Is b[0..bn) one of the tokens of s[0..n) that '.' and '-' separate? */
+static bool has_token(const char *s, size_t n, const char *b, size_t bn)
+{
+    for (size_t i = 0; i + bn <= n;) {
+        size_t e = i;
+        while (e < n && s[e] != '.' && s[e] != '-')
+            e++;
+        if (e - i == bn && memcmp(s + i, b, bn) == 0)
+            return true;
+        i = e + 1;
+    }
+    return false;
+}
+
+/*
+ * brand_misplaced, of a host: a protected name's brand label is a token
+ * of the host (paypal.com.secure-login.example, microsoft-365.example,
+ * login-paypal.example), and the host's own brand label is not that
+ * brand (www.paypal.com, paypal.de: the brand's own names).
+ */
+static bool brand_in_host(const imit_list *l, const urisan_hostview *hv)
+{
+    const char *reg = hv->registrable;
+    size_t rl = hv->registrable_len;
+    if (!hv->is_name || rl == 0)
+        return false;
+    const char *dot = memchr(reg, '.', rl);
+    size_t own = dot != NULL ? (size_t)(dot - reg) : rl;
+    size_t hn = strlen(hv->ascii);
+    for (size_t i = 0; i < l->n; i++) {
+        const char *b = l->names[i].name + l->names[i].brand_off;
+        size_t bn = l->names[i].brand_len;
+        if (!(own == bn && memcmp(reg, b, bn) == 0) && has_token(hv->ascii, hn, b, bn))
+            return true;
+    }
+    return false;
+}
+
+/* Does s[0..n) (any case) name a protected name, or a name under one, as
+   a dotted word (letters, digits, '-', '.') other than the host's own
+   registrable domain reg[0..rl)? */
+static bool names_brand(const imit_list *l, const char *s, size_t n, const char *reg, size_t rl)
+{
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '.') {
+            i++;
+            continue;
+        }
+        size_t a = i, e = i;
+        while (a > 0 && (cc_word((unsigned char)s[a - 1])))
+            a--;
+        while (e < n && (cc_word((unsigned char)s[e])))
+            e++;
+        for (size_t k = 0; k < l->n; k++) {
+            const char *nm = l->names[k].name;
+            size_t nn = strlen(nm);
+            if (e - a < nn || strncasecmp(s + e - nn, nm, nn) != 0 ||
+                (e - a > nn && s[e - nn - 1] != '.'))
+                continue;
+            if (!(rl == nn && memcmp(reg, nm, nn) == 0))
+                return true;
+        }
+        i = e + 1;
+    }
+    return false;
+}
+
+urisan_flags host_brand_elsewhere(urisan_host_ctx *ctx, const urisan_policy *pol, const char *in,
+                                  size_t len, const urisan_uri *u, const urisan_hostview *hv)
+{
+    uint64_t id = urisan_policy_protected_id(pol);
+    if (id == 0 || u == NULL)
+        return 0;
+    const imit_list *l = protect_list(ctx, pol, id);
+    if (l == NULL)
+        return 0;
+    const char *reg = hv != NULL && hv->is_name ? hv->registrable : "";
+    size_t rl = hv != NULL && hv->is_name ? hv->registrable_len : 0;
+    const urisan_span sp[2] = { u->userinfo, u->path };
+    for (size_t i = 0; i < 2; i++)
+        if (sp[i].off != URISAN_ABSENT && sp[i].off <= len && sp[i].len <= len - sp[i].off &&
+            memchr(in + sp[i].off, '.', sp[i].len) != NULL &&
+            names_brand(l, in + sp[i].off, sp[i].len, reg, rl))
+            return URISAN_F(BRAND_MISPLACED);
+    return 0;
+}
+
 urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, urisan_hostview *hv)
 {
     uint64_t id = urisan_policy_protected_id(pol);
@@ -206,6 +301,8 @@ urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, uri
                         : k == IMIT_LOOKALIKE ? URISAN_F(LOOKALIKE)
                         : (hv->why & URISAN_HOSTVIEW_MIXED_SCRIPT) ? URISAN_F(HOMOGRAPH)
                                               : 0;
+        if (brand_in_host(l, hv))
+            hv->imitation |= URISAN_F(BRAND_MISPLACED);
         size_t nl = name != NULL ? strlen(name) : 0;
         memcpy(hv->imitates, name != NULL ? name : "", nl + 1);
         hv->imitates_len = nl;
