@@ -123,10 +123,24 @@ def nested_urls():
     return out
 
 
+def deceptive_urls():
+    """The mail profile's deceptive-host flags (doc/policy.md "Deceptive
+    hosts"): platform pages, shorteners, brands in other hosts and paths,
+    alone and combined, and the brands' own names."""
+    return [b"https://paypal-login.web.app/", b"https://paypa1.pages.dev/verify",
+            b"https://mysite.netlify.app/news", b"https://bit.ly/3abcDEF", b"https://t.co/x1",
+            b"https://paypal.com.secure-login.example/", b"https://microsoft-365.example/x",
+            b"https://evil.example/paypal.com/login", b"https://www.paypal.com/signin",
+            b"https://paypal.de/", b"https://a.blob.core.windows.net/c/i.html",
+            b"https://docs.google.com/forms/d/e/x/viewform", b"https://x.example/?u=https%3A%2F%2Fpaypal-login.web.app%2F",
+            b"https://login-microsoft.sharepoint.com/:b:/g/x", b"https://ipfs.io/ipfs/bafyx/index.html"]
+
+
 def inputs():
     seen, out = set(), []
     groups = [("shared", shared_sample()), ("corpus", corpus_lines()),
-              ("homograph", homograph_set()), ("nested", nested_urls())]
+              ("homograph", homograph_set()), ("nested", nested_urls()),
+              ("deceptive", deceptive_urls())]
     counts = {}
     for name, lines in groups:
         k = 0

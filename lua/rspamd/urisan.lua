@@ -38,6 +38,9 @@ local settings = {
   score_homograph = 8.0,
   score_nested_internal = 6.0,
   score_handler = 4.0,
+  score_user_content = 1.0,
+  score_shortener = 0.5,
+  score_brand_misplaced = 2.0,
   score_flag = 0.5,
 }
 for k, v in pairs(opts) do
@@ -146,7 +149,12 @@ local function check_urls(task)
     return
   end
   local found = { URISAN_DENY = {}, URISAN_HOMOGRAPH = {}, URISAN_NESTED_INTERNAL = {},
-                  URISAN_HANDLER = {}, URISAN_FLAG = {} }
+                  URISAN_HANDLER = {}, URISAN_FLAG = {}, URISAN_USER_CONTENT = {},
+                  URISAN_SHORTENER = {}, URISAN_BRAND_MISPLACED = {} }
+  -- the deceptive-host flags, each a symbol of its own (doc/policy.md
+  -- "Deceptive hosts": alone they are weak, their combinations deny)
+  local deceptive = { user_content = "URISAN_USER_CONTENT", shortener = "URISAN_SHORTENER",
+                      brand_misplaced = "URISAN_BRAND_MISPLACED" }
   local function note(sym, url, reasons)
     local t = found[sym]
     if #t < settings.max_options then
@@ -169,6 +177,9 @@ local function check_urls(task)
     end
     if nested_internal(n) then note("URISAN_NESTED_INTERNAL", url, n.reasons) end
     if has(r.flags, "handler_scheme") then note("URISAN_HANDLER", url, { "handler_scheme" }) end
+    for flag, sym in pairs(deceptive) do
+      if has(r.flags, flag) then note(sym, url, { flag }) end
+    end
   end
   for sym, list in pairs(found) do
     if #list > 0 then task:insert_result(sym, 1.0, list) end
@@ -193,6 +204,11 @@ virtual("URISAN_NESTED_INTERNAL", settings.score_nested_internal,
         "a URL carrying a URL of an internal address or name in a parameter")
 virtual("URISAN_HANDLER", settings.score_handler,
         "a URL whose scheme starts a local program (ms-word:, search-ms:, hcp: ...)")
+virtual("URISAN_USER_CONTENT", settings.score_user_content,
+        "a URL on a platform anyone publishes on (pages.dev, web.app, blob storage ...)")
+virtual("URISAN_SHORTENER", settings.score_shortener, "a URL of a link shortener")
+virtual("URISAN_BRAND_MISPLACED", settings.score_brand_misplaced,
+        "a protected brand's name in the host or path of another site")
 virtual("URISAN_FLAG", settings.score_flag, "a URL the urisan policy flags")
 rspamd_logger.infox(rspamd_config, "urisan %s: profile %s, policy file %s", urisan.version(),
                     settings.profile, settings.policy_file or "none")
