@@ -1,5 +1,5 @@
 /*
- * urisan_bench.c - urisan side by side with its peers (SPEC section 9).
+ * urisan_bench.c - urisan side by side with its peers (doc/bench.md).
  *
  * Reads URL files (one per line; the LF and a CR before it are stripped,
  * everything else - a BOM, spaces, bytes >= 0x80 - is kept as it is) and

@@ -1,20 +1,20 @@
 /*
  * fuzz/analyze.c - urisan_analyze / urisan_decide / urisan_check under the
- * default policy (SPEC sections 3 and 4).
+ * default policy (urisan(1), FLAGS and POLICY).
  *
  * Invariants:
- *  1. the implications of SPEC 3 hold (password => userinfo, ...);
+ *  1. the implications of doc/policy.md hold (password => userinfo, ...);
  *  2. no flag describes an absent component (userinfo without a userinfo
  *     span, nondefault_port without a port, ip_* without an address ...);
  *  3. every flag whose definition is a plain fact about bytes is computed
- *     here independently, from the text of SPEC 3, and must agree exactly
- *     (escapes, raw bytes, ports, dots, double encoding, idn, dangerous
- *     scheme, the address classes); for ambiguous_authority and
- *     overlong_utf8 the sufficient conditions spelled out in SPEC 3 must
- *     set the flag;
+ *     here independently, from the text of doc/policy.md, and must agree
+ *     exactly (escapes, raw bytes, ports, dots, double encoding, idn,
+ *     dangerous scheme, the address classes); for ambiguous_authority and
+ *     overlong_utf8 the sufficient conditions spelled out in doc/policy.md
+ *     must set the flag;
  *  4. too_long: the flags are exactly too_long and invalid;
- *  5. the verdict is the default policy's (deny set of SPEC 4, flag all
- *     else) and deterministic: analyse and check twice, same answer;
+ *  5. the verdict is the default policy's (deny set of urisan(1) POLICY,
+ *     flag all else) and deterministic: analyse and check twice, same answer;
  *     urisan_check equals parse + analyze + decide;
  *  6. address classes against the registry table (tests/addr_table.h):
  *     a class flag is never set on a globally reachable address, and
@@ -53,7 +53,7 @@ static void expect_flag(urisan_flags got, urisan_flags bit, int want, const char
     int have = (got & bit) != 0;
     if (have != want) {
         char buf[1024];
-        fuzz_fail("flag %s is %s but SPEC 3 says %s (flags: %s)", name, have ? "set" : "clear",
+        fuzz_fail("flag %s is %s but doc/policy.md says %s (flags: %s)", name, have ? "set" : "clear",
                   want ? "set" : "clear", flag_list(got, buf, sizeof buf));
     }
 }
@@ -165,7 +165,7 @@ static int dot_seg(const char *seg, size_t n, int *dots, int *enc)
     return 1;
 }
 
-/* SPEC 3 dot_segments / encoded_dot / dot_above_root on a path. */
+/* dot_segments / encoded_dot / dot_above_root on a path. */
 static void path_dots(const char *p, size_t n, int *segments, int *encoded, int *above)
 {
     *segments = *encoded = *above = 0;
@@ -222,8 +222,8 @@ static int dangerous_name(const char *s, size_t n)
     return 0;
 }
 
-/* SPEC 3 dangerous_scheme: remove TAB/LF/CR anywhere and leading C0 and
-   spaces, then the Appendix B scheme. */
+/* dangerous_scheme (doc/policy.md): remove TAB/LF/CR anywhere and
+   leading C0 and spaces, then the Appendix B scheme. */
 static int dangerous_oracle(const char *in, size_t len)
 {
     size_t i = 0;
@@ -373,7 +373,7 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
     if (u->host.off == URISAN_ABSENT)
         FUZZ_ASSERT(r->ip_family == 0, "an address without a host");
     if (r->ip_family == 6) {
-        /* SPEC 3 ip_literal: "a bracketed host whose text before any %
+        /* ip_literal (doc/policy.md): "a bracketed host whose text before any %
            is an IPv6 address" -- analyze.c reads it even when the literal
            is unclosed or its zone id is malformed (then the URI is
            invalid anyway); the address must be what inet_pton reads. */
@@ -446,7 +446,7 @@ static void check_flags(const char *in, size_t len, const urisan_uri *u, const u
     }
     /* the address classes: check_address_class, against the registry table */
 
-    /* ambiguous_authority: sufficient conditions spelled out in SPEC 3 */
+    /* ambiguous_authority: sufficient conditions spelled out in doc/policy.md */
     const char *why = NULL;
     if (rs.authority.off != URISAN_ABSENT) {
         const char *a = in + rs.authority.off;

@@ -1,9 +1,9 @@
 /*
  * fuzz/cli.c - the line-reading commands on any bytes of standard input
- * (SPEC 7), driven in-process: the CLI's own cmd_check, cmd_normalize and
- * cmd_resolve (src/cli/cmd_*.c, with the line reader src/cli/lines.c and
- * the JSON writer src/cli/json.c) run with file descriptors 0 and 1
- * pointed at memfds.
+ * (urisan(1), INPUT), driven in-process: the CLI's own cmd_check,
+ * cmd_normalize and cmd_resolve (src/cli/cmd_*.c, with the line reader
+ * src/cli/lines.c and the JSON writer src/cli/json.c) run with file
+ * descriptors 0 and 1 pointed at memfds.
  *
  * and `urisan squid-acl` (src/cli/cmd_squid.c), the Squid helper.
  *
@@ -13,7 +13,8 @@
  *     line without LF counts; an empty input has none), in --json and in
  *     text mode;
  *  2. every --json line parses back with json-c (strict, UTF-8 checked)
- *     into an object with the keys of SPEC 7 and the right types;
+ *     into an object with the keys of urisan(1) JSON OUTPUT and the right
+ *     types;
  *  3. each line says what the library says about that input line (a
  *     trailing CR stripped, kept to max_uri + 1 bytes): check: valid,
  *     flags in bit order, verdict; normalize and resolve: the result or
@@ -55,7 +56,7 @@ int cmd_normalize(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_squid_acl(int argc, char **argv);
 
-/* The longest line the commands keep: max_uri + 1 (SPEC 4 default). */
+/* The longest line the commands keep: max_uri + 1 (urisan(1), INPUT). */
 #define KEEP 8193
 
 /* RFC 3986 5.4's base. */
@@ -547,7 +548,7 @@ static void walk_lines(const char *in, size_t size, const fuzz_str *out, enum wa
         size_t ie = nl ? (size_t)(nl - in) : size;
         size_t il = ie - ip;
         if (nl != NULL && il > 0 && in[ie - 1] == '\r')
-            il--; /* SPEC 7: a trailing CR of a CRLF ending is stripped */
+            il--; /* urisan(1) INPUT: a CRLF ending's CR is stripped */
         const char *onl = (const char *)memchr(out->p + op, '\n', out->len - op);
         size_t oe = (size_t)(onl - out->p);
         lineno++;

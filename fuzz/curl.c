@@ -1,6 +1,6 @@
 /*
  * fuzz/curl.c - differential host check against curl's URL API (Debian
- * libcurl4-openssl-dev), SPEC section 8: no two parsers we can run may
+ * libcurl4-openssl-dev; fuzz/README.md): no two parsers we can run may
  * extract different hosts from a URI unless urisan flags it.
  *
  * When urisan splits the input as an absolute http/https URI (with or

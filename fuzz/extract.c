@@ -1,5 +1,5 @@
 /*
- * fuzz/extract.c - urisan_extract (SPEC section 6).
+ * fuzz/extract.c - urisan_extract (urisan(1), EXTRACT).
  *
  * Invariants:
  *  1. every hit lies inside the input, after the previous one (a

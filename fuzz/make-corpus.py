@@ -2,7 +2,7 @@
 """make-corpus.py - (re)generate the seed corpora corpus/<harness>/seed-*.
 
 Seeds come from three places, all small and deterministic:
-  - the examples of SPEC.md (typed below, one per flag and per rule);
+  - examples written by hand (typed below, one per flag and per rule);
   - the conformance vectors of ../shared/data/vectors (SOURCES.md);
   - a fixed-seed random sample of ../shared/data/urls.
 Files this script did not write (crash-*, diff-*, merged coverage from
@@ -79,8 +79,8 @@ def url_sample(n_per_file, seed=8):
     return out
 
 
-# SPEC.md examples: one or more per rule of sections 2-3.
-SPEC = [
+# Examples written by hand: one or more per rule of parsing and per flag.
+EXAMPLES = [
     b'http://www.ics.uci.edu/pub/ietf/uri/#Related',
     b'http://h:80:81/', b'http://[::1]:8080/', b'http://[::1]x/', b'http://[::1',
     b'http://u@h@x/', b'http://user:pass@host/', b'http://:@h/', b'http://h:/',
@@ -143,7 +143,7 @@ def resolve_pairs():
 
 def single_inputs():
     seen = []
-    for s in SPEC:
+    for s in EXAMPLES:
         seen.append(s)
     for r in tsv('uriparser-parse.tsv'):
         seen.append(r['uri'])
@@ -175,12 +175,13 @@ def uniq(items):
 
 
 def pick(items, n, seed):
-    """Keep the SPEC examples (first), then a fixed-seed sample of the rest."""
+    """Keep the examples written by hand (first), then a fixed-seed sample
+    of the rest."""
     items = uniq(items)
     if len(items) <= n:
         return items
-    head = items[:len(SPEC)]
-    rest = items[len(SPEC):]
+    head = items[:len(EXAMPLES)]
+    rest = items[len(EXAMPLES):]
     random.Random(seed).shuffle(rest)
     return head + rest[:max(0, n - len(head))]
 
@@ -260,7 +261,7 @@ def main():
         write(h, one)
     # curl: absolute http(s) URIs and the host-confusion examples
     web = [x for x in singles if x[:4].lower() == b'http' or x[:2] in (b'//', b'\\\\')]
-    write('curl', pick(SPEC + web, MAX_PER_HARNESS - 30, 2) + urls[:30])
+    write('curl', pick(EXAMPLES + web, MAX_PER_HARNESS - 30, 2) + urls[:30])
     write('resolve', uniq(b + b'\n' + r for b, r in resolve_pairs())[:MAX_PER_HARNESS])
     # cli: several lines per file, with CRLF, NUL and invalid UTF-8 mixed in
     rnd = random.Random(3)

@@ -1,5 +1,5 @@
 /*
- * fuzz/normalize.c - urisan_normalize and urisan_equivalent (SPEC 5).
+ * fuzz/normalize.c - urisan_normalize and urisan_equivalent (RFC 3986 6).
  *
  * Input: A, or A "\n" B (B is used for the equivalence checks).
  *

@@ -1,6 +1,6 @@
 /*
  * fuzz/parse.c - urisan_parse: the tolerant split, the strict verdict and
- * the length bounds (SPEC sections 2 and 8).
+ * the length bounds (RFC 3986; urisan(1), POLICY: limit; fuzz/README.md).
  *
  * Invariants, each checked on every input:
  *  1. every span lies inside the input, and the components follow each
@@ -8,7 +8,7 @@
  *  2. the tolerant split equals the RFC 3986 Appendix B regex split
  *     (authority = userinfo "@" host ":" port, recomposed);
  *  3. recomposing the components gives back the input byte for byte;
- *  4. the host/port subdivision follows SPEC section 2 (last "@", "[" ...
+ *  4. the host/port subdivision follows urisan's rule (last "@", "[" ...
  *     "]" then ":" port, else the last ":");
  *  5. the verdict equals an independent transcription of the RFC 3986
  *     ABNF (fuzz/ref_abnf.h) plus the numeric bounds;
@@ -42,7 +42,8 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-/* Sizes the bounds of SPEC section 2 are measured on, from the regex split. */
+/* Sizes the length bounds (urisan(1), POLICY: limit) are measured on,
+   from the regex split. */
 typedef struct {
     size_t scheme;            /* scheme bytes, 0 when absent */
     size_t userinfo;          /* 0 when absent */
@@ -56,8 +57,8 @@ typedef struct {
     urisan_span userinfo, host, port;
 } auth_split;
 
-/* SPEC section 2: userinfo precedes the last "@"; "[" ... "]" [":" port],
-   otherwise the port follows the last ":". */
+/* RFC 3986 3.2 as urisan splits it: userinfo precedes the last "@";
+   "[" ... "]" [":" port], otherwise the port follows the last ":". */
 static void split_authority(const char *in, urisan_span a, auth_split *o)
 {
     o->userinfo.off = o->host.off = o->port.off = URISAN_ABSENT;
@@ -210,9 +211,9 @@ static void check_split(const char *in, size_t len, const urisan_uri *u, urisan_
         auth_split as;
         split_authority(in, rs.authority, &as);
         FUZZ_ASSERT(fuzz_span_eq(as.userinfo, u->userinfo), "userinfo is not what precedes the last @");
-        FUZZ_ASSERT(fuzz_span_eq(as.host, u->host), "host (%zu,%zu) differs from SPEC 2 rule (%zu,%zu)",
+        FUZZ_ASSERT(fuzz_span_eq(as.host, u->host), "host (%zu,%zu) differs from urisan's split rule (%zu,%zu)",
                     u->host.off, u->host.len, as.host.off, as.host.len);
-        FUZZ_ASSERT(fuzz_span_eq(as.port, u->port), "port differs from SPEC 2 rule");
+        FUZZ_ASSERT(fuzz_span_eq(as.port, u->port), "port differs from urisan's split rule");
         FUZZ_ASSERT((u->host.len == 0) == (u->host_type == URISAN_HOST_EMPTY),
                     "host_type empty iff the host is empty");
     }

@@ -1,5 +1,5 @@
 /*
- * fuzz/policy.c - urisan_policy_parse on any bytes (SPEC 4, doc/policy.md).
+ * fuzz/policy.c - urisan_policy_parse on any bytes (doc/policy.md).
  *
  * Invariants:
  *  1. no crash, no overread (the text and the policy are exact-size

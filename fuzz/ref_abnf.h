@@ -2,8 +2,8 @@
  * ref_abnf.h - an independent oracle for the strict verdict: RFC 3986
  * Appendix A's URI-reference (with RFC 6874's IPv6addrz), transcribed rule
  * by rule into one POSIX extended regular expression, plus the numeric
- * bounds of SPEC section 3 "invalid" that a grammar cannot say (port <=
- * 65535, reg-name <= 255 bytes, label <= 63 bytes).
+ * bounds of the flag "invalid" (doc/policy.md) that a grammar cannot say
+ * (port <= 65535, reg-name <= 255 bytes, label <= 63 bytes).
  *
  * Slow and obviously correct is the point: each rule below is the ABNF
  * line it cites, nothing more.
@@ -215,7 +215,7 @@ static inline int ref_abnf_match(const char *in, size_t len)
 }
 
 /*
- * The full strict verdict of SPEC section 3 "invalid" minus too_long:
+ * The full strict verdict ("invalid", doc/policy.md) minus too_long:
  * the grammar, plus port <= 65535 and, for a reg-name host, at most 255
  * bytes and labels of at most 63 bytes (raw string). The host/port split
  * of a grammatical authority is unambiguous: userinfo has no "@", a

@@ -374,7 +374,7 @@ static inline void rr_resolve(const char *base, size_t blen, const char *ref, si
     rr_free(&T);
 }
 
-/* "%2e" / "%2E" read as "." (SPEC 3: a server that decodes first). */
+/* "%2e" / "%2E" read as "." (encoded_dot, doc/policy.md: a server that decodes first). */
 static inline void rr_pct2e(const fuzz_str *in, fuzz_str *out)
 {
     fs_clear(out);

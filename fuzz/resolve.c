@@ -1,6 +1,6 @@
 /*
  * fuzz/resolve.c - urisan_resolve against the literal RFC 3986 section 5.2
- * transcription of fuzz/ref_resolve.h (SPEC sections 5 and 8).
+ * transcription of fuzz/ref_resolve.h (RFC 3986 section 5; fuzz/README.md).
  *
  * Input: BASE "\n" REFERENCE (split at the first LF; no LF: an empty
  * reference). Every input runs in the six modes {strict, non-strict} x

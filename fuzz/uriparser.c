@@ -1,6 +1,6 @@
 /*
  * fuzz/uriparser.c - differential check against uriparser (Debian
- * liburiparser-dev), another RFC 3986 parser (SPEC section 8).
+ * liburiparser-dev), another RFC 3986 parser (fuzz/README.md).
  *
  * For every input within urisan's length bounds:
  *  1. validity agrees: urisan_parse says valid exactly when uriparser's
@@ -19,21 +19,21 @@
 
 /* ---- the deliberate differences (fuzz/DIFFERENCES.md) ---- */
 
-/* D1 port-range: SPEC 2 "Port: digits only, value <= 65535 or the URI is
-   invalid"; RFC 3986 port = *DIGIT, which uriparser follows. */
+/* D1 port-range: a port above 65535 makes the URI invalid (doc/policy.md,
+   invalid); RFC 3986 port = *DIGIT, which uriparser follows. */
 static int diff_port_range(const urisan_uri *u)
 {
     return u->error.code == URISAN_E_PORT_RANGE;
 }
 
-/* D2 dns-length: SPEC 3 invalid: "reg-name host > 255 bytes, a label > 63
-   bytes"; RFC 3986 3.2.2 leaves the length to the name system. */
+/* D2 dns-length: invalid (doc/policy.md): a reg-name host > 255 bytes, a
+   label > 63 bytes; RFC 3986 3.2.2 leaves the length to the name system. */
 static int diff_dns_length(const urisan_uri *u)
 {
     return u->error.code == URISAN_E_HOST_LENGTH || u->error.code == URISAN_E_LABEL_LENGTH;
 }
 
-/* D3 zone-id: SPEC 2 accepts RFC 6874 IPv6 zone ids ("[fe80::1%25eth0]");
+/* D3 zone-id: urisan accepts RFC 6874 IPv6 zone ids ("[fe80::1%25eth0]");
    uriparser implements RFC 3986 only. */
 static int diff_zone_id(const urisan_uri *u)
 {
@@ -68,7 +68,7 @@ static void range_eq(const char *what, const char *in, size_t len, UriTextRangeA
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *in = fuzz_dup(data, size);
-    /* Limits raised to the hard ceiling: the bounds of SPEC 2 are policy
+    /* Limits raised to the hard ceiling: the length bounds are policy
        (D0), and with the defaults a long label would be too_long before
        its validity (D2) could be compared. */
     urisan_limits lim;
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     urisan_uri u;
     urisan_status st = urisan_parse(in, size, &lim, &u, NULL);
     if (st == URISAN_E_TOO_LONG) {
-        /* D0 length-bounds: urisan's limits (SPEC 2) are policy, not
+        /* D0 length-bounds: urisan's limits are policy, not
            syntax; uriparser has none. Nothing to compare. */
         fuzz_done(in);
         return 0;

@@ -1,9 +1,10 @@
 /*
- * addrclass.c - where an address goes (SPEC 10): the IANA IPv4 and IPv6
- * Special-Purpose Address Registries, read by their "Globally Reachable"
- * column, plus multicast, limited broadcast, the deprecated site-local
- * fec0::/10 and IPv6 space outside 2000::/3; and the IPv4 address that an
- * IPv6 address carries (mapped, compatible, NAT64, 6to4, Teredo).
+ * addrclass.c - where an address goes (doc/policy.md "Address classes"):
+ * the IANA IPv4 and IPv6 Special-Purpose Address Registries, read by their
+ * "Globally Reachable" column, plus multicast, limited broadcast, the
+ * deprecated site-local fec0::/10 and IPv6 space outside 2000::/3; and the
+ * IPv4 address that an IPv6 address carries (mapped, compatible, NAT64,
+ * 6to4, Teredo).
  *
  * The tables follow the registries as last updated 2024-10-22 (IPv6) and
  * 2022-05-25 (IPv4); doc/policy.md "Address classes" lists every row.

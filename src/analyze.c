@@ -1,7 +1,8 @@
 /*
- * analyze.c - risk analysis (SPEC 3): from a parsed input to the flag set
- * and the de-obfuscated host address. The entry point: a prefilter, the
- * flag families (analyze.h lists them, one header each) and nested_url.
+ * analyze.c - risk analysis (urisan(1), FLAGS): from a parsed input to the
+ * flag set and the de-obfuscated host address. The entry point: a
+ * prefilter, the flag families (analyze.h lists them, one header each) and
+ * nested_url.
  *
  * Flags are facts about the string; the policy (policy.c) decides what to
  * do about them. Every scan is a single forward pass over one part of the
@@ -191,7 +192,8 @@ static ANALYZE_NOINLINE urisan_status analyze_full(const char *in, size_t len,
     if (in == NULL)
         in = ""; /* len == 0: no byte is read, and no arithmetic on NULL */
     if (uri->error.code == URISAN_E_TOO_LONG) {
-        /* SPEC 3: analysis stops at the bound - exactly these two */
+        /* too_long (doc/policy.md): analysis stops at the bound - exactly
+           these two */
         out->flags = F(TOO_LONG) | F(INVALID);
         return URISAN_OK;
     }

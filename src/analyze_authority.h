@@ -1,17 +1,17 @@
 /*
- * analyze_authority.h - the flags of the authority (SPEC 3): userinfo,
- * password, and ambiguous_authority - could RFC 3986, WHATWG/browsers,
- * curl, Python and Go disagree on the host? Judged on the raw input; every
- * rule is one SPEC 3 bullet. Part of the analysis' one translation unit
- * (analyze.h).
+ * analyze_authority.h - the flags of the authority (urisan(1), FLAGS):
+ * userinfo, password, and ambiguous_authority - could RFC 3986,
+ * WHATWG/browsers, curl, Python and Go disagree on the host? Judged on the
+ * raw input; every rule is one bullet of doc/policy.md's list. Part of the
+ * analysis' one translation unit (analyze.h).
  */
 #ifndef URISAN_ANALYZE_AUTHORITY_H
 #define URISAN_ANALYZE_AUTHORITY_H
 
 #include "analyze.h"
 
-/* userinfo: what precedes the authority's last "@" (SPEC 2); an empty one
-   counts. password: a ":" in it, even with nothing after. */
+/* userinfo: what precedes the authority's last "@" (doc/policy.md); an
+   empty one counts. password: a ":" in it, even with nothing after. */
 static ANALYZE_INLINE urisan_flags userinfo_flags(const char *in, urisan_span ui)
 {
     if (ui.off == URISAN_ABSENT)
@@ -151,7 +151,7 @@ static ANALYZE_INLINE bool host_ambiguous(const char *in, const urisan_uri *u, i
            (urisan_ieq(h, host.len, "localhost") || memcmp(h, "127.0.0.1", 9) == 0);
 }
 
-/* ambiguous_authority (SPEC 3). si: the parsed scheme's kind and end. */
+/* ambiguous_authority (doc/policy.md). si: the parsed scheme's kind and end. */
 static ANALYZE_INLINE bool ambiguous(const char *in, size_t len, const urisan_uri *u,
                                      const scheme_info *si, unsigned cls, unsigned pre)
 {

@@ -1,6 +1,6 @@
 /*
- * analyze_bytes.h - the flags of bytes and escapes (SPEC 3): raw bytes
- * (ctl_raw, whitespace, non_ascii, backslash, invalid_escape), escapes
+ * analyze_bytes.h - the flags of bytes and escapes (urisan(1), FLAGS): raw
+ * bytes (ctl_raw, whitespace, non_ascii, backslash, invalid_escape), escapes
  * (escaped_crlf, escaped_nul, escaped_ctl, overlong_utf8), the
  * once-decoded stream (double_encoding) and encoded_slash. Part of the
  * analysis' one translation unit (analyze.h).
@@ -11,10 +11,10 @@
 #include "analyze.h"
 
 /*
- * Overlong UTF-8 in consecutive escapes (SPEC 3 overlong_utf8): lead C0-C1
- * + 1 continuation; E0 then 80-9F + 1 more; F0 then 80-8F + 2 more; the
- * obsolete 5- and 6-byte forms F8 then 80-87 + 3, FC then 80-83 + 4. Lax
- * decoders read %c0%ae as ".", %c0%af as "/", %c0%80 as NUL.
+ * Overlong UTF-8 in consecutive escapes (overlong_utf8, doc/policy.md):
+ * lead C0-C1 + 1 continuation; E0 then 80-9F + 1 more; F0 then 80-8F + 2
+ * more; the obsolete 5- and 6-byte forms F8 then 80-87 + 3, FC then 80-83
+ * + 4. Lax decoders read %c0%ae as ".", %c0%af as "/", %c0%80 as NUL.
  */
 typedef struct {
     unsigned need;     /* continuation bytes still expected; 0: no lead */
@@ -138,7 +138,7 @@ static inline size_t feed_odd(byte_state *s, const char *in, size_t len, size_t 
 }
 
 /*
- * Every byte check of SPEC 3 in one pass: raw bytes (ctl_raw, whitespace,
+ * Every byte check of the flags in one pass: raw bytes (ctl_raw, whitespace,
  * non_ascii, backslash), escapes (escaped_*, invalid_escape,
  * overlong_utf8) and the once-decoded stream (double_encoding). Only the
  * odd bytes (simd_odd_mask: 64 at a time) are looked at one by one; the

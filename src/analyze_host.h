@@ -1,5 +1,5 @@
 /*
- * analyze_host.h - the flags of the host and its address (SPEC 3):
+ * analyze_host.h - the flags of the host and its address (urisan(1), FLAGS):
  * ip_literal, ip_obfuscated and the address classes (with the
  * de-obfuscated address in the report), idn, and the name flags of
  * names.c. Part of the analysis' one translation unit (analyze.h).
@@ -40,7 +40,7 @@ static bool is_ipvfuture(const char *s, size_t n)
 }
 
 /*
- * ip_literal, ip_obfuscated and the address classes (SPEC 3). Names such
+ * ip_literal, ip_obfuscated and the address classes (doc/policy.md). Names such
  * as "localhost" get no IP flag; only hosts that are addresses do.
  */
 static urisan_flags host_address(const char *in, const urisan_uri *uri, urisan_span h,
@@ -52,7 +52,7 @@ static urisan_flags host_address(const char *in, const urisan_uri *uri, urisan_s
     if (n == 0)
         return 0;
     if (s[0] == '[') {
-        /* The literal runs to the first "]" (SPEC 2); the address is the
+        /* The literal runs to the first "]" (RFC 3986 3.2.2); the address is
            text before any "%" (the RFC 6874 zone delimiter): a zone the
            strict grammar rejects ("%eth0") still names that address. */
         size_t a = 1, b = 1;

@@ -1,8 +1,8 @@
 /*
- * analyze_path.h - the flags of the path and its dot segments (SPEC 3;
- * RFC 3986 5.2.4): dot_segments, encoded_dot, dot_above_root. What a dot
- * segment is, and how ".." pops, is dotseg.h's rule, the one
- * remove_dot_segments (dots.c) uses. Part of the analysis' one
+ * analyze_path.h - the flags of the path and its dot segments
+ * (urisan(1), FLAGS; RFC 3986 5.2.4): dot_segments, encoded_dot,
+ * dot_above_root. What a dot segment is, and how ".." pops, is dotseg.h's
+ * rule, the one remove_dot_segments (dots.c) uses. Part of the analysis' one
  * translation unit (analyze.h).
  */
 #ifndef URISAN_ANALYZE_PATH_H

@@ -1,5 +1,5 @@
 /*
- * analyze_scheme.h - the flags of the scheme and the port (SPEC 3):
+ * analyze_scheme.h - the flags of the scheme and the port (urisan(1), FLAGS):
  * dangerous_scheme (the scheme table's mark or the policy's own entries,
  * read as a browser reads the scheme), handler_scheme (handlers.c), nondefault_port and
  * reserved_port; and the WHATWG kind of the parsed scheme, which the

@@ -4,7 +4,7 @@
  *
  * The flags are the union of the facts about the reference as written,
  * about the resolved URI and about the merged path (dot_segments,
- * dot_above_root, encoded_dot: SPEC section 3, judged before the dots are
+ * dot_above_root, encoded_dot: doc/policy.md, judged before the dots are
  * removed); the scheme, host, port and address rules and host_ip judge the
  * resolved URI. A reference that cannot be resolved is judged as written,
  * with flag invalid: it fails closed. The facts of both are taken

@@ -1,7 +1,7 @@
 /*
- * dotseg.h - the dot-segment rule (RFC 3986 5.2.4; SPEC 3), written once
- * for remove_dot_segments (dots.c) and the dot flags of the analysis
- * (analyze_path.h).
+ * dotseg.h - the dot-segment rule (RFC 3986 5.2.4; urisan(1), FLAGS),
+ * written once for remove_dot_segments (dots.c) and the dot flags of the
+ * analysis (analyze_path.h).
  *
  * A path is read as two pieces a ++ b (a rope), so resolution can work on
  * the 5.2.3 merge (base directory ++ reference path) without copying it;
@@ -37,7 +37,7 @@ enum { SEG_NORMAL, SEG_DOT, SEG_DOTDOT };
  * Classify the segment [s, e). "." and ".." are complete segments only
  * (5.2.4; "..g" and "g." are ordinary). With pct, "%2e" counts as a dot:
  * it is the unreserved "." (2.3) and 6.2.2.2 decodes it, so a server that
- * decodes first sees a dot segment (SPEC section 3). At most three
+ * decodes first sees a dot segment (encoded_dot, doc/policy.md). At most three
  * iterations: the loop gives up at the third unit. *enc: a "%2e" was used
  * (set only for a dot segment).
  */

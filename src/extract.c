@@ -1,5 +1,5 @@
 /*
- * extract.c - URI references in free text (SPEC section 6).
+ * extract.c - URI references in free text (urisan(1), EXTRACT; doc/extract.md).
  *
  * The delimiting rules are the seed draft's Appendix E ("Recommendations
  * for Delimiting URI in Context") and Appendix F ("Abbreviated URIs"):

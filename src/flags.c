@@ -1,7 +1,7 @@
 /*
- * flags.c - names of the risk flags (SPEC 3). The names come from the one
- * list, include/urisan_flags.def; they are a contract (API, CLI, JSON,
- * policy files), so nothing here spells a name by hand.
+ * flags.c - names of the risk flags (urisan(1), FLAGS). The names come
+ * from the one list, include/urisan_flags.def; they are a contract (API,
+ * CLI, JSON, policy files), so nothing here spells a name by hand.
  */
 #include "risk.h"
 

@@ -99,7 +99,7 @@ bool urisan_mailto_next(const char *p, size_t n, size_t *pos, size_t *off, size_
 #define ALWAYS_INLINE inline
 #endif
 
-/* ---- limits (limits.c): SPEC section 2 ---- */
+/* ---- limits (limits.c): urisan(1), INPUT and POLICY: limit ---- */
 #define URISAN_DNS_LABEL 63  /* a DNS label, bytes (RFC 1034 3.1) */
 #define URISAN_DNS_NAME 255  /* a DNS name, bytes (RFC 1034 3.1) */
 /* The default bounds, the one place they are written: urisan_limits_default,

@@ -1,5 +1,5 @@
 /*
- * ipv4.c - IPv4 de-obfuscation (SPEC 3, ip_obfuscated).
+ * ipv4.c - IPv4 de-obfuscation (ip_obfuscated, doc/policy.md).
  *
  * A browser turns the host "0x7f.1", "2130706433", "0177.0.0.1", "127.1",
  * "%31%32%37.0.0.1" or "１２７．０．０．１" into 127.0.0.1 and connects
@@ -181,8 +181,8 @@ static const struct {
     {0x1D7F6, 0x1D7FF, '0'}, /* monospace digits */
     {0x1FBF0, 0x1FBF9, '0'}, /* segmented digits */
     /* More of IdnaMappingTable (Unicode 17), found by comparing every code
-       point with an independent UTS #46 implementation (SPEC 3 says every
-       character UTS #46 maps to an address character counts): */
+       point with an independent UTS #46 implementation (doc/policy.md says
+       every character UTS #46 maps to an address character counts): */
     {0x00AA, 0x00AA, 'a'},   /* feminine ordinal indicator */
     {0x02E3, 0x02E3, 'x'},   /* modifier letter small x */
     {0x1D2C, 0x1D2C, 'a'},   /* modifier letter capital A */
@@ -369,7 +369,7 @@ bool urisan_ipv4_deobfuscate(const char *s, size_t n, uint8_t out[4])
         unsigned char c = (unsigned char)s[i];
         /* A WHATWG URL parser removes every raw TAB, LF and CR from the
            input before it parses (so does Python's urllib): the host it
-           sees has none (SPEC 3 "browsers connect there"). */
+           sees has none (ip_obfuscated, doc/policy.md). */
         if (cc_is(c, CC_TABNL))
             continue;
         if (c == '%') {

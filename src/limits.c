@@ -1,4 +1,4 @@
-/* limits.c - the length bounds of SPEC section 2. */
+/* limits.c - the length bounds (urisan(1), INPUT and POLICY: limit). */
 #include "internal.h"
 #include "urisan_hot.h"
 #include "risk.h"

@@ -1,5 +1,5 @@
 /*
- * names.c - host names that resolve inside (SPEC 10): internal_name for
+ * names.c - host names that resolve inside (doc/policy.md): internal_name for
  * the names that always or usually stay in the local network, and
  * single_label for a name without a dot (an intranet host, "metadata",
  * "instance-data"), which a search domain or LLMNR resolves locally.

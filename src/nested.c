@@ -1,6 +1,6 @@
 /*
- * nested.c - URLs nested in query and fragment parameters (SPEC 10;
- * doc/policy.md "Nested URLs"): ?next=http://127.0.0.1/,
+ * nested.c - URLs nested in query and fragment parameters
+ * (doc/policy.md "Nested URLs"): ?next=http://127.0.0.1/,
  * ?url=//169.254.169.254/, #u=http%3A%2F%2F10.0.0.1%2F - the open
  * redirect and SSRF chain shape.
  *
@@ -156,7 +156,7 @@ static bool read_both(const char *t, size_t n, const urisan_policy *pol, char *s
 }
 
 /* A value that does not fit the scratch: judged as a bound that was hit
-   (SPEC 3). */
+   (too_long, doc/policy.md). */
 static void tell_unfit(urisan_nested_report *out, urisan_nested_visit fn, void *ctx,
                        urisan_nested_url *nu, const char *v, size_t vn)
 {

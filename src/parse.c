@@ -265,7 +265,7 @@ static bool host(parser *p, size_t hs, const host_split *h)
 }
 
 /* port = *DIGIT   (3.2.3) in in[ps..ae); its value must fit in 16 bits
-   (SPEC 2). */
+   (doc/policy.md, invalid). */
 static void port(parser *p, size_t ps, size_t ae)
 {
     urisan_uri *u = p->out;
@@ -291,7 +291,7 @@ static void port(parser *p, size_t ps, size_t ae)
  */
 static bool authority(parser *p, size_t as, size_t ae, size_t last_at, size_t last_colon)
 {
-    /* Userinfo is what precedes the authority's last "@" (SPEC 2). */
+    /* Userinfo is what precedes the authority's last "@" (doc/policy.md). */
     size_t hs = as;
     if (last_at != URISAN_ABSENT) {
         size_t ulen = last_at - as;

@@ -1,5 +1,5 @@
 /*
- * policy.c - policies and verdicts (SPEC 4).
+ * policy.c - policies and verdicts (urisan(1), POLICY; doc/policy.md).
  *
  * A policy is plain data in caller memory (urisan_policy_size() bytes):
  * flag masks, fixed-capacity lists and one name pool. Parsing a policy file

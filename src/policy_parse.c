@@ -540,7 +540,7 @@ static bool limit_line(pctx *c, const token *t, size_t nt)
     if (nt > 3)
         return fail_at(c, t[3], "too many arguments: limit NAME N, at");
     size_t v;
-    /* values above the hard ceiling are capped to it (SPEC 2) */
+    /* values above the hard ceiling are capped to it (doc/policy.md, limit) */
     if (!number(t[2], (size_t)-1 / 16, &v))
         return fail_at(c, t[2], "invalid number");
     if (v == 0)

@@ -133,7 +133,7 @@
     "shortener-host bit.ly t.co tinyurl.com is.gd v.gd ow.ly buff.ly rebrand.ly cutt.ly\n" \
     "shortener-host shorturl.at rb.gy t.ly tiny.cc s.id lnkd.in goo.gl qrco.de\n"
 
-/* "default": the built-in policy of SPEC 4, nothing on top. */
+/* "default": the built-in policy (urisan(1), POLICY), nothing on top. */
 static const char profile_default[] =
     "# default: the built-in policy. It denies the flags below (and mail_limit,\n"
     "# mail only); internal_name and single_label are allowed (listed among\n"

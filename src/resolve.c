@@ -3,7 +3,7 @@
  *
  * 5.2.2 (transform references) and 5.3 (recomposition) as written, with
  * 5.2.4 done by dots.c in one linear pass over the 5.2.3 merge, which is
- * never materialised. Options from the seeds (SPEC section 5):
+ * never materialised. Options from the seeds (doc/resolve.md):
  *  - non_strict: seed draft 5.2 / RFC 3986 5.2.2 "if ((not strict) and
  *    (R.scheme == Base.scheme))": the reference's scheme is ignored.
  *  - above_root (seed draft 5.2 step 7): clamp (RFC 3986), keep (RFC
@@ -166,8 +166,9 @@ static void transform(target *t, const char *base, const urisan_uri *B,
 }
 
 /* Flags: judged on the target path before dot removal, with "%2e" as a
-   dot (SPEC section 3), whatever the mode; with above_root reject, a ".."
-   with nothing to pop is the error (at its offset in base or ref). Most
+   dot (encoded_dot, doc/policy.md), whatever the mode; with above_root
+   reject, a ".." with nothing to pop is the error (at its offset in base
+   or ref). Most
    paths have no place where a dot segment could start: one pre-check then
    stands for the three remove_dots passes (flags, length, write). */
 static urisan_status judge_dots(target *t, const urisan_resolve_opts *opt,
@@ -201,7 +202,8 @@ static urisan_status judge_dots(target *t, const urisan_resolve_opts *opt,
    draft's 5.2, whose dot steps 3-7 are part of the merge routine: a
    reference with a scheme, an authority or an absolute path gives
    T.path = R.path as written (draft C.2 "/./g = http://a/./g", "/../g =
-   http://a/../g"; SPEC 5: every Appendix C example passes in its mode).
+   http://a/../g"; doc/resolve.md: every Appendix C example passes in its
+   mode).
    The flags are still judged on that path. It re-parses as it did in the
    reference (or, non-strict, as an absolute path under the base's
    authority). Otherwise 5.2.4 on the raw text (RFC 3986 does not decode

@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "schemes.h"
 
-/* ---- fixed capacities of a policy (SPEC 4: caller memory, no malloc) ---- */
+/* ---- fixed capacities of a policy (caller memory, no malloc) ---- */
 #define POL_MAX_NAME      64    /* a scheme name, bytes (the default max_scheme) */
 #define POL_MAX_HOSTNAME  URISAN_DNS_NAME /* a host entry, bytes */
 #define POL_MAX_SCHEMES   64    /* allow-scheme entries */
@@ -119,7 +119,8 @@ static const urisan_flags urisan_all_flags_ =
     0;
 #define URISAN_ALL_FLAGS urisan_all_flags_
 
-/* SPEC 4: the built-in default policy denies these; it flags all else. */
+/* urisan(1), POLICY: the built-in default policy denies these; it flags
+   all else. */
 #define URISAN_DEFAULT_DENY                                                     \
     (URISAN_F(INVALID) | URISAN_F(TOO_LONG) | URISAN_F(ESCAPED_CRLF) |           \
      URISAN_F(ESCAPED_NUL) | URISAN_F(CTL_RAW) | URISAN_F(DOT_ABOVE_ROOT) |      \

@@ -21,7 +21,7 @@ const scheme_row urisan_scheme_table[] = {
     SCHEME_ROW_FILE,
     ROW("ws", SP, SL, 80),          ROW("wss", SP, SL, 443),
     ROW("ftp", SP, 0, 21),
-    /* SPEC 3 default ports */
+    /* the other default ports of doc/policy.md */
     ROW("gopher", OT, DG, 70),      ROW("telnet", OT, HD, 23),
     ROW("nntp", OT, 0, 119),        ROW("news", OT, TX, 119),
     ROW("wais", OT, 0, 210),        ROW("prospero", OT, 0, 1525),
@@ -32,12 +32,12 @@ const scheme_row urisan_scheme_table[] = {
     ROW("sip", OT, TX, 5060),       ROW("sips", OT, TX, 5061),
     ROW("git", OT, 0, 9418),        ROW("dict", OT, DG, 2628),
     ROW("tftp", OT, DG, 69),
-    /* beyond the SPEC minimum: defaults fixed by the scheme's own RFC */
+    /* doc/policy.md's "also": defaults fixed by the scheme's own RFC */
     ROW("snews", OT, 0, 563),       /* RFC 5538 2.2 */
     ROW("rsync", OT, 0, 873),       /* RFC 5781 2 */
     ROW("rtsps", OT, 0, 322),       /* RFC 7826 19.2 */
     ROW("coap", OT, 0, 5683),       ROW("coaps", OT, 0, 5684), /* RFC 7252 6.1, 6.2 */
-    /* SPEC 3 dangerous_scheme, no port */
+    /* dangerous_scheme, no port */
     ROW("javascript", OT, DG | TX, -1), ROW("vbscript", OT, DG | TX, -1),
     ROW("data", OT, DG | TX, -1),   ROW("jar", OT, DG, -1),
     ROW("netdoc", OT, DG, -1),

@@ -21,7 +21,7 @@ enum {
 };
 
 /* Row bits. */
-#define SCHEME_DANGEROUS  1u /* SPEC 3 dangerous_scheme by default */
+#define SCHEME_DANGEROUS  1u /* dangerous_scheme by default */
 #define SCHEME_IN_TEXT    2u /* extract takes "name:" without "//" in running
                                 text (opaque schemes mail carries, and the
                                 dangerous ones a scanner must see) */
@@ -47,8 +47,8 @@ typedef struct {
 #define SCHEME_ROW_FILE  {"file", 4, SCH_FILE, SCHEME_DANGEROUS | SCHEME_IN_TEXT, -1}
 
 /*
- * The one scheme table (schemes.c): SPEC 3 "Default ports" (IANA service
- * names) and dangerous_scheme, the WHATWG special schemes, RFC 3986
+ * The one scheme table (schemes.c): doc/policy.md "Default ports" (IANA
+ * service names) and dangerous_scheme, the WHATWG special schemes, RFC 3986
  * 6.2.3 (empty path "/"), the opaque schemes extract finds in running
  * text. http, https, file first (SCHEME_ROW_*); then the most frequent
  * first: the search stops at the first match.

@@ -245,7 +245,8 @@ def test_stderr_message_comes_after_the_lines_before_it():
 # ---- the escape around its fast path ----
 
 def expected(raw):
-    """SPEC 7 / src/cli/json.h: the JSON string body our writer produces."""
+    """urisan(1), JSON OUTPUT / src/cli/json.h: the JSON string body our
+    writer produces."""
     out = []
     i = 0
     while i < len(raw):

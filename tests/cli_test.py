@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end tests of the `urisan` command (SPEC section 7).
+"""End-to-end tests of the `urisan` command (urisan(1)).
 
 Usage: cli_test.py PATH-TO-urisan   (meson passes the built binary)
 
@@ -487,8 +487,8 @@ def test_usage_errors_are_one_line_naming_the_word_then_see_help():
 
 
 def test_resolve_seed_draft_appendix_c2_in_keep_mode():
-    # SPEC 5: every seed draft Appendix C example passes in the mode it is
-    # written for; C.2 is the draft's (RFC 2396) algorithm: --above-root=keep.
+    # doc/resolve.md: every seed draft Appendix C example passes in the mode
+    # it is written for; C.2 is the draft's (RFC 2396) algorithm: --above-root=keep.
     cases = {"../../../g": "http://a/../g", "../../../../g": "http://a/../../g",
              "/./g": "http://a/./g", "/../g": "http://a/../g",
              "g.": "http://a/b/c/g.", "..g": "http://a/b/c/..g",

@@ -2,8 +2,8 @@
 """Docs, --help, the man page and the profiles `policy show` prints stand on
 their own: they cite public documents (RFC 3986, the WHATWG URL Standard,
 UTS #46, UTS #39 ...) by name, never a document a user does not have - the
-project's specification ("SPEC", "SPEC section 6"), the draft it grew from
-("the seed draft", its "Appendix E"), or tracker numbers ("issue 18").
+project's specification ("SPEC" and its section numbers), the draft it grew
+from ("the seed draft", its "Appendix E"), or tracker numbers ("issue 18").
 
 Usage: docs_selfcontained_test.py PATH-TO-urisan SRCDIR
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`urisan extract` end to end (SPEC section 6): free text, and --mail on
+"""`urisan extract` end to end (urisan(1), EXTRACT): free text, and --mail on
 the fixtures in tests/mail/ plus a 10 MB message generated here.
 
 usage: extract_mail_test.py PATH/TO/urisan

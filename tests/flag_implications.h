@@ -1,7 +1,8 @@
 /*
- * flag_implications.h - SPEC 3's implications between flags, checked on a
- * report's flag set (test_flags.c on data sets and hostile inputs,
- * test_spec.c on every case of tests/spec). Needs <check.h> and urisan.h.
+ * flag_implications.h - the implications between flags (doc/policy.md),
+ * checked on a report's flag set (test_flags.c on data sets and hostile
+ * inputs, test_spec.c on every case of tests/spec). Needs <check.h> and
+ * urisan.h.
  */
 #ifndef URISAN_FLAG_IMPLICATIONS_H
 #define URISAN_FLAG_IMPLICATIONS_H

@@ -13,7 +13,7 @@ squid-acl. It requires for each run the same exit status and the same bytes:
 
   - text modes and squid-acl: equal output;
   - JSON Lines: each new line equals the old one, or (keys are append only,
-    SPEC section 7) starts with the old line minus its closing brace and
+    doc/output.md) starts with the old line minus its closing brace and
     continues with ',' - the old keys, values and order are byte-identical
     and later issues' keys follow;
   - `check --fields` with the old key list: equal output.

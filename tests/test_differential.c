@@ -26,7 +26,8 @@ static int uriparser_accepts(const char *s, size_t n)
 }
 
 /* Default limits: a label over 63 bytes or a host over 255 is too_long
-   (SPEC 2) before it is invalid; raised limits show the validity rule. */
+   (urisan(1), POLICY: limit) before it is invalid; raised limits show
+   the validity rule. */
 static urisan_status parse_status(const char *s, size_t n, urisan_uri *u)
 {
     return urisan_parse(s, n, NULL, u, NULL);

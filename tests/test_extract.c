@@ -1,5 +1,5 @@
 /*
- * test_extract.c - urisan_extract (SPEC section 6; seed draft Appendix E
+ * test_extract.c - urisan_extract (urisan(1), EXTRACT; seed draft Appendix E
  * and F). The mail side (--mail) is tested through the command by
  * tests/extract_mail_test.py.
  */

@@ -1,5 +1,5 @@
 /*
- * test_flags.c - risk analysis (SPEC 3): what the one-flag cases of
+ * test_flags.c - risk analysis (urisan(1), FLAGS): what the one-flag cases of
  * tests/spec/flags-*.md cannot say: too_long, every implication set on its
  * own, the attack payload classes (whole flag sets), de-obfuscated
  * addresses and their text, the API, hostile megabytes.
@@ -106,7 +106,7 @@ START_TEST(too_long_host_label_scheme_userinfo_segments)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
-/* Implications (SPEC 3) hold on every input we have                        */
+/* Implications (doc/policy.md) hold on every input we have                 */
 /* ---------------------------------------------------------------------- */
 
 /* One named case per implication: the implied flag shows up even where the

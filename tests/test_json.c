@@ -1,7 +1,8 @@
 /*
  * test_json.c - the command's JSON writer (src/cli/json.c): every string
- * comes out as valid UTF-8 JSON whatever the bytes (SPEC section 7), the
- * structure is well formed, and the growable buffer honours its max.
+ * comes out as valid UTF-8 JSON whatever the bytes (urisan(1), JSON
+ * OUTPUT), the structure is well formed, and the growable buffer honours
+ * its max.
  */
 #include <check.h>
 #include <inttypes.h>

@@ -1,4 +1,5 @@
-/* test_limits.c - each length bound at and one past its limit (SPEC 2). */
+/* test_limits.c - each length bound at and one past its limit
+   (urisan(1), POLICY: limit). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * test_lines.c - the command's line reader (src/cli/lines.c): one line per
  * input line whatever the bytes, CRLF handled, long lines truncated but
- * never desynchronised (SPEC section 7). Each case runs twice: from a file
+ * never desynchronised (urisan(1), INPUT). Each case runs twice: from a file
  * (large reads) and from a pipe fed in small uneven pieces (short reads).
  */
 #include <check.h>

@@ -1,8 +1,8 @@
 /*
- * test_policy.c - policies and verdicts (SPEC 4): the built-in default
- * policy, every directive of the policy file, parse errors with their line
- * numbers, fixed capacities, and the documentation staying in step with
- * the flag list.
+ * test_policy.c - policies and verdicts (urisan(1), POLICY): the built-in
+ * default policy, every directive of the policy file, parse errors with
+ * their line numbers, fixed capacities, and the documentation staying in
+ * step with the flag list.
  */
 #include <check.h>
 #include <stdio.h>
@@ -48,7 +48,7 @@ static urisan_decision check(const urisan_policy *p, const char *in)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The default policy (SPEC 4)                                             */
+/* The default policy (urisan(1), POLICY)                                  */
 /* ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -102,10 +102,10 @@ START_TEST(default_policy_verdicts)
 }
 END_TEST
 
-/* SPEC 4: denies exactly invalid, too_long, escaped_crlf, escaped_nul,
-   ctl_raw, dot_above_root, password, dangerous_scheme, ambiguous_authority,
-   ip_obfuscated - and mail_limit (issue 18: a mail limit fails closed);
-   flags everything else. */
+/* urisan(1), POLICY: denies exactly invalid, too_long, escaped_crlf,
+   escaped_nul, ctl_raw, dot_above_root, password, dangerous_scheme,
+   ambiguous_authority, ip_obfuscated - and mail_limit (issue 18: a mail
+   limit fails closed); flags everything else. */
 START_TEST(default_policy_denies_exactly_the_spec_list)
 {
     static const char *const deny[] = {"invalid", "too_long", "escaped_crlf", "escaped_nul",
@@ -312,7 +312,7 @@ START_TEST(limit_lines_change_the_bounds_of_check)
     p = policy_of("limit uri 99999999999\n");
     ck_assert_uint_eq(urisan_policy_limits(p)->max_uri, URISAN_HARD_CEILING);
     free(p);
-    /* the default limits are SPEC 2's */
+    /* the default limits are the documented ones (include/urisan.h) */
     urisan_limits def;
     urisan_limits_default(&def);
     ck_assert_mem_eq(urisan_policy_limits(NULL), &def, sizeof def);
@@ -330,8 +330,8 @@ START_TEST(dangerous_scheme_line_adds_to_the_list)
 }
 END_TEST
 
-/* The one scheme table (src/schemes.h) holds what SPEC 3 and the former
-   lists said, row for row; the inline lookup's shortcut rows come first;
+/* The one scheme table (src/schemes.h) holds what doc/policy.md and the
+   former lists said, row for row; the inline lookup's shortcut rows come first;
    lookups fold case. */
 /* handler_scheme is the scheme row's mark: a listed scheme that is in
    handlers.c's table carries SCHEME_HANDLER in its row (telnet), an

@@ -153,8 +153,8 @@ static const c_row appendix_c[] = {
     { "../../../g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
     { "../../../../g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
     /* The draft (RFC 2396 5.2 step 5) copies an absolute-path reference
-       without removing dots: keep writes it as the draft does (SPEC 5:
-       every Appendix C example passes in the mode it is written for). */
+       without removing dots: keep writes it as the draft does
+       (doc/resolve.md: every Appendix C example passes in the mode it is written for). */
     { "/./g", "http://a/./g", 0, URISAN_ABOVE_ROOT_KEEP, 0 },
     { "/./g", "http://a/g", 0, URISAN_ABOVE_ROOT_CLAMP, 0 },
     { "/../g", "http://a/../g", 0, URISAN_ABOVE_ROOT_KEEP, 0 },
@@ -429,7 +429,7 @@ START_TEST(pct2e_dotdot_is_judged_as_dot_segment_but_resolved_verbatim)
     urisan_error e;
     /* RFC 3986 5.2.4 works on the raw text: "%2e%2e" is not removed when
        resolving (normalise does that). A server that decodes first would
-       climb, so the flags say so (SPEC 3). */
+       climb, so the flags say so (encoded_dot, doc/policy.md). */
     ck_assert_int_eq(res("http://a/b/c", "%2e%2e/%2E%2E/x", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e),
                      URISAN_OK);
     ck_assert_str_eq(out, "http://a/b/%2e%2e/%2E%2E/x");
@@ -862,8 +862,8 @@ START_TEST(keep_and_relref_modes_equal_a_segment_stack_on_all_short_paths)
 }
 END_TEST
 
-/* SPEC 5 / seed draft 5.2 and C.2 ("/./g = http://a/./g"): in keep (RFC
-   2396) mode the dot steps belong to the merge; a reference with a
+/* doc/resolve.md / seed draft 5.2 and C.2 ("/./g = http://a/./g"): in
+   keep (RFC 2396) mode the dot steps belong to the merge; a reference with a
    scheme, an authority or an absolute path keeps its path as written.
    The flags are still judged on that path, in every mode. */
 START_TEST(keep_copies_unmerged_reference_paths_as_the_seed_draft_does)

@@ -9,7 +9,8 @@
  * that must be set (+name) or clear (-name) or the exact set (flags=a,b,
  * with ~name for a flag it leaves open), the address text (ip=), the
  * default policy's verdict. Each input lies flush against a PROT_NONE
- * page (guard.h). Every flag case also keeps SPEC 3's implications.
+ * page (guard.h). Every flag case also keeps the flag implications
+ * (doc/policy.md).
  *
  * The reader fails closed: a line that is not prose and not a well-formed
  * case, an unknown flag, status or host type, a file without cases, a
@@ -523,8 +524,8 @@ START_TEST(each_spec_case_holds)
 }
 END_TEST
 
-/* Each flag of SPEC 3 has at least three cases where it must be set and
-   three where it must be clear (the flags only the command or the mail
+/* Each flag (urisan(1), FLAGS) has at least three cases where it must be
+   set and three where it must be clear (the flags only the command or the mail
    library can raise are tested there). */
 START_TEST(every_flag_has_three_positive_and_three_negative_cases)
 {

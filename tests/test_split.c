@@ -1,14 +1,14 @@
 /*
  * test_split.c - the tolerant split equals the RFC 3986 Appendix B regex
- * (SPEC 2, SPEC 8) on every line of the four ../shared/data/urls lists and on every
- * URI or reference held in a vector TSV of ../shared/data/vectors.
+ * (fuzz/README.md) on every line of the four ../shared/data/urls lists and
+ * on every URI or reference held in a vector TSV of ../shared/data/vectors.
  *
  *   ^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?
  *    12             3  4          5       6  7        8 9
  *
  * scheme = $2 (present iff $1 matched), authority = $4 (iff $3), path = $5,
  * query = $7 (iff $6), fragment = $9 (iff $8). The authority is then split
- * by the rules of SPEC 2, written out again here independently of the
+ * by urisan's rules, written out again here independently of the
  * parser: userinfo precedes the LAST "@"; a host starting with "[" runs to
  * the first "]" and a port follows a ":" right after it; otherwise the port
  * follows the last ":". Recomposing the parts must give back the input
@@ -91,9 +91,9 @@ static bool same_span(urisan_span a, urisan_span b)
 }
 
 /*
- * SPEC 2's split of an authority in[as..ae): userinfo, host, port.
+ * urisan's split of an authority in[as..ae): userinfo, host, port.
  * Returns true when the host starts with "[" and the text after the "]"
- * is neither empty nor a ":" port: SPEC 2 does not say how to split that
+ * is neither empty nor a ":" port: urisan's rule does not say how to split that
  * (the URI is invalid either way); the parser falls back to the last-colon
  * rule, and so does this oracle - counted, so the choice stays visible.
  */

@@ -65,10 +65,10 @@ static known wf_diffs[] = {
       "RFC 3986 3.3: without an authority a path cannot begin with \"//\" (\"s://\" reads "
       "an empty authority); uriparser checks the path text alone and accepts it"),
     K("Port||0123456789",
-      "SPEC 2: a port above 65535 makes the URI invalid (port_range); RFC 3986 3.2.3 "
-      "port = *DIGIT has no bound, uriparser checks the characters only"),
+      "urisan's rule (doc/policy.md): a port above 65535 makes the URI invalid (port_range); "
+      "RFC 3986 3.2.3 port = *DIGIT has no bound, uriparser checks the characters only"),
     K("Scheme||ABCDEFabcdefgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ0123456789+-.",
-      "SPEC 2: the scheme bound is 64 bytes (too_long); this scheme has 65"),
+      "urisan's default limits: the scheme bound is 64 bytes (too_long); this scheme has 65"),
 };
 
 /* --- uriparser-ip.tsv: key = kind "|" text --------------------------- */
@@ -150,8 +150,8 @@ static known curl_diffs[] = {
     K("https://%41", "curl prints the host percent-decoded (\"A\")"),
     K("https://_%c0_", "curl prints the host percent-decoded (a raw 0xC0 byte)"),
     K("https://%e2%84%82%e1%b5%a4%e2%93%87%e2%84%92%e3%80%82%f0%9d%90%92%f0%9f%84%b4",
-      "SPEC 2: a host label is bounded to 63 bytes (too_long); this one has 72 raw bytes. "
-      "curl prints it decoded"),
+      "urisan's default limits: a host label is bounded to 63 bytes (too_long); this one has "
+      "72 raw bytes. curl prints it decoded"),
     K("https://127.1..", CURL_DOTS),
     K("https://127.1..:443", CURL_DOTS),
     K("https://127.1..?moo", CURL_DOTS),
@@ -234,7 +234,7 @@ static known curl_diffs[] = {
     K("example.com/path/html",
       "RFC 3986 4.2: a relative reference is valid; curl needs a scheme"),
     K("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA://hostname/path [CURLU_NON_SUPPORT_SCHEME/0]",
-      "curl limits a scheme to 40 bytes; RFC 3986 3.1 has no bound, SPEC 2's is 64"),
+      "curl limits a scheme to 40 bytes; RFC 3986 3.1 has no bound, urisan's default is 64"),
 };
 
 /*

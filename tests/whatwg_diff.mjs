@@ -1,5 +1,5 @@
 // tests/whatwg_diff.mjs - host differential against a WHATWG URL parser
-// (Node's built-in URL), SPEC 8: no two parsers we can run extract
+// (Node's built-in URL), fuzz/README.md: no two parsers we can run extract
 // different hosts from a URI unless urisan flags it ambiguous_authority
 // (or invalid; ip_obfuscated when the other side reads an address).
 //

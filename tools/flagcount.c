@@ -1,6 +1,7 @@
 /*
- * flagcount.c - how often each risk flag (SPEC 3) and each default-policy
- * verdict (SPEC 4) occurs in URL list files, one URI per line.
+ * flagcount.c - how often each risk flag (urisan(1), FLAGS) and each
+ * default-policy verdict (urisan(1), POLICY) occurs in URL list files, one
+ * URI per line.
  *
  *   cc -O2 -Iinclude tools/flagcount.c build/src/liburisan.a -o flagcount
  *   ./flagcount ../shared/data/urls/kasztp.txt ../shared/data/urls/userbait.txt ...

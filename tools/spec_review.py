@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""SPEC conformance review of `urisan check --json` (SPEC sections 2, 3, 4, 7).
+"""Conformance review of `urisan check --json` (RFC 3986; urisan(1) INPUT,
+FLAGS, POLICY, JSON OUTPUT, EXIT STATUS; doc/policy.md).
 
 Usage: tools/spec_review.py [PATH-TO-urisan]   (default build-review/src/cli/urisan)
 
-Each case is written from the SPEC text alone: the examples it gives, the
-boundaries of every rule and the obvious negatives. A case names flags that
+Each case is written from those documents alone: the examples they give,
+the boundaries of every rule and the obvious negatives. A case names flags that
 must be set (has), flags that must not be set (not_), optionally the exact
 flag set, validity, verdict, components and host_ip. Prints every mismatch
 and exits 1 when there is one.
@@ -349,7 +350,7 @@ for u in ["http://u:p@h/", "http://h:25/", "http://h/%0d", "http://h/%00", "http
           "http://" + "u" * 1025 + "@h/"]:
     case(u, note="implication")
 
-# ---------------------------------------------------------------- default policy (SPEC 4)
+# ---------------------------------------------------------------- default policy (urisan(1) POLICY)
 DENY = ["invalid", "too_long", "escaped_crlf", "escaped_nul", "ctl_raw", "dot_above_root",
         "password", "dangerous_scheme", "ambiguous_authority", "ip_obfuscated"]
 case("http://example.com/", exact="", verdict="allow")
@@ -377,7 +378,7 @@ case("http:evil", exact="ambiguous_authority", verdict="deny")
 case("http://h/\x01", has="ctl_raw", verdict="deny")
 case("http://h/ ", has="whitespace invalid", verdict="deny")
 
-# ---------------------------------------------------------------- components (SPEC 7)
+# ---------------------------------------------------------------- components (urisan(1) JSON OUTPUT)
 NULLS = dict(scheme=None, userinfo=None, host=None, host_type=None, port=None, path="",
              query=None, fragment=None)
 case("", comp=NULLS, valid=True, exact="")
@@ -403,7 +404,8 @@ case("http://[::1]:", comp=dict(host="[::1]", port=""))
 case("HTTP://H/", comp=dict(scheme="HTTP", host="H"))
 
 def cli_checks():
-    """SPEC 7: one answer per input, CRLF, JSON escaping, exit statuses."""
+    """urisan(1) INPUT, JSON OUTPUT, EXIT STATUS: one answer per input, CRLF,
+    JSON escaping, exit statuses."""
     errs = []
     def run(args, stdin=b""):
         return subprocess.run([URISAN] + args, input=stdin, capture_output=True)
@@ -448,7 +450,7 @@ def flags_ok(c, flags):
             errs.append(f"unexpected {f}")
     if c["exact"] is not None and set(flags) != c["exact"]:
         errs.append(f"flags {sorted(flags)} != exact {sorted(c['exact'])}")
-    # implications (SPEC 3)
+    # implications (doc/policy.md)
     imp = [("password", "userinfo"), ("reserved_port", "nondefault_port"),
            ("escaped_crlf", "escaped_ctl"), ("escaped_nul", "escaped_ctl"),
            ("ip_obfuscated", "ip_literal"), ("dot_above_root", "dot_segments"),

@@ -1,7 +1,7 @@
 /*
  * time_normalize.c - ns per URL for urisan_normalize (and, for scale,
  * urisan_parse alone) over a file of URLs, one per line. A measurement
- * tool, never a test (SPEC section 9).
+ * tool, never a test (doc/bench.md).
  *
  *   meson setup build-rel --buildtype=release && ninja -C build-rel
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude \

@@ -32,7 +32,7 @@ typedef struct urisan_host_ctx urisan_host_ctx;
 #include "lines.h"
 #include "out.h"
 
-/* Exit statuses (SPEC section 7). */
+/* Exit statuses (urisan(1), EXIT STATUS). */
 #define CLI_EXIT_OK    0   /* nothing denied / all inputs handled */
 #define CLI_EXIT_FAIL  1   /* something denied, not equivalent, an input failed */
 #define CLI_EXIT_USAGE 2   /* usage or I/O error */
@@ -134,7 +134,7 @@ const char *cli_opt_value(const cli_opt *opts, size_t nopts, const char *name);
 size_t cli_line_keep(const urisan_limits *lim);
 
 /*
- * One answer per input (SPEC 7): the operands argv[first..last] when
+ * One answer per input (urisan(1), INPUT): the operands argv[first..last] when
  * first <= last, otherwise each line of standard input (a line keeps at
  * most `keep` bytes; see cli_lines). `one(ctx, bytes, len, full_len,
  * truncated)` writes the answer and returns false when it could not.
@@ -285,7 +285,7 @@ void cli_jv_result(cli_buf *b, const cli_result_row *row, const urisan_result_ke
 /* The keys of the objects of a result, made once before any thread
    writes (cli_jv_result writes them piece by piece without). */
 void cli_result_prepare(void);
-/* "error: CODE OFFSET MESSAGE" (SPEC section 7) appended to b, plus
+/* "error: CODE OFFSET MESSAGE" (urisan(1), COMMANDS) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
 /* Comma-separated flag names ("-" when none). */

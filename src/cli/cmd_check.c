@@ -1,5 +1,5 @@
 /*
- * cmd_check.c - `urisan check` (SPEC section 7): validity, components,
+ * cmd_check.c - `urisan check` (urisan(1), COMMANDS): validity, components,
  * flags and verdict of each URI, as text or JSON Lines.
  */
 #include "components.h"

@@ -1,6 +1,6 @@
 /*
  * cmd_extract.c - `urisan extract [--mail] [--json] [--policy FILE]
- * [FILE|-]` (SPEC sections 6 and 7): the URIs of free text, or of the
+ * [FILE|-]` (urisan(1), EXTRACT): the URIs of free text, or of the
  * text and HTML parts of a mail message, one line per hit.
  */
 #define _GNU_SOURCE 1 /* memrchr */
@@ -221,7 +221,7 @@ static void put_resolve(cli_buf *b, const void *v)
 #define MODE_EXPLAIN 1u /* --explain was given */
 #define MODE_RESOLVE 2u /* --resolve was given */
 
-/* SPEC section 7; append new keys at the end. The fallback line (a hit
+/* urisan(1), JSON OUTPUT; append new keys at the end. The fallback line (a hit
    too large for CLI_JSON_MAX) keeps where the hit is and denies it. */
 static const cli_field extract_fields[] = {
     { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },

@@ -1,6 +1,6 @@
 /*
- * cmd_normalize.c - `urisan normalize` and `urisan equivalent` (SPEC
- * sections 5 and 7): RFC 3986 section 6 normal form and comparison.
+ * cmd_normalize.c - `urisan normalize` and `urisan equivalent`
+ * (urisan(1), COMMANDS): RFC 3986 section 6 normal form and comparison.
  */
 #include "cli.h"
 
@@ -41,7 +41,7 @@ static void put_truncated(cli_buf *b, const void *v) { ROW(v); cli_jv_bool(b, r-
 static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->full_len); }
 #undef ROW
 
-/* SPEC section 7; append new keys at the end. */
+/* urisan(1), JSON OUTPUT; append new keys at the end. */
 static const cli_field normalize_fields[] = {
     { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
     { .name = "result", .put = put_result, .fb = CLI_FB_TEXT, .fb_text = "null" },

@@ -1,5 +1,5 @@
 /*
- * cmd_resolve.c - `urisan resolve` (SPEC sections 5 and 7): RFC 3986 5.2
+ * cmd_resolve.c - `urisan resolve` (urisan(1), COMMANDS): RFC 3986 5.2
  * resolution of each reference against BASE, one output line per
  * reference.
  */
@@ -72,7 +72,7 @@ static void fb_nospace_ref(cli_buf *b, const void *v)
 }
 #undef ROW
 
-/* SPEC section 7; append new keys at the end. "error_input" is there
+/* urisan(1), JSON OUTPUT; append new keys at the end. "error_input" is there
    only when the reference failed. */
 static const cli_field resolve_fields[] = {
     { .name = "base", .put = put_base, .fb = CLI_FB_TEXT, .fb_text = "null" },

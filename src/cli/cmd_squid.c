@@ -1,6 +1,6 @@
 /*
  * cmd_squid.c - `urisan squid-acl [--policy FILE] [--profile NAME]
- * [--quiet]`: a Squid external ACL helper (SPEC section 7; doc/squid.md).
+ * [--quiet]`: a Squid external ACL helper (urisan(1); doc/squid.md).
  *
  * At start it says on standard error (Squid's cache.log) what it
  * enforces: "urisan: squid-acl: policy in force: urisan 0.2.0, profile

@@ -1,6 +1,6 @@
 /*
  * fields.h - the JSON Lines output of a subcommand as one table of
- * fields (SPEC section 7).
+ * fields (urisan(1), JSON OUTPUT).
  *
  * Each subcommand that writes JSON describes its line once: a table of
  * {key, value writer, value in the fallback line}. The same table gives

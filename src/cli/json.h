@@ -1,8 +1,9 @@
 /*
  * json.h - a small JSON Lines writer for the urisan command.
  *
- * SPEC section 7: every JSON string we write is valid UTF-8, whatever the
- * bytes we are given. The rules, applied byte by byte to the input:
+ * urisan(1), JSON OUTPUT: every JSON string we write is valid UTF-8,
+ * whatever the bytes we are given. The rules, applied byte by byte to the
+ * input:
  *
  *  - a well-formed UTF-8 sequence (RFC 3629: shortest form, no surrogates,
  *    at most U+10FFFF) is copied as is, except the C1 controls U+0080 to

@@ -1,5 +1,5 @@
 /*
- * lines.h - the command's line reader (SPEC section 7).
+ * lines.h - the command's line reader (urisan(1), INPUT).
  *
  * One line per input line, whatever the bytes: NUL and bytes >= 0x80 are
  * kept, a trailing CR of a CRLF ending is stripped (a lone CR elsewhere,

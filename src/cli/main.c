@@ -1,4 +1,4 @@
-/* main.c - the `urisan` command: dispatch table and usage (SPEC section 7). */
+/* main.c - the `urisan` command: dispatch table and usage (urisan(1)). */
 #include "cli.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * out.h - the command's standard output: one large buffer that output
  * lines are written into in place and that goes out with write(2) in
- * blocks (SPEC section 7).
+ * blocks (doc/output.md, "Buffering").
  *
  * A line is begun, written straight into the buffer, and ended. While a
  * line is open the buffer's max is the line's start plus CLI_JSON_MAX, so

@@ -1,5 +1,5 @@
 /*
- * render.c - library types as the command writes them (SPEC section 7):
+ * render.c - library types as the command writes them (urisan(1)):
  * JSON values and text, appended to a buffer (usually the output line,
  * see out.h). No printf, no per-call allocation. Any string goes through
  * the JSON escape, except the library's own names (verdicts, host types,

@@ -1,6 +1,6 @@
 /*
  * html.c - href/src attributes and link texts of an HTML mail part
- * (SPEC section 6: "a scanner sees what the reader's client will open").
+ * (doc/mail.md: a scanner sees what the reader's client will open).
  *
  * The references are the HTML standard's tokenizer (13.2.5) for what a
  * tag, an attribute and a comment are, and its character reference

@@ -1,5 +1,5 @@
 /*
- * linktext.c - link_text_mismatch (SPEC section 3, bit 28) for
+ * linktext.c - link_text_mismatch (bit 28, urisan(1) FLAGS) for
  * liburisan-mail: the visible text of a link names a host whose
  * registrable domain (Public Suffix List, libpsl) differs from the href's.
  */

@@ -1,6 +1,6 @@
 /*
  * mime.c - the MIME parts of a mail message (GMime 3), for liburisan-mail
- * (SPEC section 6), and the library's init/shutdown.
+ * (urisan(1), EXTRACT; doc/mail.md), and the library's init/shutdown.
  *
  * Kept out of the core library: it allocates, and depends on GMime, GLib
  * and libpsl. GMime's parser bounds the nesting of multiparts itself
