@@ -225,6 +225,37 @@ def handler_link(port):
             raise Failure("the telnet: link lacks %s: %r" % (sym, got))
 
 
+DECEPTIVE = b"""\
+From: "Service" <service@example.net>
+To: reader@example.org
+Subject: Verify your account
+Message-ID: <deceptive-%d@example.net>
+MIME-Version: 1.0
+Content-Type: text/html; charset=utf-8
+
+<html><body><p><a href="https://paypal-login.web.app/verify">Verify now</a></p>
+<p><a href="https://bit.ly/3xYzAbc">our offer</a></p></body></html>
+"""
+
+
+def deceptive_hosts(port, luadir):
+    """A protected brand's name on a platform page: URISAN_DENY (the mail
+    profile's deny-combined), URISAN_USER_CONTENT and URISAN_BRAND_MISPLACED;
+    a shortened link: URISAN_SHORTENER only (doc/lua.md)."""
+    if not host_layer(luadir):
+        log("  deceptive hosts: skipped (module built without the host layer)")
+        return
+    got = scan(port, DECEPTIVE % 0)
+    log("  deceptive hosts: %s" % ", ".join("%s%s" % (k, v) for k, v in sorted(got.items())
+                                           if k.startswith("URISAN")))
+    for sym in ("URISAN_DENY", "URISAN_USER_CONTENT", "URISAN_BRAND_MISPLACED"):
+        if "paypal-login.web.app" not in " ".join(got.get(sym, [])):
+            raise Failure("the platform page with a brand's name lacks %s: %r" % (sym, got))
+    if "bit.ly" not in " ".join(got.get("URISAN_SHORTENER", [])) or \
+            "bit.ly" in " ".join(got.get("URISAN_DENY", [])):
+        raise Failure("the shortened link: URISAN_SHORTENER, not URISAN_DENY: %r" % got)
+
+
 def pdf_attachment_message(uri):
     """A message whose only link is a PDF attachment's link annotation,
     the PDF labelled application/octet-stream as phishing mail labels it."""
@@ -395,6 +426,7 @@ def main():
         want = facts(port, luadir)
         idn_newsletter(port, luadir)
         handler_link(port)
+        deceptive_hosts(port, luadir)
         pdf_attachment(port)
         load(port, args.messages, args.connections, want)
         procs.stop_all()
