@@ -455,10 +455,17 @@ static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
 /* user-content-host / shortener-host: the hosts that get the flag
    user_content / shortener (host_entry's forms; a duplicate warned). */
 static bool mark_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *cnt,
-                      const char *full)
+                      const char *full, unsigned list)
 {
     urisan_policy *p = c->p;
     for (size_t i = 1; i < nt; i++) {
+        uint8_t a4[4];
+        if (memchr(t[i].s, ':', t[i].n) != NULL || urisan_ipv4_deobfuscate(t[i].s, t[i].n, a4)) {
+            fail_at(c, t[i], "a mark list takes host names, not an address:");
+            if (!lint_goes_on(c))
+                return false;
+            continue;
+        }
         if (!host_entry(c, t[i], arr, cnt, full)) {
             if (*cnt == POL_MAX_HOSTS || c->msg == full || !lint_goes_on(c))
                 return false;
@@ -471,6 +478,11 @@ static bool mark_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *
                 warn(c, t[i], "entry already covered by an earlier one", "by", arr[k], 0);
                 break;
             }
+        size_t skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
+        uint32_t h = pol_mark_hash(e + skip, en - skip) & (POL_MARK_SLOTS - 1);
+        while (p->mark_slot[h] != 0)   /* at most 2 x POL_MAX_HOSTS of the slots */
+            h = (h + 1) & (POL_MARK_SLOTS - 1);
+        p->mark_slot[h] = (uint16_t)(1 + *cnt + list * POL_MAX_HOSTS);
         (*cnt)++;
     }
     return true;
@@ -734,10 +746,10 @@ static bool list_directive(pctx *c, const token *t, size_t nt)
         return protect_list(c, t, nt);
     if (tok_is(t[0], "user-content-host"))
         return mark_list(c, t, nt, p->user_content, &p->n_user_content,
-                         "too many user-content-host entries");
+                         "too many user-content-host entries", 0);
     if (tok_is(t[0], "shortener-host"))
         return mark_list(c, t, nt, p->shortener, &p->n_shortener,
-                         "too many shortener-host entries");
+                         "too many shortener-host entries", 1);
     if (tok_is(t[0], "deny-combined"))
         return combo_line(c, t, nt);
     bool deny = tok_is(t[0], "deny-host");

@@ -18,6 +18,7 @@
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
 #define POL_MAX_PROTECT   256   /* protect-host entries */
 #define POL_MAX_COMBOS    16    /* deny-combined lines */
+#define POL_MARK_SLOTS    4096  /* hash slots of the two mark lists (2 x POL_MAX_HOSTS) */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
 
@@ -87,6 +88,9 @@ struct urisan_policy {
     size_t n_user_content, n_shortener;
     pol_str user_content[POL_MAX_HOSTS];
     pol_str shortener[POL_MAX_HOSTS];
+    /* both lists hashed by name (pol_mark_hash of the entry less its "."
+       or "*."): 1 + index, + POL_MAX_HOSTS for shortener; 0 empty */
+    uint16_t mark_slot[POL_MARK_SLOTS];
     /* deny-combined FLAG FLAG...: a URI with every flag of one of these
        sets is denied, for those flags (each may be only flagged alone) */
     size_t n_combos;
@@ -177,6 +181,21 @@ size_t urisan_pol_cidr_text(const pol_cidr *r, char buf[64]);
 /* internal_name / single_label of a reg-name host h[0..n) as written
    (case, trailing dots and escapes of letters do not count). */
 urisan_flags urisan_name_flags(const char *h, size_t n);
+/* The hash of a mark entry's name s[0..n) (lower case), taken from its
+   last byte to its first, so that a host's suffixes are hashed in one
+   pass from its end (policy.c). */
+static inline uint32_t pol_mark_step(uint32_t h, unsigned char c)
+{
+    return (h ^ c) * 16777619u;
+}
+static inline uint32_t pol_mark_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    while (n > 0)
+        h = pol_mark_step(h, (unsigned char)s[--n]);
+    return h;
+}
+
 /* policy.c: user_content and shortener of uri's host, from the policy's
    user-content-host and shortener-host lists. */
 urisan_flags urisan_pol_host_marks(const urisan_policy *p, const char *in, size_t len,

@@ -36,7 +36,46 @@ struct host_protect {
     char fk[128][2];
     unsigned char fk_len[128];
     bool fk_ok;
+    /* the brand labels of the list, hashed (brand_hash): 1 + index into
+       list.names; 0 empty (at most half the slots used) */
+    uint16_t bslot[IMIT_SLOTS];
+    /* the names themselves, hashed from their last byte to their first
+       (name_step): 1 + index; 0 empty */
+    uint16_t nslot[IMIT_SLOTS];
 };
+
+static inline uint32_t name_step(uint32_t h, unsigned char c)
+{
+    return (h ^ c) * 16777619u;
+}
+
+static uint32_t brand_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* host_protect's bslot (once a list). */
+static void brand_slots(struct host_protect *p)
+{
+    memset(p->bslot, 0, sizeof p->bslot);
+    memset(p->nslot, 0, sizeof p->nslot);
+    for (size_t i = 0; i < p->list.n; i++) {
+        const imit_name *nm = &p->list.names[i];
+        uint32_t s = brand_hash(nm->name + nm->brand_off, nm->brand_len) & (IMIT_SLOTS - 1);
+        while (p->bslot[s] != 0)
+            s = (s + 1) & (IMIT_SLOTS - 1);
+        p->bslot[s] = (uint16_t)(i + 1);
+        uint32_t h = 2166136261u;
+        for (size_t k = strlen(nm->name); k-- > 0;)
+            h = name_step(h, (unsigned char)nm->name[k]);
+        for (s = h & (IMIT_SLOTS - 1); p->nslot[s] != 0; s = (s + 1) & (IMIT_SLOTS - 1))
+            ;
+        p->nslot[s] = (uint16_t)(i + 1);
+    }
+}
 
 static void first_keys(struct host_protect *p);
 
@@ -131,6 +170,7 @@ static const imit_list *protect_list(urisan_host_ctx *ctx, const urisan_policy *
     }
     free(hv);
     first_keys(ctx->protect);
+    brand_slots(ctx->protect);
     ctx->protect->id = id;
     return l;
 }
@@ -182,48 +222,41 @@ static bool surely_none(const struct host_protect *p, const urisan_hostview *hv)
     return !imit_list_may(&p->list, key, kn < 2 ? kn : 2);
 }
 
-/* Is b[0..bn) one of the tokens of s[0..n) that '.' and '-' separate? */
-static bool has_token(const char *s, size_t n, const char *b, size_t bn)
-{
-    for (size_t i = 0; i + bn <= n;) {
-        size_t e = i;
-        while (e < n && s[e] != '.' && s[e] != '-')
-            e++;
-        if (e - i == bn && memcmp(s + i, b, bn) == 0)
-            return true;
-        i = e + 1;
-    }
-    return false;
-}
-
 /*
  * brand_misplaced, of a host: a protected name's brand label is a token
- * of the host (paypal.com.secure-login.example, microsoft-365.example,
- * login-paypal.example), and the host's own brand label is not that
- * brand (www.paypal.com, paypal.de: the brand's own names).
+ * of the host ('.' and '-' separate them: paypal.com.secure-login.example,
+ * microsoft-365.example, login-paypal.example), and the host's own brand
+ * label is not that brand (www.paypal.com, paypal.de: the brand's own
+ * names). Each token is looked up in the brand labels' hash.
  */
-static bool brand_in_host(const imit_list *l, const urisan_hostview *hv)
+static bool brand_in_host(const struct host_protect *p, const urisan_hostview *hv)
 {
-    const char *reg = hv->registrable;
+    const char *reg = hv->registrable, *h = hv->ascii;
     size_t rl = hv->registrable_len;
     if (!hv->is_name || rl == 0)
         return false;
     const char *dot = memchr(reg, '.', rl);
     size_t own = dot != NULL ? (size_t)(dot - reg) : rl;
-    size_t hn = strlen(hv->ascii);
-    for (size_t i = 0; i < l->n; i++) {
-        const char *b = l->names[i].name + l->names[i].brand_off;
-        size_t bn = l->names[i].brand_len;
-        if (!(own == bn && memcmp(reg, b, bn) == 0) && has_token(hv->ascii, hn, b, bn))
-            return true;
+    for (size_t i = 0, e; h[i] != '\0'; i = e + (h[e] != '\0')) {
+        uint32_t hash = 2166136261u;
+        for (e = i; h[e] != '\0' && h[e] != '.' && h[e] != '-'; e++)
+            hash = (hash ^ (unsigned char)h[e]) * 16777619u;
+        for (uint32_t s = hash & (IMIT_SLOTS - 1); p->bslot[s] != 0; s = (s + 1) & (IMIT_SLOTS - 1)) {
+            const imit_name *nm = &p->list.names[p->bslot[s] - 1];
+            if (nm->brand_len == e - i && memcmp(nm->name + nm->brand_off, h + i, e - i) == 0 &&
+                !(own == e - i && memcmp(reg, h + i, own) == 0))
+                return true;
+        }
     }
     return false;
 }
 
 /* Does s[0..n) (any case) name a protected name, or a name under one, as
    a dotted word (letters, digits, '-', '.') other than the host's own
-   registrable domain reg[0..rl)? */
-static bool names_brand(const imit_list *l, const char *s, size_t n, const char *reg, size_t rl)
+   registrable domain reg[0..rl)? Each suffix of a word that starts a
+   label is looked up in the names' hash, hashed from the word's end. */
+static bool names_brand(const struct host_protect *p, const char *s, size_t n, const char *reg,
+                        size_t rl)
 {
     for (size_t i = 0; i < n;) {
         if (s[i] != '.') {
@@ -231,18 +264,23 @@ static bool names_brand(const imit_list *l, const char *s, size_t n, const char 
             continue;
         }
         size_t a = i, e = i;
-        while (a > 0 && (cc_word((unsigned char)s[a - 1])))
+        while (a > 0 && cc_word((unsigned char)s[a - 1]))
             a--;
-        while (e < n && (cc_word((unsigned char)s[e])))
+        while (e < n && cc_word((unsigned char)s[e]))
             e++;
-        for (size_t k = 0; k < l->n; k++) {
-            const char *nm = l->names[k].name;
-            size_t nn = strlen(nm);
-            if (e - a < nn || strncasecmp(s + e - nn, nm, nn) != 0 ||
-                (e - a > nn && s[e - nn - 1] != '.'))
+        uint32_t h = 2166136261u;
+        for (size_t pos = e; pos-- > a;) {
+            unsigned char c = (unsigned char)s[pos];
+            h = name_step(h, c >= 'A' && c <= 'Z' ? (unsigned char)(c | 0x20) : c);
+            if (pos > a && s[pos - 1] != '.')
                 continue;
-            if (!(rl == nn && memcmp(reg, nm, nn) == 0))
-                return true;
+            for (uint32_t k = h & (IMIT_SLOTS - 1); p->nslot[k] != 0; k = (k + 1) & (IMIT_SLOTS - 1)) {
+                const char *nm = p->list.names[p->nslot[k] - 1].name;
+                size_t nn = strlen(nm);
+                if (nn == e - pos && strncasecmp(s + pos, nm, nn) == 0 &&
+                    !(rl == nn && memcmp(reg, nm, nn) == 0))
+                    return true;
+            }
         }
         i = e + 1;
     }
@@ -255,17 +293,20 @@ urisan_flags host_brand_elsewhere(urisan_host_ctx *ctx, const urisan_policy *pol
     uint64_t id = urisan_policy_protected_id(pol);
     if (id == 0 || u == NULL)
         return 0;
-    const imit_list *l = protect_list(ctx, pol, id);
-    if (l == NULL)
-        return 0;
     const char *reg = hv != NULL && hv->is_name ? hv->registrable : "";
     size_t rl = hv != NULL && hv->is_name ? hv->registrable_len : 0;
     const urisan_span sp[2] = { u->userinfo, u->path };
-    for (size_t i = 0; i < 2; i++)
-        if (sp[i].off != URISAN_ABSENT && sp[i].off <= len && sp[i].len <= len - sp[i].off &&
-            memchr(in + sp[i].off, '.', sp[i].len) != NULL &&
-            names_brand(l, in + sp[i].off, sp[i].len, reg, rl))
+    const imit_list *l = NULL;
+    for (size_t i = 0; i < 2; i++) {
+        /* a name needs a dot: most paths have none, and then no list is asked */
+        if (sp[i].off == URISAN_ABSENT || sp[i].off > len || sp[i].len > len - sp[i].off ||
+            memchr(in + sp[i].off, '.', sp[i].len) == NULL)
+            continue;
+        if (l == NULL && (l = protect_list(ctx, pol, id)) == NULL)
+            return 0;
+        if (names_brand(ctx->protect, in + sp[i].off, sp[i].len, reg, rl))
             return URISAN_F(BRAND_MISPLACED);
+    }
     return 0;
 }
 
@@ -301,7 +342,7 @@ urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, uri
                         : k == IMIT_LOOKALIKE ? URISAN_F(LOOKALIKE)
                         : (hv->why & URISAN_HOSTVIEW_MIXED_SCRIPT) ? URISAN_F(HOMOGRAPH)
                                               : 0;
-        if (brand_in_host(l, hv))
+        if (brand_in_host(ctx->protect, hv))
             hv->imitation |= URISAN_F(BRAND_MISPLACED);
         size_t nl = name != NULL ? strlen(name) : 0;
         memcpy(hv->imitates, name != NULL ? name : "", nl + 1);
