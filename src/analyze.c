@@ -93,8 +93,6 @@ static ANALYZE_INLINE urisan_flags families(const char *in, size_t len, const ur
     f |= scheme_flags(in, len, u, acls, pre, pol, &si);
     if (ambiguous(in, len, u, &si, acls, pre))
         f |= F(AMBIGUOUS_AUTHORITY);
-    if (pol != NULL && (pol->n_user_content | pol->n_shortener) != 0)
-        f |= urisan_pol_host_marks(pol, in, len, u);
     return f;
 }
 
@@ -226,7 +224,24 @@ urisan_status urisan_analyze_full(const char *in, size_t len, const urisan_uri *
         return URISAN_E_BAD_ARGUMENT;
     if (pol != NULL && pol->magic != POL_MAGIC)
         pol = NULL;
-    return analyze_full(in, len, uri, pol, out, 0);
+    urisan_status st = analyze_full(in, len, uri, pol, out, 0);
+    if (pol != NULL && (pol->n_user_content | pol->n_shortener) != 0 && uri != NULL)
+        out->flags |= urisan_pol_host_marks(pol, in != NULL ? in : "", len, uri);
+    return st;
+}
+
+/* The analysis under a policy with user-content-host or shortener-host
+   lines: the flags, and those the lists give the host as written (the
+   analysis of every other policy does not test for them). */
+static ANALYZE_NOINLINE urisan_status analyze_marked(const char *in, size_t len,
+                                                     const urisan_uri *uri,
+                                                     const urisan_policy *pol,
+                                                     urisan_report *out, unsigned sum)
+{
+    urisan_status st = analyze_full(in, len, uri, pol, out, sum);
+    if (st == URISAN_OK && uri != NULL && in != NULL && uri->error.code != URISAN_E_TOO_LONG)
+        out->flags |= urisan_pol_host_marks(pol, in, len, uri);
+    return st;
 }
 
 /* sum: the parse's summary of this very in/len (SCAN_SUM_*), 0: none. */
@@ -236,8 +251,12 @@ static ANALYZE_INLINE urisan_status analyze(const char *in, size_t len, const ur
 {
     if (out == NULL)
         return URISAN_E_BAD_ARGUMENT;
-    if (pol != NULL && pol->magic != POL_MAGIC)
-        pol = NULL;
+    if (pol != NULL) {
+        if (pol->magic != POL_MAGIC)
+            pol = NULL;
+        else if ((pol->n_user_content | pol->n_shortener) != 0)
+            return analyze_marked(in, len, uri, pol, out, sum);
+    }
     unsigned pre = 0;
     if (uri != NULL && in != NULL && prefilter(in, len, uri, sum, &pre)) {
         analyze_plain(in, len, uri, pol, sum, pre, out);

@@ -596,6 +596,9 @@ URISAN_API size_t urisan_policy_origin_uri(const urisan_policy *p, const char *i
 
 /* deny-combined: flags that are together deny, for those flags, even
    where the policy only flags (or ignores) each of them alone. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
 static void combined(const urisan_policy *p, urisan_flags flags, urisan_decision *out)
 {
     for (size_t i = 0; i < p->n_combos; i++)
@@ -670,14 +673,14 @@ static inline void decide(const char *in, size_t len, const urisan_uri *uri,
     urisan_flags flag = pol ? pol->flag : URISAN_DEFAULT_FLAG;
     out->deny_flags = flags & deny;
     out->flag_flags = flags & flag & ~deny;
-    if (pol != NULL && pol->n_combos > 0)
-        combined(pol, flags, out);
     if (pol != NULL && (in != NULL || len == 0))
         out->rules = rule_reasons(in != NULL ? in : "", len, uri, rep, pol, hk);
     if ((flags & URISAN_F(NESTED_URL)) && pol != NULL && in != NULL && uri != NULL &&
         ((pol->nested_deny | pol->nested_flag) != 0 || pol->n_deny_host > 0 ||
          pol->n_deny_ip > 0))
         nested_rules(in, len, uri, pol, hk, out);
+    if (pol != NULL && pol->n_combos > 0)
+        combined(pol, flags, out);
     if (out->deny_flags != 0 || out->rules != 0)
         out->verdict = URISAN_DENY;
     else if (out->flag_flags != 0)
