@@ -130,18 +130,39 @@ static bool host_match(const urisan_policy *p, pol_str e, const char *h, size_t 
     return str_ieq(p, e, h, n);
 }
 
-/* The first entry of arr[0..cnt) matching the host or its address:
-   index + 1; 0: none. */
-static size_t host_in(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *h,
-                      size_t n, const char *ip, size_t ipn)
+/* The first entry (the lowest index) of the list arr whose hash slots
+   are slots that holds h[0..n): index + 1; 0: none. An entry holds h only
+   if its name (less "." or "*.") is a suffix of h that starts a label, so
+   each such suffix is looked up in the hash (taken from h's end: one
+   pass), and host_match judges each candidate. */
+static size_t hashed_in(const urisan_policy *p, const uint16_t *slots, const pol_str *arr,
+                        const char *h, size_t n)
 {
-    for (size_t i = 0; i < cnt; i++) {
-        if (n > 0 && host_match(p, arr[i], h, n))
-            return i + 1;
-        if (ipn > 0 && host_match(p, arr[i], ip, ipn))
-            return i + 1;
+    size_t best = 0;
+    uint32_t hash = 2166136261u;
+    for (size_t pos = n; pos-- > 0;) {
+        hash = pol_mark_step(hash, lower_ascii((unsigned char)h[pos]));
+        if (pos > 0 && h[pos - 1] != '.')
+            continue;
+        for (uint32_t s = hash & (POL_HOST_SLOTS - 1); slots[s] != 0;
+             s = (s + 1) & (POL_HOST_SLOTS - 1)) {
+            size_t i = slots[s];
+            if ((best == 0 || i < best) && host_match(p, arr[i - 1], h, n))
+                best = i;
+        }
     }
-    return 0;
+    return best;
+}
+
+/* The first entry of the policy's list arr (deny_host or allow_host)
+   matching the host or its address: index + 1; 0: none. */
+static size_t host_in(const urisan_policy *p, const pol_str *arr, const char *h, size_t n,
+                      const char *ip, size_t ipn)
+{
+    const uint16_t *slots = arr == p->deny_host ? p->deny_slot : p->allow_slot;
+    size_t a = n > 0 ? hashed_in(p, slots, arr, h, n) : 0;
+    size_t b = ipn > 0 ? hashed_in(p, slots, arr, ip, ipn) : 0;
+    return a == 0 ? b : b == 0 || a < b ? a : b;
 }
 
 static bool span_in(urisan_span s, size_t len)
@@ -171,8 +192,8 @@ static bool is_v4_mapped(const uint8_t a[16])
    IPv4 address it maps (the one a client connects to). The first entry
    that matches: index + 1; 0: none. No host: only an entry matching ""
    could. */
-static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt, const char *in,
-                        size_t len, const urisan_uri *uri, const urisan_report *rep)
+static size_t host_listed(const urisan_policy *p, const pol_str *arr, const char *in, size_t len,
+                          const urisan_uri *uri, const urisan_report *rep)
 {
     bool has_host = span_in(uri->host, len);
     const char *h = has_host ? in + uri->host.off : "";
@@ -187,14 +208,14 @@ static size_t host_listed(const urisan_policy *p, const pol_str *arr, size_t cnt
     if (n > 1 && h[n - 1] == '.')
         n--; /* "example.com." is example.com (DNS root label) */
     char ip[48];
-    size_t at = host_in(p, arr, cnt, h, n, ip, report_ip_text(rep, ip));
+    size_t at = host_in(p, arr, h, n, ip, report_ip_text(rep, ip));
     if (at == 0 && rep != NULL && rep->ip_family == 6 && is_v4_mapped(rep->ip)) {
         /* ::ffff:a.b.c.d: a client connects to a.b.c.d itself */
         urisan_report r4;
         memset(&r4, 0, sizeof r4);
         r4.ip_family = 4;
         memcpy(r4.ip, rep->ip + 12, 4);
-        at = host_in(p, arr, cnt, "", 0, ip, report_ip_text(&r4, ip));
+        at = host_in(p, arr, "", 0, ip, report_ip_text(&r4, ip));
     }
     return at;
 }
@@ -217,7 +238,7 @@ static size_t carried_denied_at(const urisan_policy *p, const urisan_report *rep
         r4.ip_family = 4;
         memcpy(r4.ip, v4[i], 4);
         char ip[48];
-        size_t at = host_in(p, p->deny_host, p->n_deny_host, "", 0, ip, report_ip_text(&r4, ip));
+        size_t at = host_in(p, p->deny_host, "", 0, ip, report_ip_text(&r4, ip));
         if (at != 0)
             return at;
     }
@@ -230,7 +251,7 @@ static size_t carried_denied_at(const urisan_policy *p, const urisan_report *rep
 static size_t host_denied_at(const urisan_policy *p, const char *in, size_t len,
                              const urisan_uri *uri, const urisan_report *rep)
 {
-    size_t at = host_listed(p, p->deny_host, p->n_deny_host, in, len, uri, rep);
+    size_t at = host_listed(p, p->deny_host, in, len, uri, rep);
     return at != 0 ? at : carried_denied_at(p, rep);
 }
 
@@ -286,10 +307,10 @@ static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
 {
     unsigned rules = 0;
     bool failed = mn == URISAN_HOST_MAP_FAILED;
-    if (p->n_deny_host > 0 && (failed || host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0)))
+    if (p->n_deny_host > 0 && (failed || host_in(p, p->deny_host, m, mn, "", 0)))
         rules |= 1u << URISAN_REASON_HOST_DENIED;
     if (p->n_allow_host > 0 &&
-        (failed || !host_in(p, p->allow_host, p->n_allow_host, m, mn, "", 0)))
+        (failed || !host_in(p, p->allow_host, m, mn, "", 0)))
         rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
     return rules;
 }
@@ -346,7 +367,7 @@ URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan
 
     if (p->n_deny_host > 0 && host_denied_at(p, in, len, uri, rep))
         rules |= 1u << URISAN_REASON_HOST_DENIED;
-    if (p->n_allow_host > 0 && !host_listed(p, p->allow_host, p->n_allow_host, in, len, uri, rep))
+    if (p->n_allow_host > 0 && !host_listed(p, p->allow_host, in, len, uri, rep))
         rules |= 1u << URISAN_REASON_HOST_NOT_ALLOWED;
     if ((p->n_deny_host | p->n_allow_host) > 0 && has_host) {
         char m[URISAN_MAPPED_HOST_MAX];
@@ -402,7 +423,7 @@ URISAN_API urisan_status urisan_judge_addr(const urisan_policy *pol, int family,
     if (pol != NULL) {
         char ip[48];
         if (pol->n_deny_host > 0 &&
-            (host_in(pol, pol->deny_host, pol->n_deny_host, "", 0, ip, report_ip_text(&rep, ip)) ||
+            (host_in(pol, pol->deny_host, "", 0, ip, report_ip_text(&rep, ip)) ||
              carried_denied_at(pol, &rep))) /* mapped is among the carried */
             out->rules |= 1u << URISAN_REASON_HOST_DENIED;
         if (pol->n_deny_ip > 0 || pol->n_allow_ip > 0)
@@ -520,7 +541,7 @@ static size_t deny_host_at(const urisan_policy *p, const urisan_decide_hooks *hk
     size_t mn = mapped_host(hk, t + u->host.off, u->host.len, m);
     if (mn == 0 || mn == URISAN_HOST_MAP_FAILED)
         return 0;
-    return host_in(p, p->deny_host, p->n_deny_host, m, mn, "", 0);
+    return host_in(p, p->deny_host, m, mn, "", 0);
 }
 
 /* The deny list entry behind a nested_host_denied or nested_ip_denied

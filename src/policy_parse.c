@@ -447,6 +447,13 @@ static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
         }
         if (deny)
             p->origin.deny_host[*cnt] = c->line;
+        const char *e = p->pool + arr[*cnt].off;
+        size_t en = arr[*cnt].len, skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
+        uint16_t *slots = deny ? p->deny_slot : p->allow_slot;
+        uint32_t h = pol_mark_hash(e + skip, en - skip) & (POL_HOST_SLOTS - 1);
+        while (slots[h] != 0)   /* at most half of the slots are used */
+            h = (h + 1) & (POL_HOST_SLOTS - 1);
+        slots[h] = (uint16_t)(*cnt + 1);
         host_warnings(c, t[i], deny, (*cnt)++);
     }
     return true;

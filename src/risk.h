@@ -19,6 +19,7 @@
 #define POL_MAX_PROTECT   256   /* protect-host entries */
 #define POL_MAX_COMBOS    16    /* deny-combined lines */
 #define POL_MARK_SLOTS    4096  /* hash slots of the two mark lists (2 x POL_MAX_HOSTS) */
+#define POL_HOST_SLOTS    2048  /* hash slots of deny-host, of allow-host (2 x POL_MAX_HOSTS) */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
 
@@ -66,6 +67,9 @@ struct urisan_policy {
     pol_defport defport[POL_MAX_DEFPORTS]; /* default-port (before the table) */
     pol_str deny_host[POL_MAX_HOSTS];      /* lower-case; ".x" = suffix */
     pol_str allow_host[POL_MAX_HOSTS];
+    /* each list hashed by the entry less its "." or "*." (pol_mark_hash):
+       1 + index; 0 empty */
+    uint16_t deny_slot[POL_HOST_SLOTS], allow_slot[POL_HOST_SLOTS];
     size_t pool_used;
     char pool[POL_POOL];
     bool require_absolute;   /* require-absolute: a scheme (not_absolute) */
