@@ -628,50 +628,25 @@ static void combined(const urisan_policy *p, urisan_flags flags, urisan_decision
     out->flag_flags &= ~out->deny_flags;
 }
 
-/* Does the entry e[0..en) (".x", "*.x" or "x") hold the host whose
-   suffix from pos is x? */
-static bool mark_holds(const char *e, size_t en, const char *h, size_t n, size_t pos)
-{
-    size_t skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
-    if (en - skip != n - pos || (skip == 0 && pos > 0) || (skip == 2 && pos == 0))
-        return false;
-    for (size_t i = 0; i < n - pos; i++)
-        if (lower_ascii((unsigned char)h[pos + i]) != (unsigned char)e[skip + i])
-            return false;
-    return true;
-}
-
 /*
  * user-content-host and shortener-host (analyze.c asks, with the policy
  * the analysis runs under): the flags of uri's host as written (one
- * trailing dot dropped). Each suffix of the host that starts a label is
- * looked up in the lists' hash (mark_slot), its hash taken from the
- * host's last byte leftwards: one pass over the host.
+ * trailing dot dropped), each list looked up as deny-host is (hashed_in).
  */
 urisan_flags urisan_pol_host_marks(const urisan_policy *p, const char *in, size_t len,
                                    const urisan_uri *uri)
 {
-    if (!span_in(uri->host, len) || uri->host.len == 0 || uri->host.len > POL_MAX_HOSTNAME + 1)
+    if (!span_in(uri->host, len) || uri->host.len == 0)
         return 0;
     const char *h = in + uri->host.off;
     size_t n = uri->host.len;
     if (n > 1 && h[n - 1] == '.')
         n--;
     urisan_flags f = 0;
-    uint32_t hash = 2166136261u;
-    for (size_t pos = n; pos-- > 0;) {
-        hash = pol_mark_step(hash, lower_ascii((unsigned char)h[pos]));
-        if (pos > 0 && h[pos - 1] != '.')
-            continue;
-        for (uint32_t s = hash & (POL_MARK_SLOTS - 1); p->mark_slot[s] != 0;
-             s = (s + 1) & (POL_MARK_SLOTS - 1)) {
-            unsigned v = p->mark_slot[s] - 1u;
-            bool sh = v >= POL_MAX_HOSTS;
-            pol_str e = sh ? p->shortener[v - POL_MAX_HOSTS] : p->user_content[v];
-            if (mark_holds(p->pool + e.off, e.len, h, n, pos))
-                f |= sh ? URISAN_F(SHORTENER) : URISAN_F(USER_CONTENT);
-        }
-    }
+    if (p->n_user_content > 0 && hashed_in(p, p->user_content_slot, p->user_content, h, n))
+        f |= URISAN_F(USER_CONTENT);
+    if (p->n_shortener > 0 && hashed_in(p, p->shortener_slot, p->shortener, h, n))
+        f |= URISAN_F(SHORTENER);
     return f;
 }
 

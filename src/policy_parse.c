@@ -433,6 +433,17 @@ static bool host_entry(pctx *c, token w, pol_str *arr, size_t *cnt, const char *
     return pool_add(c, w, s, n, &arr[*cnt]);
 }
 
+/* Entry index of a host list into its hash slots (the entry's name less
+   "." or "*.", pol_mark_hash; policy.c's hashed_in looks it up). */
+static void slot_add(uint16_t *slots, const char *e, size_t en, size_t index)
+{
+    size_t skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
+    uint32_t h = pol_mark_hash(e + skip, en - skip) & (POL_HOST_SLOTS - 1);
+    while (slots[h] != 0)   /* at most half of the slots are used */
+        h = (h + 1) & (POL_HOST_SLOTS - 1);
+    slots[h] = (uint16_t)(index + 1);
+}
+
 static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
 {
     urisan_policy *p = c->p;
@@ -447,13 +458,8 @@ static bool host_list(pctx *c, const token *t, size_t nt, bool deny)
         }
         if (deny)
             p->origin.deny_host[*cnt] = c->line;
-        const char *e = p->pool + arr[*cnt].off;
-        size_t en = arr[*cnt].len, skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
-        uint16_t *slots = deny ? p->deny_slot : p->allow_slot;
-        uint32_t h = pol_mark_hash(e + skip, en - skip) & (POL_HOST_SLOTS - 1);
-        while (slots[h] != 0)   /* at most half of the slots are used */
-            h = (h + 1) & (POL_HOST_SLOTS - 1);
-        slots[h] = (uint16_t)(*cnt + 1);
+        slot_add(deny ? p->deny_slot : p->allow_slot, p->pool + arr[*cnt].off, arr[*cnt].len,
+                 *cnt);
         host_warnings(c, t[i], deny, (*cnt)++);
     }
     return true;
@@ -485,11 +491,7 @@ static bool mark_list(pctx *c, const token *t, size_t nt, pol_str *arr, size_t *
                 warn(c, t[i], "entry already covered by an earlier one", "by", arr[k], 0);
                 break;
             }
-        size_t skip = e[0] == '.' ? 1 : e[0] == '*' ? 2 : 0;
-        uint32_t h = pol_mark_hash(e + skip, en - skip) & (POL_MARK_SLOTS - 1);
-        while (p->mark_slot[h] != 0)   /* at most 2 x POL_MAX_HOSTS of the slots */
-            h = (h + 1) & (POL_MARK_SLOTS - 1);
-        p->mark_slot[h] = (uint16_t)(1 + *cnt + list * POL_MAX_HOSTS);
+        slot_add(list == 0 ? p->user_content_slot : p->shortener_slot, e, en, *cnt);
         (*cnt)++;
     }
     return true;

@@ -18,7 +18,6 @@
 #define POL_MAX_HOSTS     1024  /* deny-host entries; as many allow-host entries */
 #define POL_MAX_PROTECT   256   /* protect-host entries */
 #define POL_MAX_COMBOS    16    /* deny-combined lines */
-#define POL_MARK_SLOTS    4096  /* hash slots of the two mark lists (2 x POL_MAX_HOSTS) */
 #define POL_HOST_SLOTS    2048  /* hash slots of deny-host, of allow-host (2 x POL_MAX_HOSTS) */
 #define POL_POOL          65536 /* bytes for every name above */
 #define POL_MAX_IPS       URISAN_POLICY_MAX_IP_RANGES /* deny-ip; as many allow-ip */
@@ -92,9 +91,8 @@ struct urisan_policy {
     size_t n_user_content, n_shortener;
     pol_str user_content[POL_MAX_HOSTS];
     pol_str shortener[POL_MAX_HOSTS];
-    /* both lists hashed by name (pol_mark_hash of the entry less its "."
-       or "*."): 1 + index, + POL_MAX_HOSTS for shortener; 0 empty */
-    uint16_t mark_slot[POL_MARK_SLOTS];
+    /* each hashed as deny-host is (deny_slot) */
+    uint16_t user_content_slot[POL_HOST_SLOTS], shortener_slot[POL_HOST_SLOTS];
     /* deny-combined FLAG FLAG...: a URI with every flag of one of these
        sets is denied, for those flags (each may be only flagged alone) */
     size_t n_combos;
