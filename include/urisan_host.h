@@ -155,8 +155,8 @@ URISAN_API urisan_host_ctx *urisan_host_ctx_thread(void);
 /* The Public Suffix List of the whole project (a psl_ctx_t *; loaded on
    the first call, once a process): the system's list as text
    (/usr/share/publicsuffix/public_suffix_list.dat, package publicsuffix)
-   read by libpsl, whose look-ups in it cost about a third of those in its
-   compiled form; without that file, the newer of the system's compiled
+   read by libpsl, whose look-ups in it (binary searches) cost less than
+   in its compiled form; without that file, the newer of the system's compiled
    list and libpsl's built-in one. */
 URISAN_API const struct psl_ctx_st *urisan_host_psl(void);
 

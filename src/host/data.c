@@ -45,10 +45,11 @@ static void read_caches_off(void)
 /*
  * The Public Suffix List, on its first use (a process that never asks for
  * a registrable domain never reads it): the system's list as text, which
- * libpsl keeps as a sorted table (a look-up is a binary search, about a
- * third of the instructions of its compiled DAFSA form; reading the text
- * takes about 8 ms, once a process); without that file, the newer of the
- * system's compiled list and the one built into libpsl.
+ * libpsl keeps as a sorted table (a look-up is a binary search, cheaper
+ * than a walk of its compiled DAFSA form; the text is read once a
+ * process; what each costs: doc/bench.md "The host layer per URL");
+ * without that file, the newer of the system's compiled list and the one
+ * built into libpsl.
  */
 static void load_psl(void)
 {

@@ -72,8 +72,7 @@ void *hostmemo_map(size_t size, void **mem_out)
        TLB. A table is read before it is written: with 4 KiB pages each
        first write to a page that was read replaced the zero page, and in
        a process of several threads each such fault sent the other cores
-       a TLB flush (--jobs 2: 7% of the time, on the registrable-domain
-       caches); with 2 MiB pages that is one fault every 2 MiB. */
+       a TLB flush; with 2 MiB pages that is one fault every 2 MiB. */
     void *mem = mmap(NULL, size + HM_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                      -1, 0);
     if (mem == MAP_FAILED)
