@@ -102,7 +102,7 @@ static char *digits_before(char *end, uint64_t v)
     return end;
 }
 
-URISAN_HOT char *cli_put_u_long(char *o, uint64_t v)
+URISAN_HOT char *cli_put_u(char *o, uint64_t v)
 {
     /* in place: count the digits, then write them from the last */
     size_t n = 1;
@@ -363,7 +363,7 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
         return false;
     char *o = b->p + b->len;
     o[0] = '"';
-    cli_copy(o + 1, s, n);
+    memcpy(o + 1, s, n);
     o[n + 1] = '"';
     b->len += n + 2;
     return true;
@@ -375,7 +375,7 @@ URISAN_HOT bool json_copy_plain(char *o, const char *str, size_t n)
     if (n < 16) {
         if (json_plain_len(str, n) != n)
             return false;
-        cli_copy(o, str, n);
+        memcpy(o, str, n);
         return true;
     }
     /* 16 bytes a step, each checked before it is copied; the last step
@@ -389,22 +389,6 @@ URISAN_HOT bool json_copy_plain(char *o, const char *str, size_t n)
         return false;
     memcpy(o + n - 16, s + n - 16, 16);
     return true;
-}
-
-URISAN_HOT bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
-{
-    if (n >= 16 && (cli_buf_room(b, n + 2) || cli_buf_reserve(b, n + 2))) {
-        char *o = b->p + b->len;
-        if (json_copy_plain(o + 1, str, n)) {
-            o[0] = '"';
-            o[n + 1] = '"';
-            b->len += n + 2;
-            *plain = true;
-            return true;
-        }
-    }
-    *plain = json_plain_len(str, n) == n;
-    return *plain ? json_quote_plain(b, str, n) : json_quote(b, str, n);
 }
 
 bool json_escape(cli_buf *b, const char *str, size_t n)
