@@ -263,26 +263,6 @@ START_TEST(object_with_nested_values_is_well_formed)
 }
 END_TEST
 
-/* cli_copy's overlapping moves copy exactly n bytes and touch nothing
-   outside the n of either side: each length 0-64 between allocations of
-   exactly that size (ASan and the guard build catch a byte too many). */
-START_TEST(copy_moves_exactly_n_bytes_at_every_length)
-{
-    for (size_t n = 0; n <= 64; n++) {
-        char *src = malloc(n ? n : 1), *dst = malloc(n ? n : 1);
-        ck_assert(src != NULL && dst != NULL);
-        for (size_t i = 0; i < n; i++) {
-            src[i] = (char)('A' + i % 53);
-            dst[i] = '.';
-        }
-        cli_copy(dst, src, n);
-        ck_assert(n == 0 || memcmp(dst, src, n) == 0);
-        free(src);
-        free(dst);
-    }
-}
-END_TEST
-
 /* The digits are counted and written in place when 20 bytes are free, and
    through a copy otherwise: both at every power of ten and next to it. */
 START_TEST(addu_writes_decimal_at_every_digit_count)
@@ -548,7 +528,6 @@ static Suite *json_suite(void)
     tcase_add_test(tc, escape_past_max_fails_without_overflow);
     tcase_add_test(tc, addu_writes_decimal);
     tcase_add_test(tc, addu_writes_decimal_at_every_digit_count);
-    tcase_add_test(tc, copy_moves_exactly_n_bytes_at_every_length);
     tcase_add_test(tc, plain16_and_its_scalar_twin_agree_for_every_byte_at_every_position);
     tcase_add_test(tc, word_escape_equals_byte_escape_at_every_position_and_length);
     tcase_add_test(tc, every_library_name_is_plain);

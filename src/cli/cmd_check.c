@@ -3,7 +3,6 @@
  * flags and verdict of each URI, as text or JSON Lines.
  */
 #include "components.h"
-#include "urisan_hot.h"
 #include "cli.h"
 #include "jobs.h"
 #include "logformat.h"
@@ -63,7 +62,7 @@ typedef struct {
    it). --base: the core's facts of where the reference leads
    (urisan_check_base), the host layer's judgement of that URI's host,
    one decision under the policy (urisan_judge_base). */
-URISAN_HOT static void judge(check_ctx *c, check_result *r)
+static void judge(check_ctx *c, check_result *r)
 {
     r->rlen = 0;
     r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
@@ -186,7 +185,7 @@ static bool key_present(const void *v)
 
 /* What the keys that read only the flags and the decision are written
    from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept. */
-URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     const check_row *row = v;
     const urisan_judgement *j = &row->r->j;
@@ -211,7 +210,7 @@ static const cli_sub_keys *components_keys;
 /* uri, valid, error, components and host_ip (fs->f[i..i+4]) of a valid
    plain URI without an IP address: the input twice (uri, components),
    the keys, "true" and nulls, in one reservation. */
-URISAN_HOT static bool put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+static bool put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     const urisan_uri *u = &r->j.uri;
@@ -247,7 +246,7 @@ static bool put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
 /* host_unicode, host_skeleton, host_imitates and registrable_domain
    (fs->f[i..i+3]) of a name whose forms are their own JSON text, in one
    reservation. */
-URISAN_HOT static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
@@ -376,7 +375,7 @@ static void check_fields_make(void)
 }
 
 /* VERDICT REASONS "URI" [-> "RESOLVED"] [(truncated: N bytes)] */
-URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
+static bool write_text(const check_ctx *c, const check_result *r)
 {
     cli_buf *b = cli_out_begin();
     cli_buf_adds(b, urisan_verdict_name(r->j.dec.verdict));
@@ -422,7 +421,7 @@ URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
 }
 
 /* Write the line of a judged input. false on a write error. */
-URISAN_HOT static bool write_result(check_ctx *c, const check_result *r)
+static bool write_result(check_ctx *c, const check_result *r)
 {
     if (r->j.dec.verdict == URISAN_DENY)
         c->denied = true;
@@ -455,7 +454,7 @@ typedef struct {
 #endif
 
 /* Check one input and write its line. false on a write error. */
-URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
+static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
 {
     check_ctx *c = ctx;
@@ -501,7 +500,7 @@ static bool check_resolved(void *ctx, void *row, const urisan_net_result *res)
 #endif
 
 /* The next line's host memo entry, asked for while this line is judged. */
-URISAN_HOT static void check_ahead(void *ctx, const char *p, size_t n)
+static void check_ahead(void *ctx, const char *p, size_t n)
 {
 #ifdef URISAN_HAVE_HOST
     urisan_host_prefetch(((check_ctx *)ctx)->host, p, n);

@@ -1,6 +1,5 @@
 /* fields.c - a subcommand's JSON line from its field table (see fields.h). */
 #include "fields.h"
-#include "urisan_hot.h"
 #include "cli.h"
 #include "out.h"
 
@@ -270,7 +269,7 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
 
 /* The line, or (fallback) the fallback line, into b. Every key is written
    with its comma; the first key's comma, at start, becomes the '{'. */
-URISAN_HOT static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
+static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
 {
     size_t start = b->len;
     if (!fallback) {
@@ -321,7 +320,7 @@ void cli_fb_nospace(cli_buf *b, const void *row)
     cli_jv_error(b, &e);
 }
 
-URISAN_HOT cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row)
+cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row)
 {
     cli_buf *b = cli_out_begin();
     write_line(b, fs, row, false);

@@ -1,6 +1,5 @@
 /* json.c - bounded growable buffer and JSON Lines writer (see json.h). */
 #include "json.h"
-#include "urisan_hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +101,7 @@ static char *digits_before(char *end, uint64_t v)
     return end;
 }
 
-URISAN_HOT char *cli_put_u(char *o, uint64_t v)
+char *cli_put_u(char *o, uint64_t v)
 {
     /* in place: count the digits, then write them from the last */
     size_t n = 1;
@@ -112,7 +111,7 @@ URISAN_HOT char *cli_put_u(char *o, uint64_t v)
     return o + n;
 }
 
-URISAN_HOT bool cli_buf_addu(cli_buf *b, uint64_t v)
+bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     if (cli_buf_room(b, 20)) {
         b->len = (size_t)(cli_put_u(b->p + b->len, v) - b->p);
@@ -330,7 +329,7 @@ static inline bool plain_tail(const unsigned char *s, size_t n, size_t i, uint64
     return plain8(*x);
 }
 
-URISAN_HOT size_t json_plain_len(const char *str, size_t n)
+size_t json_plain_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -369,7 +368,7 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
     return true;
 }
 
-URISAN_HOT bool json_copy_plain(char *o, const char *str, size_t n)
+bool json_copy_plain(char *o, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     if (n < 16) {

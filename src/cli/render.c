@@ -8,7 +8,6 @@
  */
 #include "cli.h"
 #include "components.h"
-#include "urisan_hot.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -35,7 +34,7 @@ void cli_jv_verdict(cli_buf *b, urisan_verdict v)
     cli_jv_name(b, urisan_verdict_name(v));
 }
 
-URISAN_HOT void cli_jv_bool(cli_buf *b, bool v)
+void cli_jv_bool(cli_buf *b, bool v)
 {
     if (cli_buf_room(b, 8) || cli_buf_reserve(b, 8))
         b->len = (size_t)(cli_put_bool(b->p + b->len, v) - b->p);
@@ -238,7 +237,7 @@ static size_t put_text_of(cli_buf *b, const text_of *t)
     return n;
 }
 
-URISAN_HOT void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
     /* "denied:...;flagged:...", "-" for none */
     text_of t = { d, 0, 0 };
@@ -314,7 +313,7 @@ static void put_hex(cli_buf *b, const char *open, uint32_t v, int digits)
     cli_buf_addc(b, '}');
 }
 
-URISAN_HOT void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
+void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
