@@ -260,97 +260,34 @@ static const unsigned char esc_class[256] = {
 #undef R2
 #undef R3
 
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Does none of the 8 bytes of x need escaping (class 0 above)? Each test
-   is exact about "some byte": below 0x20; 0x7F or above (a byte < 0x80
-   plus one reaches 0x80 without a carry; a byte >= 0x80 shows in x);
-   equal to '"' or '\\' (a zero byte of x ^ c). */
-static inline bool plain8(uint64_t x)
-{
-    uint64_t lt20 = (x - 0x20 * ONES) & ~x;
-    uint64_t ge7f = x | (x + ONES);
-    uint64_t q = x ^ (0x22 * ONES), bs = x ^ (0x5C * ONES);
-    uint64_t eq = ((q - ONES) & ~q) | ((bs - ONES) & ~bs);
-    return ((lt20 | ge7f | eq) & HIGHS) == 0;
-}
-
-/* Are the 16 bytes at p all plain (class 0)? The scalar twin is two
-   plain8 words; with SSE2 one add and one signed compare find the bytes
-   below 0x20, DEL and those >= 0x80 together, two more '"' and '\\'.
-   tests/test_json.c compares the two for every byte value at every
-   position (json_plain16_simd, json_plain16_scalar), and the whole
-   escape with the byte-by-byte one. */
-static inline bool plain16_scalar(const unsigned char *p)
-{
-    uint64_t a, b;
-    memcpy(&a, p, 8);
-    memcpy(&b, p + 8, 8);
-    return plain8(a) && plain8(b);
-}
-
+/* Are the 16 bytes at p all plain (class 0)? With SSE2, one add and one
+   signed compare find the bytes below 0x20, DEL and those >= 0x80
+   together (v + 1 above 0x20 as a signed byte), two more '"' and '\\'.
+   Without SSE2 json_plain_len is the byte loop alone, which costs
+   check --json 5.6% more instructions (doc/bench.md). */
+#ifdef JSON_SSE2
 static inline bool plain16(const unsigned char *p)
 {
-#ifdef JSON_SSE2
-    /* v + 1 above 0x20 as a signed byte: v is 0x20 to 0x7e (0x7f and
-       the bytes >= 0x80 wrap below it); and neither '"' nor '\\' */
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i in = _mm_cmpgt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x20));
     __m128i esc = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
     return _mm_movemask_epi8(_mm_andnot_si128(esc, in)) == 0xffff;
-#else
-    return plain16_scalar(p);
+}
 #endif
-}
-
-bool json_plain16_simd(const void *p)
-{
-    return plain16(p);
-}
-
-bool json_plain16_scalar(const void *p)
-{
-    return plain16_scalar(p);
-}
-
-/* The last n - i < 8 bytes of s[0..n) as one word when they are plain:
-   the 8 bytes that end at n when n >= 8 (the ones before i are plain
-   already), else the n - i bytes padded with spaces. false otherwise. */
-static inline bool plain_tail(const unsigned char *s, size_t n, size_t i, uint64_t *x)
-{
-    if (n >= 8) {
-        memcpy(x, s + n - 8, 8);
-    } else {
-        *x = 0x20 * ONES;
-        memcpy(x, s + i, n - i);
-    }
-    return plain8(*x);
-}
 
 size_t json_plain_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
-    if (n >= 16) {
-        while (n - i >= 16 && plain16(s + i))
-            i += 16;
-        /* fewer than 16 left: the 16 bytes that end at n (those before i
-           are plain already) */
-        if (i == n || (n - i < 16 && plain16(s + n - 16)))
-            return n;
-    } else {
-        for (; n - i >= 8; i += 8) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!plain8(x))
-                break;
-        }
-        uint64_t t;
-        if (n - i < 8 && (i == n || plain_tail(s, n, i, &t)))
-            return n;
-    }
+#ifdef JSON_SSE2
+    while (n - i >= 16 && plain16(s + i))
+        i += 16;
+    /* fewer than 16 left: the 16 bytes that end at n (those before i
+       are plain already) */
+    if (i == n || (n >= 16 && n - i < 16 && plain16(s + n - 16)))
+        return n;
+#endif
     while (i < n && esc_class[s[i]] == 0)
         i++;
     return i;
@@ -370,23 +307,9 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
 
 bool json_copy_plain(char *o, const char *str, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    if (n < 16) {
-        if (json_plain_len(str, n) != n)
-            return false;
-        memcpy(o, str, n);
-        return true;
-    }
-    /* 16 bytes a step, each checked before it is copied; the last step
-       ends at n (it may cover bytes copied already) */
-    size_t i = 0;
-    while (i + 16 < n && plain16(s + i)) {
-        memcpy(o + i, s + i, 16);
-        i += 16;
-    }
-    if (i + 16 < n || !plain16(s + n - 16))
+    if (json_plain_len(str, n) != n)
         return false;
-    memcpy(o + n - 16, s + n - 16, 16);
+    memcpy(o, str, n);
     return true;
 }
 
@@ -397,47 +320,19 @@ bool json_escape(cli_buf *b, const char *str, size_t n)
        reserved once, then no bound checks per byte. */
     if (b->failed || n == 0 || b->max - b->len < 8 || n > (b->max - b->len - 8) / 6)
         return escape_exact(b, s, n);
-    /* 6n for the worst case, and 8 more: the tail word is written whole */
-    size_t need = 6 * n + 8;
+    size_t need = 6 * n;
     if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
         return false;
     char *o = b->p + b->len;
     size_t i = 0;
     while (i < n) {
-        while (n - i >= 16 && plain16(s + i)) {
-            memcpy(o, s + i, 16);
-            o += 16;
-            i += 16;
-        }
-        while (n - i >= 8) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!plain8(x))
-                break;
-            memcpy(o, s + i, 8);
-            o += 8;
-            i += 8;
-        }
-        /* Fewer than 8 bytes left, all plain: one word. Written as the 8
-           bytes that end at n (the first of them are copied already, the
-           same bytes), or the padded word whose pad is past the end. */
-        uint64_t t;
-        if (n - i < 8 && i < n && plain_tail(s, n, i, &t)) {
-            if (n >= 8)
-                memcpy(o - (8 - (n - i)), s + n - 8, 8);
-            else
-                memcpy(o, &t, 8);
-            o += n - i;
-            break;
-        }
-        /* Byte by byte up to the next special byte or the end. */
-        unsigned char c = 0;
-        while (i < n && esc_class[c = s[i]] == 0) {
-            *o++ = (char)c;
-            i++;
-        }
+        size_t p = json_plain_len(str + i, n - i);
+        memcpy(o, s + i, p);
+        o += p;
+        i += p;
         if (i == n)
             break;
+        unsigned char c = s[i];
         unsigned k = esc_class[c];
         if (k == 1) {
             *o++ = '\\';

@@ -122,10 +122,6 @@ bool json_quote(cli_buf *b, const char *s, size_t n);
    (printable ASCII other than '"' and '\\'). When that is all n, every
    part of s is its own escaped form: json_quote_plain() writes it. */
 size_t json_plain_len(const char *s, size_t n);
-/* Are the 16 bytes at p all plain? json_plain_len's step (SSE2 where the
-   build has it) and its scalar twin, for tests/test_json.c. */
-bool json_plain16_simd(const void *p);
-bool json_plain16_scalar(const void *p);
 /* json_quote of s[0..n) that json_plain_len() found plain: a copy. */
 bool json_quote_plain(cli_buf *b, const char *s, size_t n);
 /* s[0..n) copied to o, in room reserved for n bytes, when it is plain
