@@ -188,6 +188,43 @@ static size_t escaped_size(const unsigned char *s, size_t n, size_t i, size_t en
     return out;
 }
 
+/* The escaped form of the sequence at s[*i] (of s[0..n)) at o, *i past
+   it: returns its end. Printable ASCII as is ('"' and '\\' after a
+   backslash); a control byte or one outside well-formed UTF-8 as
+   \u00XX; C1 controls and the JavaScript line separators as \uXXXX;
+   other UTF-8 sequences as they are. */
+static char *escape_one(char *o, const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    if (c >= 0x20 && c < 0x7F) {
+        if (c == '"' || c == '\\')
+            *o++ = '\\';
+        *o++ = (char)c;
+        (*i)++;
+        return o;
+    }
+    uint32_t cp = c;
+    size_t k = c >= 0x80 ? utf8_seq(s + *i, n - *i, &cp) : 0;
+    if (k == 0) {
+        *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
+        *o++ = hexdig[c >> 4];
+        *o++ = hexdig[c & 15];
+        (*i)++;
+    } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
+        *o++ = '\\'; *o++ = 'u';
+        *o++ = hexdig[(cp >> 12) & 15];
+        *o++ = hexdig[(cp >> 8) & 15];
+        *o++ = hexdig[(cp >> 4) & 15];
+        *o++ = hexdig[cp & 15];
+        *i += k;
+    } else {
+        memcpy(o, s + *i, k);
+        o += k;
+        *i += k;
+    }
+    return o;
+}
+
 /* The escape in pieces of at most 4096 input bytes, each reserving exactly
    what it needs: a string whose escaped form fits under max never fails
    and memory stays bounded. For strings whose worst case does not fit. */
@@ -201,64 +238,18 @@ static bool escape_exact(cli_buf *b, const unsigned char *s, size_t n)
         if (!cli_buf_reserve(b, escaped_size(s, n, i, end)))
             return false;
         char *o = b->p + b->len;
-        while (i < end) {
-            unsigned char c = s[i];
-            if (c >= 0x20 && c < 0x7F) {
-                if (c == '"' || c == '\\')
-                    *o++ = '\\';
-                *o++ = (char)c;
-                i++;
-                continue;
-            }
-            uint32_t cp = c;
-            size_t k = 0;
-            if (c >= 0x80)
-                k = utf8_seq(s + i, n - i, &cp);
-            if (k == 0) {
-                /* Control byte, or a byte outside well-formed UTF-8. */
-                *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
-                *o++ = hexdig[c >> 4];
-                *o++ = hexdig[c & 15];
-                i++;
-            } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
-                /* C1 controls and the JavaScript line separators. */
-                *o++ = '\\'; *o++ = 'u';
-                *o++ = hexdig[(cp >> 12) & 15];
-                *o++ = hexdig[(cp >> 8) & 15];
-                *o++ = hexdig[(cp >> 4) & 15];
-                *o++ = hexdig[cp & 15];
-                i += k;
-            } else {
-                memcpy(o, s + i, k);
-                o += k;
-                i += k;
-            }
-        }
+        while (i < end)
+            o = escape_one(o, s, n, &i);
         b->len = (size_t)(o - b->p);
     }
     return !b->failed;
 }
 
-/*
- * What the escape does with each byte: copy it (0), put a backslash
- * before it (1: '"' and '\\'), write \u00XX (2: controls and DEL), or look
- * at the UTF-8 sequence it may start (3: >= 0x80).
- */
-#define R2 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
-#define R3 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3
-#define R0 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-static const unsigned char esc_class[256] = {
-    R2, R2,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* 0x20: '"' */
-    R0, R0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* 0x50: '\\' */
-    R0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,   /* 0x70: DEL */
-    R3, R3, R3, R3, R3, R3, R3, R3,
-};
-#undef R0
-#undef R2
-#undef R3
+/* Is c its own escaped form (printable ASCII other than '"' and '\\')? */
+static inline bool plain_byte(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
 
 /* Are the 16 bytes at p all plain (class 0)? With SSE2, one add and one
    signed compare find the bytes below 0x20, DEL and those >= 0x80
@@ -288,7 +279,7 @@ size_t json_plain_len(const char *str, size_t n)
     if (i == n || (n >= 16 && n - i < 16 && plain16(s + n - 16)))
         return n;
 #endif
-    while (i < n && esc_class[s[i]] == 0)
+    while (i < n && plain_byte(s[i]))
         i++;
     return i;
 }
@@ -330,35 +321,8 @@ bool json_escape(cli_buf *b, const char *str, size_t n)
         memcpy(o, s + i, p);
         o += p;
         i += p;
-        if (i == n)
-            break;
-        unsigned char c = s[i];
-        unsigned k = esc_class[c];
-        if (k == 1) {
-            *o++ = '\\';
-            *o++ = (char)c;
-            i++;
-            continue;
-        }
-        uint32_t cp = c;
-        size_t len = k == 3 ? utf8_seq(s + i, n - i, &cp) : 0;
-        if (len == 0) {
-            *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
-            *o++ = hexdig[c >> 4];
-            *o++ = hexdig[c & 15];
-            i++;
-        } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
-            *o++ = '\\'; *o++ = 'u';
-            *o++ = hexdig[(cp >> 12) & 15];
-            *o++ = hexdig[(cp >> 8) & 15];
-            *o++ = hexdig[(cp >> 4) & 15];
-            *o++ = hexdig[cp & 15];
-            i += len;
-        } else {
-            memcpy(o, s + i, len);
-            o += len;
-            i += len;
-        }
+        if (i < n)
+            o = escape_one(o, s, n, &i);
     }
     b->len = (size_t)(o - b->p);
     return true;
