@@ -10,7 +10,6 @@
  * linear; nothing allocates and nothing recurses.
  */
 #include "analyze.h"
-#include "urisan_hot.h"
 #include "analyze_authority.h"
 #include "analyze_bytes.h"
 #include "analyze_host.h"
@@ -266,7 +265,7 @@ static ANALYZE_INLINE urisan_status analyze(const char *in, size_t len, const ur
 }
 
 /* urisan_check: the parse hands its summary over (internal.h). */
-URISAN_HOT urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
+urisan_status urisan_analyze_sum(const char *in, size_t len, const urisan_uri *uri,
                                  const urisan_policy *pol, urisan_report *out, unsigned sum)
 {
     return analyze(in, len, uri, pol, out, sum);

@@ -1,6 +1,5 @@
 /* limits.c - the length bounds (urisan(1), INPUT and POLICY: limit). */
 #include "internal.h"
-#include "urisan_hot.h"
 #include "risk.h"
 
 const urisan_limits urisan_default_limits = URISAN_LIMITS_DEFAULT;
@@ -28,7 +27,7 @@ void urisan_limits_effective(const urisan_limits *in, urisan_limits *out)
 
 /* A policy's limits (here, not in policy.c: the parser asks for them,
    and the parser calls nothing of the policy). */
-URISAN_HOT URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
+URISAN_API const urisan_limits *urisan_policy_limits(const urisan_policy *p)
 {
     /* the defaults' own address when they are the defaults: a caller can
        tell them apart by the pointer (urisan_policy_limits(NULL)) */
@@ -39,7 +38,7 @@ URISAN_HOT URISAN_API const urisan_limits *urisan_policy_limits(const urisan_pol
 
 /* The limits a parse under p takes: NULL for the defaults (the parse then
    skips its clamping pass), else p's own (a `limit` line changed them). */
-URISAN_HOT const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p)
+const urisan_limits *urisan_policy_parse_limits(const urisan_policy *p)
 {
     if (p == NULL || p->magic != POL_MAGIC || !p->limits_custom)
         return NULL;

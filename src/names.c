@@ -7,7 +7,6 @@
  * nor do percent-escapes of its letters or dots.
  */
 #include "risk.h"
-#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -59,7 +58,7 @@ static bool internal_tld(const char *s, size_t n, size_t last)
 }
 
 /* s[0..n): a name without "%" (any case, trailing dots allowed) */
-URISAN_HOT static urisan_flags judge(const char *s, size_t n)
+static urisan_flags judge(const char *s, size_t n)
 {
     while (n > 0 && s[n - 1] == '.')
         n--; /* the DNS root: "localhost." is localhost */
@@ -74,7 +73,7 @@ URISAN_HOT static urisan_flags judge(const char *s, size_t n)
     return f;
 }
 
-URISAN_HOT urisan_flags urisan_name_flags_raw(const char *h, size_t n)
+urisan_flags urisan_name_flags_raw(const char *h, size_t n)
 {
     return judge(h, n);
 }

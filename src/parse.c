@@ -9,7 +9,6 @@
  * hit stops the work at once with URISAN_E_TOO_LONG.
  */
 #include "internal.h"
-#include "urisan_hot.h"
 #include "parse_fast.h"
 #include "scan.h"
 
@@ -497,7 +496,7 @@ URISAN_API urisan_status urisan_parse(const char *in, size_t len,
 
 /* Parse and analyse in one call: the summary is handed over, as
    urisan_check does. */
-URISAN_HOT URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
+URISAN_API urisan_status urisan_parse_analyze(const char *in, size_t len,
                                               const urisan_policy *pol, urisan_uri *uri,
                                               urisan_error *err, urisan_report *out)
 {

@@ -6,7 +6,6 @@
  * that has SSSE3 (urisan_cpu_ssse3).
  */
 #include "internal.h"
-#include "urisan_hot.h"
 #include "parse_fast.h"
 #include "scan.h"
 
@@ -14,7 +13,7 @@
 #error "parse_ssse3.c must be compiled with -mssse3"
 #endif
 
-URISAN_HOT bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
+bool urisan_parse_fast_ssse3(const char *in, size_t len, const urisan_limits *lim, urisan_uri *u,
                              unsigned *sum)
 {
     return parse_plain(in, len, lim, u, sum);

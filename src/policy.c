@@ -7,7 +7,6 @@
  * line number. The file format is documented in doc/policy.md.
  */
 #include "risk.h"
-#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -64,7 +63,7 @@ URISAN_API int urisan_policy_judges_nested(const urisan_policy *p, urisan_flags 
     return p != NULL && p->magic == POL_MAGIC && ((p->nested_deny | p->nested_flag) & f) != 0;
 }
 
-URISAN_HOT URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p)
+URISAN_API int urisan_policy_lists_hosts(const urisan_policy *p)
 {
     return p != NULL && p->magic == POL_MAGIC && (p->n_deny_host | p->n_allow_host) > 0;
 }
@@ -315,7 +314,7 @@ static unsigned mapped_reasons(const urisan_policy *p, const char *m, size_t mn)
     return rules;
 }
 
-URISAN_HOT static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
+static unsigned rule_reasons(const char *in, size_t len, const urisan_uri *uri,
                              const urisan_report *rep, const urisan_policy *p,
                              const urisan_decide_hooks *hk)
 {
@@ -701,7 +700,7 @@ URISAN_API void urisan_decide_more(const char *in, size_t len, const urisan_uri 
     decide(in, len, uri, rep, pol, &hk, out);
 }
 
-URISAN_HOT URISAN_API void urisan_decide_with(const char *in, size_t len, const urisan_uri *uri,
+URISAN_API void urisan_decide_with(const char *in, size_t len, const urisan_uri *uri,
                                    const urisan_report *rep, const urisan_policy *pol,
                                    const urisan_decide_hooks *hooks, urisan_decision *out)
 {

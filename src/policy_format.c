@@ -5,7 +5,6 @@
  * Parsing the text again gives the same policy (tests/test_policy.c).
  */
 #include "risk.h"
-#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -176,7 +175,7 @@ URISAN_API const char *urisan_policy_protected(const urisan_policy *p, size_t i,
     return p->pool + p->protect[i].off;
 }
 
-URISAN_HOT URISAN_API uint64_t urisan_policy_protected_id(const urisan_policy *p)
+URISAN_API uint64_t urisan_policy_protected_id(const urisan_policy *p)
 {
     return p != NULL && p->magic == POL_MAGIC ? p->protect_id : 0;
 }

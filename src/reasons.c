@@ -7,7 +7,6 @@
  * the Lua module's verdict.
  */
 #include "risk.h"
-#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -39,7 +38,7 @@ static unsigned low_bit(uint64_t m)
 #endif
 }
 
-URISAN_HOT static size_t put_names(fmt_out *o, urisan_flags f, unsigned rules, size_t k)
+static size_t put_names(fmt_out *o, urisan_flags f, unsigned rules, size_t k)
 {
     /* the set bits alone, lowest first: a line has a few of 64 */
     for (uint64_t m = (uint64_t)f; m != 0; m &= m - 1) {
@@ -67,7 +66,7 @@ typedef struct {
 } fmt_what;
 
 /* The text of w into o: the decision's, or the list of f and rules. */
-URISAN_HOT static void write_text(fmt_out *o, const fmt_what *w)
+static void write_text(fmt_out *o, const fmt_what *w)
 {
     const urisan_decision *d = w->d;
     if (d == NULL) {
@@ -104,7 +103,7 @@ static urisan_status format(const fmt_what *w, char *buf, size_t cap, size_t *ne
     return URISAN_OK;
 }
 
-URISAN_HOT URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *buf,
+URISAN_API urisan_status urisan_decision_format(const urisan_decision *d, char *buf,
                                                 size_t cap, size_t *needed)
 {
     if (needed == NULL || d == NULL) {

@@ -1,6 +1,5 @@
 /* status.c - names and messages of status codes, host types, verdicts. */
 #include "internal.h"
-#include "urisan_hot.h"
 
 URISAN_API const char *urisan_status_name(urisan_status s)
 {
@@ -22,7 +21,7 @@ URISAN_API const char *urisan_status_message(urisan_status s)
     }
 }
 
-URISAN_HOT URISAN_API const char *urisan_host_type_name(urisan_host_type t)
+URISAN_API const char *urisan_host_type_name(urisan_host_type t)
 {
     switch (t) {
     case URISAN_HOST_NONE: return NULL;

@@ -263,26 +263,6 @@ START_TEST(object_with_nested_values_is_well_formed)
 }
 END_TEST
 
-/* cli_copy's overlapping moves copy exactly n bytes and touch nothing
-   outside the n of either side: each length 0-64 between allocations of
-   exactly that size (ASan and the guard build catch a byte too many). */
-START_TEST(copy_moves_exactly_n_bytes_at_every_length)
-{
-    for (size_t n = 0; n <= 64; n++) {
-        char *src = malloc(n ? n : 1), *dst = malloc(n ? n : 1);
-        ck_assert(src != NULL && dst != NULL);
-        for (size_t i = 0; i < n; i++) {
-            src[i] = (char)('A' + i % 53);
-            dst[i] = '.';
-        }
-        cli_copy(dst, src, n);
-        ck_assert(n == 0 || memcmp(dst, src, n) == 0);
-        free(src);
-        free(dst);
-    }
-}
-END_TEST
-
 /* The digits are counted and written in place when 20 bytes are free, and
    through a copy otherwise: both at every power of ten and next to it. */
 START_TEST(addu_writes_decimal_at_every_digit_count)
@@ -397,31 +377,7 @@ START_TEST(escape_past_max_fails_without_overflow)
 }
 END_TEST
 
-/* json_plain_len's 16-byte step (SSE2) and its scalar twin agree with
-   the byte class for every byte value at every position, in a run of
-   plain bytes and in one of its neighbours (the -Dsimd=disabled build
-   compares the twin with itself and the class). */
-START_TEST(plain16_and_its_scalar_twin_agree_for_every_byte_at_every_position)
-{
-    static const unsigned char fill[] = { 'a', ' ', '~', 0x1f };
-    for (size_t f = 0; f < sizeof fill; f++) {
-        for (unsigned b = 0; b < 256; b++) {
-            for (size_t pos = 0; pos < 16; pos++) {
-                unsigned char in[16];
-                memset(in, fill[f], sizeof in);
-                in[pos] = (unsigned char)b;
-                bool plain_b = b >= 0x20 && b < 0x7f && b != '"' && b != '\\';
-                bool plain_f = fill[f] >= 0x20;
-                bool want = plain_b && plain_f;
-                ck_assert_msg(json_plain16_scalar(in) == want, "scalar: byte %#x at %zu", b, pos);
-                ck_assert_msg(json_plain16_simd(in) == want, "simd: byte %#x at %zu", b, pos);
-            }
-        }
-    }
-}
-END_TEST
-
-/* The fast escape (8-byte words, the tail as one word) against the exact
+/* The fast escape (json_plain_len's 16-byte steps) against the exact
    path (byte by byte; taken when the buffer's max leaves less than the
    worst case): every length up to 40, a special byte or sequence at every
    position, after 0 to 7 bytes already in the buffer. json_plain_len and
@@ -548,8 +504,6 @@ static Suite *json_suite(void)
     tcase_add_test(tc, escape_past_max_fails_without_overflow);
     tcase_add_test(tc, addu_writes_decimal);
     tcase_add_test(tc, addu_writes_decimal_at_every_digit_count);
-    tcase_add_test(tc, copy_moves_exactly_n_bytes_at_every_length);
-    tcase_add_test(tc, plain16_and_its_scalar_twin_agree_for_every_byte_at_every_position);
     tcase_add_test(tc, word_escape_equals_byte_escape_at_every_position_and_length);
     tcase_add_test(tc, every_library_name_is_plain);
     suite_add_tcase(s, tc);

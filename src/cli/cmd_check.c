@@ -3,7 +3,6 @@
  * flags and verdict of each URI, as text or JSON Lines.
  */
 #include "components.h"
-#include "urisan_hot.h"
 #include "cli.h"
 #include "jobs.h"
 #include "logformat.h"
@@ -63,7 +62,7 @@ typedef struct {
    it). --base: the core's facts of where the reference leads
    (urisan_check_base), the host layer's judgement of that URI's host,
    one decision under the policy (urisan_judge_base). */
-URISAN_HOT static void judge(check_ctx *c, check_result *r)
+static void judge(check_ctx *c, check_result *r)
 {
     r->rlen = 0;
     r->rerr = (urisan_error){ URISAN_OK, 0, 0 };
@@ -185,8 +184,9 @@ static bool key_present(const void *v)
 }
 
 /* What the keys that read only the flags and the decision are written
-   from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept. */
-URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+   from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept (fields.c;
+   saves 17.8% of check --json's instructions, doc/bench.md). */
+static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     const check_row *row = v;
     const urisan_judgement *j = &row->r->j;
@@ -200,97 +200,73 @@ URISAN_HOT static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY]
 
 /* What each writes is what the keys' own writers (cli_jv_result) write:
    a debug build (URISAN_CHECK_CACHES, fields.c) compares the two on
-   every line. What they save is in doc/bench.md "The command's writer". */
+   every line. Each declines (false) a row it does not write, whose keys
+   are then written one by one. */
 
 #define ROW(v) const check_row *row = (v); const check_result *r = row->r
 
-/* uri, valid, error, components and host_ip (fs->f[i..i+4]) in one
-   call: the bytes of their five puts, a valid URI's "true" and "null"s
-   written as they are (most lines); an invalid one's or an IP address's
-   by their own puts. */
-URISAN_HOT static void put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+/* The keys of "components" (cli_result_sub_keys), set with the fields. */
+static const cli_sub_keys *components_keys;
+
+/* uri, valid, error, components and host_ip (fs->f[i..i+4]) of a valid
+   plain URI without an IP address: the input twice (uri, components),
+   the keys, "true" and nulls, in one reservation. Saves 23.8% of
+   check --json's instructions (doc/bench.md). */
+static bool put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
-    /* a plain input (twice: uri, components), the keys, quotes, "true"
-       and "null"s, with one reservation */
     const urisan_uri *u = &r->j.uri;
     size_t need = 2 * r->len + CLI_COMPONENTS_ROOM + 5 * CLI_FIELD_KEY_MAX + 16;
-    if (u->valid && r->j.rep.ip_family == 0 && fs->keys_short && cli_buf_room(b, need)) {
-        char *o = cli_fields_key_at(b->p + b->len, fs, i);
-        if (json_copy_plain(o + 1, r->in, r->len)) {
-            *row->out.plain = 1;
-            o[0] = '"';
-            o[r->len + 1] = '"';
-            o = cli_fields_key_at(o + r->len + 2, fs, i + 1);
-            memcpy(o, "true", 4);
-            o = cli_fields_key_at(o + 4, fs, i + 2);
-            memcpy(o, "null", 4);
-            o = cli_fields_key_at(o + 4, fs, i + 3);
-            o = cli_fields_key_at(cli_jv_components_at(o, r->in, u), fs, i + 4);
-            memcpy(o, "null", 4);
-            b->len = (size_t)(o + 4 - b->p);
-            return;
-        }
-    }
-    for (size_t k = i; k <= i + 4; k++) {
-        cli_fields_key(b, fs, k);
-        cli_field_value(b, fs->f[k], v);
-    }
+    if (!u->valid || r->j.rep.ip_family != 0 || !fs->keys_short || components_keys == NULL ||
+        !cli_buf_room(b, need))
+        return false;
+    char *o = cli_fields_key_at(b->p + b->len, fs, i);
+    if (!json_copy_plain(o + 1, r->in, r->len))
+        return false;
+    *row->out.plain = 1;
+    o[0] = '"';
+    o[r->len + 1] = '"';
+    o += r->len + 2;
+    o = cli_put_bool(cli_fields_key_at(o, fs, i + 1), true);
+    o = cli_put_null(cli_fields_key_at(o, fs, i + 2));
+    o = cli_jv_components_at(cli_fields_key_at(o, fs, i + 3), components_keys, r->in, u);
+    o = cli_put_null(cli_fields_key_at(o, fs, i + 4));
+    b->len = (size_t)(o - b->p);
+    return true;
 }
-/* truncated and length (fs->f[i..i+1]) in one call. */
-static void put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+/* truncated and length (fs->f[i..i+1]). Saves 4.2% of check --json's
+   instructions (doc/bench.md). */
+static bool put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
-    if (!fs->keys_short || !cli_buf_room(b, 2 * CLI_FIELD_KEY_MAX + 8 + 20)) {
-        for (size_t k = i; k <= i + 1; k++) {
-            cli_fields_key(b, fs, k);
-            cli_field_value(b, fs->f[k], v);
-        }
-        return;
-    }
-    char *o = cli_fields_key_at(b->p + b->len, fs, i);
-    memcpy(o, r->truncated ? "true\0\0\0" : "false\0\0", 8);
-    o = cli_fields_key_at(o + (r->truncated ? 4 : 5), fs, i + 1);
-    b->len = (size_t)(cli_put_u(o, r->full_len) - b->p);
+    if (!fs->keys_short || !cli_buf_room(b, 2 * CLI_FIELD_KEY_MAX + 8 + 20))
+        return false;
+    char *o = cli_put_bool(cli_fields_key_at(b->p + b->len, fs, i), r->truncated);
+    b->len = (size_t)(cli_put_u(cli_fields_key_at(o, fs, i + 1), r->full_len) - b->p);
+    return true;
 }
 #ifdef URISAN_HAVE_HOST
-/* A form of a plain name at o, in room reserved: between quotes, or
-   null when it is empty and null_empty (all but host_unicode). */
-static inline char *host_form_at(char *o, const char *s, size_t n, bool null_empty)
-{
-    if (n == 0 && null_empty) {
-        memcpy(o, "null", 4);
-        return o + 4;
-    }
-    o[0] = '"';
-    cli_copy(o + 1, s, n);
-    o[n + 1] = '"';
-    return o + n + 2;
-}
-/* The four above as their run (fs->f[i..i+3]) in one call: a name whose
-   forms are their own JSON text is copied with one reservation, the keys
-   too; the bytes are those of the four puts (host_unicode "" included,
-   the others null when empty). */
-URISAN_HOT static void put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
+/* host_unicode, host_skeleton, host_imitates and registrable_domain
+   (fs->f[i..i+3]) of a name whose forms are their own JSON text, in one
+   reservation. Saves 10.8% of check --json's instructions (doc/bench.md). */
+static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
     const urisan_hostview *hv = r->j.hv;
-    if (r->j.hv == NULL || !r->j.hv->is_name || !urisan_hv_json_plain(hv) || !fs->keys_short ||
+    if (hv == NULL || !hv->is_name || !urisan_hv_json_plain(hv) || !fs->keys_short ||
         !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
-                             hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4))) {
-        for (size_t k = i; k < i + 4; k++) {
-            cli_fields_key(b, fs, k);
-            cli_field_value(b, fs->f[k], v);
-        }
-        return;
-    }
+                             hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4)))
+        return false;
+    bool skeleton = cli_skeleton_shown(hv, r->j.rep.flags, row->c->skeleton_always);
     char *o = cli_fields_key_at(b->p + b->len, fs, i);
-    o = host_form_at(o, hv->unicode, hv->unicode_len, false);
-    o = cli_fields_key_at(o, fs, i + 1);
-    o = host_form_at(o, hv->skeleton, cli_skeleton_shown(hv, r->j.rep.flags, row->c->skeleton_always) ? hv->skeleton_len : 0, true);
-    o = host_form_at(cli_fields_key_at(o, fs, i + 2), hv->imitates, hv->imitates_len, true);
-    o = host_form_at(cli_fields_key_at(o, fs, i + 3), hv->registrable, hv->registrable_len, true);
+    o = cli_host_form_at(o, hv->unicode, hv->unicode_len, false);
+    o = cli_host_form_at(cli_fields_key_at(o, fs, i + 1), hv->skeleton,
+                         skeleton ? hv->skeleton_len : 0, true);
+    o = cli_host_form_at(cli_fields_key_at(o, fs, i + 2), hv->imitates, hv->imitates_len, true);
+    o = cli_host_form_at(cli_fields_key_at(o, fs, i + 3), hv->registrable, hv->registrable_len,
+                         true);
     b->len = (size_t)(o - b->p);
+    return true;
 }
 #endif
 #undef ROW
@@ -303,7 +279,7 @@ static size_t check_nfields;
 static const struct {
     const char *names;   /* the keys it writes, in the library's order */
     unsigned len;
-    void (*put)(cli_buf *b, const void *row, const cli_fieldset *fs, size_t i);
+    bool (*put)(cli_buf *b, const void *row, const cli_fieldset *fs, size_t i);
 } fast_runs[] = {
     { "uri,valid,error,components,host_ip", 4, put_head_run },
     { "truncated,length", 1, put_tail_run },
@@ -397,10 +373,12 @@ static void check_fields_make(void)
     }
     check_nfields = m;
     cli_result_prepare();
+    const urisan_result_key *comp = urisan_result_key_named(keys, n, "components", 10);
+    components_keys = comp != NULL ? cli_result_sub_keys(comp->sub) : NULL;
 }
 
 /* VERDICT REASONS "URI" [-> "RESOLVED"] [(truncated: N bytes)] */
-URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
+static bool write_text(const check_ctx *c, const check_result *r)
 {
     cli_buf *b = cli_out_begin();
     cli_buf_adds(b, urisan_verdict_name(r->j.dec.verdict));
@@ -446,7 +424,7 @@ URISAN_HOT static bool write_text(const check_ctx *c, const check_result *r)
 }
 
 /* Write the line of a judged input. false on a write error. */
-URISAN_HOT static bool write_result(check_ctx *c, const check_result *r)
+static bool write_result(check_ctx *c, const check_result *r)
 {
     if (r->j.dec.verdict == URISAN_DENY)
         c->denied = true;
@@ -479,7 +457,7 @@ typedef struct {
 #endif
 
 /* Check one input and write its line. false on a write error. */
-URISAN_HOT static bool check_one(void *ctx, const char *in, size_t len,
+static bool check_one(void *ctx, const char *in, size_t len,
                       size_t full_len, bool truncated)
 {
     check_ctx *c = ctx;
@@ -525,7 +503,7 @@ static bool check_resolved(void *ctx, void *row, const urisan_net_result *res)
 #endif
 
 /* The next line's host memo entry, asked for while this line is judged. */
-URISAN_HOT static void check_ahead(void *ctx, const char *p, size_t n)
+static void check_ahead(void *ctx, const char *p, size_t n)
 {
 #ifdef URISAN_HAVE_HOST
     urisan_host_prefetch(((check_ctx *)ctx)->host, p, n);

@@ -1,6 +1,5 @@
 /* fields.c - a subcommand's JSON line from its field table (see fields.h). */
 #include "fields.h"
-#include "urisan_hot.h"
 #include "cli.h"
 #include "out.h"
 
@@ -9,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The bytes of runs already written (cli_field.run_len), per thread
+/* The bytes of runs already written (cli_field.run_key), per thread
    (serve and milter write from several), direct-mapped, no lock, no
-   allocation; a run longer than RUN_TEXT is written each time. */
+   allocation; a run longer than RUN_TEXT is written each time. check's
+   flags and decision: 17.8% of check --json's instructions (doc/bench.md
+   "Every cache"). */
 #define RUN_SLOTS 64
 #define RUN_TEXT 448
-#define RUN_STEP 32   /* a kept run is copied RUN_STEP bytes at a time */
-_Static_assert(RUN_TEXT % RUN_STEP == 0, "a run's text is whole steps");
 typedef struct {
     const cli_field *f;            /* the run's first field */
     uint64_t key[CLI_RUN_KEY];
@@ -23,9 +22,6 @@ typedef struct {
     char text[RUN_TEXT];
 } run_slot;
 static _Thread_local run_slot run_memo[RUN_SLOTS];
-/* The runs with run_last, by their place in the line (mod LAST_SLOTS). */
-#define LAST_SLOTS 8
-static _Thread_local run_slot last_memo[LAST_SLOTS];
 
 /* Are the kept runs turned off for urisan-bench, which measures what
    they save (URISAN_BENCH_CACHES_OFF holds "runs"; doc/bench.md "Every
@@ -198,32 +194,9 @@ static inline bool same_key(const uint64_t a[CLI_RUN_KEY], const uint64_t b[CLI_
     return d == 0;
 }
 
-/* The kept bytes of m into b: whole steps (the text array holds them;
-   only m->len count) when the buffer has room for them, the first
-   RUN_FIRST bytes whatever m->len (most runs are shorter). */
-#define RUN_FIRST (4 * RUN_STEP)
-_Static_assert(RUN_FIRST <= RUN_TEXT && RUN_FIRST % RUN_STEP == 0, "the first steps are whole");
-static inline void copy_kept(cli_buf *b, const run_slot *m)
+/* The run that starts at field i: its fields one by one. */
+static void put_fields(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
 {
-    if (!cli_buf_room(b, RUN_TEXT)) {
-        cli_buf_add(b, m->text, m->len);
-        return;
-    }
-    char *o = b->p + b->len;
-    memcpy(o, m->text, RUN_FIRST);
-    for (size_t k = RUN_FIRST; k < m->len; k += RUN_STEP)
-        memcpy(o + k, m->text + k, RUN_STEP);
-    b->len += m->len;
-}
-
-/* The run that starts at field i, its fields one by one. */
-static void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
-{
-    const cli_field *f = fs->f[i];
-    if (f->run_put != NULL) {
-        f->run_put(b, row, fs, i);
-        return;
-    }
     for (size_t k = i; k <= i + fs->run[i]; k++) {
         cli_fields_key(b, fs, k);
         cli_field_value(b, fs->f[k], row);
@@ -231,41 +204,41 @@ static void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *ro
 }
 
 #ifdef URISAN_CHECK_CACHES
-/* The bytes run_put wrote at [at, b->len) for the run at field i are
-   those of its fields one by one (a debug build checks every line). */
-static void check_put(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row, size_t at)
+/* The bytes at [at, b->len) are those the run's fields write one by one
+   (a debug build checks every line: run_put's, and a kept run's, whose
+   key would then miss an input the run reads). */
+static void check_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row, size_t at)
 {
     size_t end = b->len, n = end - at;
     if (b->failed)
         return;
-    for (size_t k = i; k <= i + fs->run[i]; k++) {
-        cli_fields_key(b, fs, k);
-        cli_field_value(b, fs->f[k], row);
-    }
+    put_fields(b, fs, i, row);
     if (!b->failed && (b->len - end != n || memcmp(b->p + at, b->p + end, n) != 0)) {
-        fprintf(stderr, "urisan: fields.c: the run_put of '%s' is not what its fields write\n",
+        fprintf(stderr, "urisan: fields.c: the run of '%s' is not what its fields write\n",
                 fs->f[i]->name);
         abort();
     }
     cli_buf_rewind(b, end);   /* the second copy (failed only for lack of room) */
 }
-
-/* The key is complete: the run written anew is the kept text (a debug
-   build checks every hit; a key that misses an input the run reads
-   aborts here). */
-static void check_kept(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row,
-                       const run_slot *m)
-{
-    size_t at = b->len;
-    put_run(b, fs, i, row);
-    if (!b->failed && (b->len - at != m->len || memcmp(b->p + at, m->text, m->len) != 0)) {
-        fprintf(stderr, "urisan: fields.c: the kept run of '%s' is not what its row writes "
-                        "(its run key misses an input)\n", fs->f[i]->name);
-        abort();
-    }
-    b->len = at;
-}
 #endif
+
+/* The run that starts at field i: by its run_put, or its fields one by
+   one when there is none or it declines. */
+static inline void put_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *row)
+{
+    const cli_field *f = fs->f[i];
+#ifdef URISAN_CHECK_CACHES
+    size_t at = b->len;
+    if (f->run_put != NULL && f->run_put(b, row, fs, i)) {
+        check_run(b, fs, i, row, at);
+        return;
+    }
+#else
+    if (f->run_put != NULL && f->run_put(b, row, fs, i))
+        return;
+#endif
+    put_fields(b, fs, i, row);
+}
 
 /* The run that starts at field i (fs->run[i] != 0): its kept bytes, or
    its fields one by one, kept for the next row with the same key. */
@@ -274,12 +247,15 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
     const cli_field *f = fs->f[i];
     uint64_t key[CLI_RUN_KEY];
     f->run_key(row, key);
-    run_slot *m = f->run_last ? &last_memo[i % LAST_SLOTS] : &run_memo[run_index(f, key)];
+    run_slot *m = &run_memo[run_index(f, key)];
     if (m->len != 0 && m->f == f && same_key(m->key, key)) {
 #ifdef URISAN_CHECK_CACHES
-        check_kept(b, fs, i, row, m);
+        size_t at = b->len;
+        cli_buf_add(b, m->text, m->len);
+        check_run(b, fs, i, row, at);
+#else
+        cli_buf_add(b, m->text, m->len);
 #endif
-        copy_kept(b, m);
         return;
     }
     size_t start = b->len;
@@ -295,25 +271,17 @@ static void write_run(cli_buf *b, const cli_fieldset *fs, size_t i, const void *
 
 /* The line, or (fallback) the fallback line, into b. Every key is written
    with its comma; the first key's comma, at start, becomes the '{'. */
-URISAN_HOT static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
+static void write_line(cli_buf *b, const cli_fieldset *fs, const void *row, bool fallback)
 {
     size_t start = b->len;
     if (!fallback) {
         for (size_t i = 0; i < fs->n; i++) {
             const cli_field *f = fs->f[i];
-            if (fs->run[i] != 0 && f->run_key == NULL) {
-#ifdef URISAN_CHECK_CACHES
-                size_t at = b->len;
-                f->run_put(b, row, fs, i);
-                check_put(b, fs, i, row, at);
-#else
-                f->run_put(b, row, fs, i);
-#endif
-                i += fs->run[i];
-                continue;
-            }
             if (fs->run[i] != 0) {
-                write_run(b, fs, i, row);
+                if (f->run_key != NULL)
+                    write_run(b, fs, i, row);
+                else
+                    put_run(b, fs, i, row);
                 i += fs->run[i];
                 continue;
             }
@@ -354,7 +322,7 @@ void cli_fb_nospace(cli_buf *b, const void *row)
     cli_jv_error(b, &e);
 }
 
-URISAN_HOT cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row)
+cli_line_result cli_fields_line(const cli_fieldset *fs, const void *row)
 {
     cli_buf *b = cli_out_begin();
     write_line(b, fs, row, false);

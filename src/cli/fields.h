@@ -60,19 +60,14 @@ typedef struct {
        holds a few dozen distinct ones). No field of a run has present. */
     unsigned run_len;
     void (*run_key)(const void *row, uint64_t key[CLI_RUN_KEY]);
-    /* the run's key changes on many rows (check's host view: a new host
-       on half the lines of a log): only its last bytes are kept, in a
-       slot of their own, where they evict no other run's */
-    bool run_last;
     /* NULL, or the run's fields written in one call, their keys too
-       (cli_fields_key): the bytes of their keys and puts one after
-       another, with less work (check's host view, written on every
-       line whose host differs from the line before). With no run_key
-       the run is written by run_put on every line, nothing kept (not a
-       cache: one call for its fields instead of one each, e.g. check's
-       uri to host_ip); a debug build (URISAN_CHECK_CACHES) checks its
-       bytes against the fields' own puts on every line. */
-    void (*run_put)(cli_buf *b, const void *row, const struct cli_fieldset *fs, size_t i);
+       (cli_fields_key_at): the bytes of their keys and puts one after
+       another, with less work; false (nothing written) when it does not
+       take this row, whose fields are then written one by one. With no
+       run_key the run is written by run_put on every line, nothing kept
+       (check's uri to host_ip); a debug build (URISAN_CHECK_CACHES)
+       checks its bytes against the fields' own puts on every line. */
+    bool (*run_put)(cli_buf *b, const void *row, const struct cli_fieldset *fs, size_t i);
     /* NULL, or the writer of the value instead of put, given arg (a
        table made at run time: check's keys of the library's
        description, urisan_result_keys) */

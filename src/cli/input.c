@@ -1,7 +1,6 @@
 /* input.c - where the subcommands' inputs come from: operands, lines of
    standard input, whole files (see cli.h). */
 #include "cli.h"
-#include "urisan_hot.h"
 #include "lines.h"
 #include "out.h"
 #include "progress.h"
@@ -49,7 +48,7 @@ int cli_each_input(const char *cmd, char **argv, int first, int last, size_t kee
     return cli_each_input_ahead(cmd, argv, first, last, keep, one, NULL, ctx);
 }
 
-URISAN_HOT int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size_t keep,
+int cli_each_input_ahead(const char *cmd, char **argv, int first, int last, size_t keep,
                          cli_input_fn one, cli_ahead_fn ahead, void *ctx)
 {
     int status = CLI_EXIT_OK;

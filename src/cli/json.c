@@ -1,6 +1,5 @@
 /* json.c - bounded growable buffer and JSON Lines writer (see json.h). */
 #include "json.h"
-#include "urisan_hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +101,7 @@ static char *digits_before(char *end, uint64_t v)
     return end;
 }
 
-URISAN_HOT char *cli_put_u_long(char *o, uint64_t v)
+char *cli_put_u(char *o, uint64_t v)
 {
     /* in place: count the digits, then write them from the last */
     size_t n = 1;
@@ -112,7 +111,7 @@ URISAN_HOT char *cli_put_u_long(char *o, uint64_t v)
     return o + n;
 }
 
-URISAN_HOT bool cli_buf_addu(cli_buf *b, uint64_t v)
+bool cli_buf_addu(cli_buf *b, uint64_t v)
 {
     if (cli_buf_room(b, 20)) {
         b->len = (size_t)(cli_put_u(b->p + b->len, v) - b->p);
@@ -189,6 +188,43 @@ static size_t escaped_size(const unsigned char *s, size_t n, size_t i, size_t en
     return out;
 }
 
+/* The escaped form of the sequence at s[*i] (of s[0..n)) at o, *i past
+   it: returns its end. Printable ASCII as is ('"' and '\\' after a
+   backslash); a control byte or one outside well-formed UTF-8 as
+   \u00XX; C1 controls and the JavaScript line separators as \uXXXX;
+   other UTF-8 sequences as they are. */
+static char *escape_one(char *o, const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    if (c >= 0x20 && c < 0x7F) {
+        if (c == '"' || c == '\\')
+            *o++ = '\\';
+        *o++ = (char)c;
+        (*i)++;
+        return o;
+    }
+    uint32_t cp = c;
+    size_t k = c >= 0x80 ? utf8_seq(s + *i, n - *i, &cp) : 0;
+    if (k == 0) {
+        *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
+        *o++ = hexdig[c >> 4];
+        *o++ = hexdig[c & 15];
+        (*i)++;
+    } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
+        *o++ = '\\'; *o++ = 'u';
+        *o++ = hexdig[(cp >> 12) & 15];
+        *o++ = hexdig[(cp >> 8) & 15];
+        *o++ = hexdig[(cp >> 4) & 15];
+        *o++ = hexdig[cp & 15];
+        *i += k;
+    } else {
+        memcpy(o, s + *i, k);
+        o += k;
+        *i += k;
+    }
+    return o;
+}
+
 /* The escape in pieces of at most 4096 input bytes, each reserving exactly
    what it needs: a string whose escaped form fits under max never fails
    and memory stays bounded. For strings whose worst case does not fit. */
@@ -202,157 +238,48 @@ static bool escape_exact(cli_buf *b, const unsigned char *s, size_t n)
         if (!cli_buf_reserve(b, escaped_size(s, n, i, end)))
             return false;
         char *o = b->p + b->len;
-        while (i < end) {
-            unsigned char c = s[i];
-            if (c >= 0x20 && c < 0x7F) {
-                if (c == '"' || c == '\\')
-                    *o++ = '\\';
-                *o++ = (char)c;
-                i++;
-                continue;
-            }
-            uint32_t cp = c;
-            size_t k = 0;
-            if (c >= 0x80)
-                k = utf8_seq(s + i, n - i, &cp);
-            if (k == 0) {
-                /* Control byte, or a byte outside well-formed UTF-8. */
-                *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
-                *o++ = hexdig[c >> 4];
-                *o++ = hexdig[c & 15];
-                i++;
-            } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
-                /* C1 controls and the JavaScript line separators. */
-                *o++ = '\\'; *o++ = 'u';
-                *o++ = hexdig[(cp >> 12) & 15];
-                *o++ = hexdig[(cp >> 8) & 15];
-                *o++ = hexdig[(cp >> 4) & 15];
-                *o++ = hexdig[cp & 15];
-                i += k;
-            } else {
-                memcpy(o, s + i, k);
-                o += k;
-                i += k;
-            }
-        }
+        while (i < end)
+            o = escape_one(o, s, n, &i);
         b->len = (size_t)(o - b->p);
     }
     return !b->failed;
 }
 
-/*
- * What the escape does with each byte: copy it (0), put a backslash
- * before it (1: '"' and '\\'), write \u00XX (2: controls and DEL), or look
- * at the UTF-8 sequence it may start (3: >= 0x80).
- */
-#define R2 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2
-#define R3 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3
-#define R0 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-static const unsigned char esc_class[256] = {
-    R2, R2,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* 0x20: '"' */
-    R0, R0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,   /* 0x50: '\\' */
-    R0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,   /* 0x70: DEL */
-    R3, R3, R3, R3, R3, R3, R3, R3,
-};
-#undef R0
-#undef R2
-#undef R3
-
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Does none of the 8 bytes of x need escaping (class 0 above)? Each test
-   is exact about "some byte": below 0x20; 0x7F or above (a byte < 0x80
-   plus one reaches 0x80 without a carry; a byte >= 0x80 shows in x);
-   equal to '"' or '\\' (a zero byte of x ^ c). */
-static inline bool plain8(uint64_t x)
+/* Is c its own escaped form (printable ASCII other than '"' and '\\')? */
+static inline bool plain_byte(unsigned char c)
 {
-    uint64_t lt20 = (x - 0x20 * ONES) & ~x;
-    uint64_t ge7f = x | (x + ONES);
-    uint64_t q = x ^ (0x22 * ONES), bs = x ^ (0x5C * ONES);
-    uint64_t eq = ((q - ONES) & ~q) | ((bs - ONES) & ~bs);
-    return ((lt20 | ge7f | eq) & HIGHS) == 0;
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
 }
 
-/* Are the 16 bytes at p all plain (class 0)? The scalar twin is two
-   plain8 words; with SSE2 one add and one signed compare find the bytes
-   below 0x20, DEL and those >= 0x80 together, two more '"' and '\\'.
-   tests/test_json.c compares the two for every byte value at every
-   position (json_plain16_simd, json_plain16_scalar), and the whole
-   escape with the byte-by-byte one. */
-static inline bool plain16_scalar(const unsigned char *p)
-{
-    uint64_t a, b;
-    memcpy(&a, p, 8);
-    memcpy(&b, p + 8, 8);
-    return plain8(a) && plain8(b);
-}
-
+/* Are the 16 bytes at p all plain (class 0)? With SSE2, one add and one
+   signed compare find the bytes below 0x20, DEL and those >= 0x80
+   together (v + 1 above 0x20 as a signed byte), two more '"' and '\\'.
+   Without SSE2 json_plain_len is the byte loop alone, which costs
+   check --json 5.6% more instructions (doc/bench.md). */
+#ifdef JSON_SSE2
 static inline bool plain16(const unsigned char *p)
 {
-#ifdef JSON_SSE2
-    /* v + 1 above 0x20 as a signed byte: v is 0x20 to 0x7e (0x7f and
-       the bytes >= 0x80 wrap below it); and neither '"' nor '\\' */
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i in = _mm_cmpgt_epi8(_mm_add_epi8(v, _mm_set1_epi8(1)), _mm_set1_epi8(0x20));
     __m128i esc = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
     return _mm_movemask_epi8(_mm_andnot_si128(esc, in)) == 0xffff;
-#else
-    return plain16_scalar(p);
+}
 #endif
-}
 
-bool json_plain16_simd(const void *p)
-{
-    return plain16(p);
-}
-
-bool json_plain16_scalar(const void *p)
-{
-    return plain16_scalar(p);
-}
-
-/* The last n - i < 8 bytes of s[0..n) as one word when they are plain:
-   the 8 bytes that end at n when n >= 8 (the ones before i are plain
-   already), else the n - i bytes padded with spaces. false otherwise. */
-static inline bool plain_tail(const unsigned char *s, size_t n, size_t i, uint64_t *x)
-{
-    if (n >= 8) {
-        memcpy(x, s + n - 8, 8);
-    } else {
-        *x = 0x20 * ONES;
-        memcpy(x, s + i, n - i);
-    }
-    return plain8(*x);
-}
-
-URISAN_HOT size_t json_plain_len(const char *str, size_t n)
+size_t json_plain_len(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
-    if (n >= 16) {
-        while (n - i >= 16 && plain16(s + i))
-            i += 16;
-        /* fewer than 16 left: the 16 bytes that end at n (those before i
-           are plain already) */
-        if (i == n || (n - i < 16 && plain16(s + n - 16)))
-            return n;
-    } else {
-        for (; n - i >= 8; i += 8) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!plain8(x))
-                break;
-        }
-        uint64_t t;
-        if (n - i < 8 && (i == n || plain_tail(s, n, i, &t)))
-            return n;
-    }
-    while (i < n && esc_class[s[i]] == 0)
+#ifdef JSON_SSE2
+    while (n - i >= 16 && plain16(s + i))
+        i += 16;
+    /* fewer than 16 left: the 16 bytes that end at n (those before i
+       are plain already) */
+    if (i == n || (n >= 16 && n - i < 16 && plain16(s + n - 16)))
+        return n;
+#endif
+    while (i < n && plain_byte(s[i]))
         i++;
     return i;
 }
@@ -363,48 +290,18 @@ bool json_quote_plain(cli_buf *b, const char *s, size_t n)
         return false;
     char *o = b->p + b->len;
     o[0] = '"';
-    cli_copy(o + 1, s, n);
+    memcpy(o + 1, s, n);
     o[n + 1] = '"';
     b->len += n + 2;
     return true;
 }
 
-URISAN_HOT bool json_copy_plain(char *o, const char *str, size_t n)
+bool json_copy_plain(char *o, const char *str, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    if (n < 16) {
-        if (json_plain_len(str, n) != n)
-            return false;
-        cli_copy(o, str, n);
-        return true;
-    }
-    /* 16 bytes a step, each checked before it is copied; the last step
-       ends at n (it may cover bytes copied already) */
-    size_t i = 0;
-    while (i + 16 < n && plain16(s + i)) {
-        memcpy(o + i, s + i, 16);
-        i += 16;
-    }
-    if (i + 16 < n || !plain16(s + n - 16))
+    if (json_plain_len(str, n) != n)
         return false;
-    memcpy(o + n - 16, s + n - 16, 16);
+    memcpy(o, str, n);
     return true;
-}
-
-URISAN_HOT bool json_quote_scan(cli_buf *b, const char *str, size_t n, bool *plain)
-{
-    if (n >= 16 && (cli_buf_room(b, n + 2) || cli_buf_reserve(b, n + 2))) {
-        char *o = b->p + b->len;
-        if (json_copy_plain(o + 1, str, n)) {
-            o[0] = '"';
-            o[n + 1] = '"';
-            b->len += n + 2;
-            *plain = true;
-            return true;
-        }
-    }
-    *plain = json_plain_len(str, n) == n;
-    return *plain ? json_quote_plain(b, str, n) : json_quote(b, str, n);
 }
 
 bool json_escape(cli_buf *b, const char *str, size_t n)
@@ -414,73 +311,18 @@ bool json_escape(cli_buf *b, const char *str, size_t n)
        reserved once, then no bound checks per byte. */
     if (b->failed || n == 0 || b->max - b->len < 8 || n > (b->max - b->len - 8) / 6)
         return escape_exact(b, s, n);
-    /* 6n for the worst case, and 8 more: the tail word is written whole */
-    size_t need = 6 * n + 8;
+    size_t need = 6 * n;
     if (!cli_buf_room(b, need) && !cli_buf_reserve(b, need))
         return false;
     char *o = b->p + b->len;
     size_t i = 0;
     while (i < n) {
-        while (n - i >= 16 && plain16(s + i)) {
-            memcpy(o, s + i, 16);
-            o += 16;
-            i += 16;
-        }
-        while (n - i >= 8) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!plain8(x))
-                break;
-            memcpy(o, s + i, 8);
-            o += 8;
-            i += 8;
-        }
-        /* Fewer than 8 bytes left, all plain: one word. Written as the 8
-           bytes that end at n (the first of them are copied already, the
-           same bytes), or the padded word whose pad is past the end. */
-        uint64_t t;
-        if (n - i < 8 && i < n && plain_tail(s, n, i, &t)) {
-            if (n >= 8)
-                memcpy(o - (8 - (n - i)), s + n - 8, 8);
-            else
-                memcpy(o, &t, 8);
-            o += n - i;
-            break;
-        }
-        /* Byte by byte up to the next special byte or the end. */
-        unsigned char c = 0;
-        while (i < n && esc_class[c = s[i]] == 0) {
-            *o++ = (char)c;
-            i++;
-        }
-        if (i == n)
-            break;
-        unsigned k = esc_class[c];
-        if (k == 1) {
-            *o++ = '\\';
-            *o++ = (char)c;
-            i++;
-            continue;
-        }
-        uint32_t cp = c;
-        size_t len = k == 3 ? utf8_seq(s + i, n - i, &cp) : 0;
-        if (len == 0) {
-            *o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
-            *o++ = hexdig[c >> 4];
-            *o++ = hexdig[c & 15];
-            i++;
-        } else if (cp < 0xA0 || cp == 0x2028 || cp == 0x2029) {
-            *o++ = '\\'; *o++ = 'u';
-            *o++ = hexdig[(cp >> 12) & 15];
-            *o++ = hexdig[(cp >> 8) & 15];
-            *o++ = hexdig[(cp >> 4) & 15];
-            *o++ = hexdig[cp & 15];
-            i += len;
-        } else {
-            memcpy(o, s + i, len);
-            o += len;
-            i += len;
-        }
+        size_t p = json_plain_len(str + i, n - i);
+        memcpy(o, s + i, p);
+        o += p;
+        i += p;
+        if (i < n)
+            o = escape_one(o, s, n, &i);
     }
     b->len = (size_t)(o - b->p);
     return true;

@@ -80,36 +80,6 @@ static inline bool cli_buf_room(const cli_buf *b, size_t n)
     return n <= b->lim - b->len;
 }
 
-/* memcpy(d, s, n) for the short texts of a line (a host, a port, a
-   path) without a call: up to 16 bytes as two overlapping moves that stay
-   inside both [0, n); up to 256 in 16-byte moves, the last one ending at
-   n; longer ones by memcpy. */
-static inline void cli_copy(char *d, const char *s, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        uint64_t a, z;
-        memcpy(&a, s, 8);
-        memcpy(&z, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &z, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, z;
-        memcpy(&a, s, 4);
-        memcpy(&z, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &z, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    } else if (n <= 256) {
-        for (size_t i = 0; i + 16 < n; i += 16)
-            memcpy(d + i, s + i, 16);
-        memcpy(d + n - 16, s + n - 16, 16);
-    } else {
-        memcpy(d, s, n);
-    }
-}
-
 static inline bool cli_buf_add(cli_buf *b, const void *s, size_t n)
 {
     if (n == 0)
@@ -141,27 +111,8 @@ static inline bool cli_buf_adds(cli_buf *b, const char *s)
 /* Decimal text of v. */
 bool cli_buf_addu(cli_buf *b, uint64_t v);
 /* The decimal text of v at o, in room reserved for 20 bytes: returns its
-   end. cli_put_u_long for v >= 1000. */
-char *cli_put_u_long(char *o, uint64_t v);
-static inline char *cli_put_u(char *o, uint64_t v)
-{
-    if (v < 10) {
-        *o = (char)('0' + v);
-        return o + 1;
-    }
-    if (v < 100) {
-        o[0] = (char)('0' + v / 10);
-        o[1] = (char)('0' + v % 10);
-        return o + 2;
-    }
-    if (v < 1000) {
-        o[0] = (char)('0' + v / 100);
-        o[1] = (char)('0' + v / 10 % 10);
-        o[2] = (char)('0' + v % 10);
-        return o + 3;
-    }
-    return cli_put_u_long(o, v);
-}
+   end. */
+char *cli_put_u(char *o, uint64_t v);
 
 /* Append s[0..n) escaped by the rules above, without the quotes. */
 bool json_escape(cli_buf *b, const char *s, size_t n);
@@ -171,19 +122,11 @@ bool json_quote(cli_buf *b, const char *s, size_t n);
    (printable ASCII other than '"' and '\\'). When that is all n, every
    part of s is its own escaped form: json_quote_plain() writes it. */
 size_t json_plain_len(const char *s, size_t n);
-/* Are the 16 bytes at p all plain? json_plain_len's step (SSE2 where the
-   build has it) and its scalar twin, for tests/test_json.c. */
-bool json_plain16_simd(const void *p);
-bool json_plain16_scalar(const void *p);
 /* json_quote of s[0..n) that json_plain_len() found plain: a copy. */
 bool json_quote_plain(cli_buf *b, const char *s, size_t n);
 /* s[0..n) copied to o, in room reserved for n bytes, when it is plain
    (json_plain_len(s, n) == n): true; else false, and o[0..n) undefined. */
 bool json_copy_plain(char *o, const char *s, size_t n);
-/* json_quote of s[0..n), and *plain := json_plain_len(s, n) == n, found
-   while it copies (one pass over a plain s). */
-bool json_quote_scan(cli_buf *b, const char *s, size_t n, bool *plain);
-
 #define JSON_MAX_DEPTH 16
 
 /*

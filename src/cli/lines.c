@@ -1,6 +1,5 @@
 /* lines.c - bounded, byte-exact line reader (see lines.h). */
 #include "lines.h"
-#include "urisan_hot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -81,13 +80,13 @@ static bool line_in_chunk(cli_lines *r, cli_line *out)
     return true;
 }
 
-URISAN_HOT size_t cli_lines_ahead(const cli_lines *r, const char **p)
+size_t cli_lines_ahead(const cli_lines *r, const char **p)
 {
     *p = r->in + r->in_pos;
     return r->in_pos < r->in_len ? r->in_len - r->in_pos : 0;
 }
 
-URISAN_HOT int cli_lines_next(cli_lines *r, cli_line *out)
+int cli_lines_next(cli_lines *r, cli_line *out)
 {
     if (r->err != 0) {
         errno = r->err;

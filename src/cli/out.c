@@ -1,6 +1,5 @@
 /* out.c - the command's buffered standard output (see out.h). */
 #include "out.h"
-#include "urisan_hot.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -75,7 +74,7 @@ static void out_ready(void)
     out.ready = true;
 }
 
-URISAN_HOT cli_buf *cli_out_begin(void)
+cli_buf *cli_out_begin(void)
 {
     if (cap.b != NULL)
         return cap_begin();
@@ -129,7 +128,7 @@ static bool flush_lines(void)
     return ok;
 }
 
-URISAN_HOT bool cli_out_end(void)
+bool cli_out_end(void)
 {
     if (cap.b != NULL)
         return cap_end();

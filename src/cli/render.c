@@ -8,7 +8,6 @@
  */
 #include "cli.h"
 #include "components.h"
-#include "urisan_hot.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -35,16 +34,10 @@ void cli_jv_verdict(cli_buf *b, urisan_verdict v)
     cli_jv_name(b, urisan_verdict_name(v));
 }
 
-URISAN_HOT void cli_jv_bool(cli_buf *b, bool v)
+void cli_jv_bool(cli_buf *b, bool v)
 {
-    if (cli_buf_room(b, 8)) {
-        memcpy(b->p + b->len, v ? "true\0\0\0" : "false\0\0", 8);
-        b->len += v ? 4 : 5;
-    } else if (v) {
-        cli_buf_lit(b, "true");
-    } else {
-        cli_buf_lit(b, "false");
-    }
+    if (cli_buf_room(b, 8) || cli_buf_reserve(b, 8))
+        b->len = (size_t)(cli_put_bool(b->p + b->len, v) - b->p);
 }
 
 void cli_jv_error(cli_buf *b, const urisan_error *e)
@@ -99,12 +92,16 @@ void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
     }
     const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
     size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
-    if (k > 0 && n[k] == 0)
-        cli_buf_lit(b, "null");
-    else if (urisan_hv_json_plain(hv))
-        json_quote_plain(b, s[k], n[k]);
-    else
-        json_quote(b, s[k], n[k]);
+    if (!urisan_hv_json_plain(hv)) {
+        if (k > 0 && n[k] == 0)
+            cli_buf_lit(b, "null");
+        else
+            json_quote(b, s[k], n[k]);
+        return;
+    }
+    if (!cli_buf_room(b, n[k] + 4) && !cli_buf_reserve(b, n[k] + 4))
+        return; /* b is marked failed */
+    b->len = (size_t)(cli_host_form_at(b->p + b->len, s[k], n[k], k > 0) - b->p);
 }
 #endif
 
@@ -240,7 +237,7 @@ static size_t put_text_of(cli_buf *b, const text_of *t)
     return n;
 }
 
-URISAN_HOT void cli_text_reasons(cli_buf *b, const urisan_decision *d)
+void cli_text_reasons(cli_buf *b, const urisan_decision *d)
 {
     /* "denied:...;flagged:...", "-" for none */
     text_of t = { d, 0, 0 };
@@ -316,7 +313,7 @@ static void put_hex(cli_buf *b, const char *open, uint32_t v, int digits)
     cli_buf_addc(b, '}');
 }
 
-URISAN_HOT void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
+void cli_text_escape(cli_buf *b, const char *str, size_t n, bool quoted)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -381,13 +378,7 @@ static void put_names(cli_buf *b, const urisan_rvalue *v)
 /* The keys of an object's value, "name": with their commas, made once
    (cli_result_prepare) for each table of sub keys of the library's. */
 #define SUB_TABLES 4
-#define SUB_KEYS 16
-#define SUB_KEY_TEXT 32
-static struct {
-    const urisan_result_key *sub;
-    char text[SUB_KEYS][SUB_KEY_TEXT];   /* ,"name": (the first: {"name":) */
-    unsigned char len[SUB_KEYS];
-} sub_keys[SUB_TABLES];
+static cli_sub_keys sub_keys[SUB_TABLES];
 
 static void prepare_sub(const urisan_result_key *sub, size_t n)
 {
@@ -396,9 +387,9 @@ static void prepare_sub(const urisan_result_key *sub, size_t n)
             return;
         if (sub_keys[t].sub != NULL)
             continue;
-        for (size_t i = 0; i < n && i < SUB_KEYS; i++) {
+        for (size_t i = 0; i < n && i < CLI_SUB_KEYS; i++) {
             size_t k = strlen(sub[i].name);
-            if (k + 4 > SUB_KEY_TEXT)
+            if (k + 4 > CLI_SUB_KEY_TEXT)
                 return;   /* written piece by piece (put_object) */
             char *o = sub_keys[t].text[i];
             o[0] = i == 0 ? '{' : ',';
@@ -408,10 +399,19 @@ static void prepare_sub(const urisan_result_key *sub, size_t n)
             o[k + 3] = ':';
             sub_keys[t].len[i] = (unsigned char)(k + 4);
         }
-        if (n <= SUB_KEYS)
+        if (n <= CLI_SUB_KEYS)
             sub_keys[t].sub = sub;
         return;
     }
+}
+
+const cli_sub_keys *cli_result_sub_keys(const urisan_result_key *sub)
+{
+    for (size_t t = 0; t < SUB_TABLES; t++) {
+        if (sub_keys[t].sub == sub)
+            return &sub_keys[t];
+    }
+    return NULL;
 }
 
 void cli_result_prepare(void)
@@ -455,21 +455,17 @@ static void put_value(cli_buf *b, const urisan_rvalue *v, const cli_result_row *
 /* The key i of sub, with its comma ('{' for the first). */
 static void put_sub_key(cli_buf *b, const urisan_result_key *sub, size_t i)
 {
-    for (size_t t = 0; t < SUB_TABLES; t++) {
-        if (sub_keys[t].sub == sub) {
-            if (cli_buf_room(b, SUB_KEY_TEXT)) {
-                memcpy(b->p + b->len, sub_keys[t].text[i], SUB_KEY_TEXT);
-                b->len += sub_keys[t].len[i];
-            } else {
-                cli_buf_add(b, sub_keys[t].text[i], sub_keys[t].len[i]);
-            }
-            return;
-        }
+    const cli_sub_keys *k = cli_result_sub_keys(sub);
+    if (k != NULL && cli_buf_room(b, CLI_SUB_KEY_TEXT)) {
+        b->len = (size_t)(cli_put_sub_key(b->p + b->len, k, i) - b->p);
+    } else if (k != NULL) {
+        cli_buf_add(b, k->text[i], k->len[i]);
+    } else {
+        cli_buf_addc(b, i == 0 ? '{' : ',');
+        cli_buf_addc(b, '"');
+        cli_buf_adds(b, sub[i].name);
+        cli_buf_lit(b, "\":");
     }
-    cli_buf_addc(b, i == 0 ? '{' : ',');
-    cli_buf_addc(b, '"');
-    cli_buf_adds(b, sub[i].name);
-    cli_buf_lit(b, "\":");
 }
 
 /* One object of the keys sub[0..n): of the row's result, or of the

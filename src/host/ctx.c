@@ -5,7 +5,6 @@
  * (urisan_host_prefetch).
  */
 #include "host_internal.h"
-#include "urisan_hot.h"
 #include "memo.h"
 
 #include <assert.h>
@@ -168,7 +167,7 @@ URISAN_API bool urisan_host_view_uri(urisan_host_ctx *ctx, const char *uri, size
     return some && name;
 }
 
-URISAN_HOT bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const urisan_uri *u)
+bool host_view_last(urisan_host_ctx *ctx, const char *uri, size_t len, const urisan_uri *u)
 {
     host_last *hl = &ctx->last;
     const char *host;
@@ -298,7 +297,7 @@ const char *host_guess_scalar(const char *uri, size_t len, size_t *n)
     return guess_uri_host(uri, len, n, false);
 }
 
-URISAN_HOT URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t n)
+URISAN_API void urisan_host_prefetch(urisan_host_ctx *ctx, const char *p, size_t n)
 {
     size_t hn;
     const char *h = ctx != NULL ? host_guess(p, n < 64 ? n : 64, &hn) : NULL;

@@ -8,7 +8,6 @@
  * comes through.
  */
 #include "host_internal.h"
-#include "urisan_hot.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -230,7 +229,7 @@ static urisan_flags view_host(urisan_host_ctx *ctx, const char *in, size_t len,
 }
 
 /* urisan_judge_report's body, inlined in urisan_judge (every line). */
-URISAN_HOT static inline void judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
+static inline void judge_report(urisan_host_ctx *ctx, const char *in, size_t len,
                                 const urisan_policy *pol, unsigned opts, urisan_judgement *j)
 {
     j->hv = NULL;
@@ -265,7 +264,7 @@ URISAN_API void urisan_judge_report(urisan_host_ctx *ctx, const char *in, size_t
     judge_report(ctx, in, len, pol, opts, j);
 }
 
-URISAN_HOT URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
+URISAN_API urisan_status urisan_judge(urisan_host_ctx *ctx, const char *in, size_t len,
                                       const urisan_policy *pol, unsigned opts,
                                       urisan_judgement *j)
 {

@@ -1,7 +1,6 @@
 /* memo.c - the views of hosts already seen, a table a context (see memo.h). */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "memo.h"
-#include "urisan_hot.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -115,7 +114,7 @@ static inline uint64_t tail_word(const char *s, size_t n, size_t i)
     return (uint64_t)u[0] | (uint64_t)u[n / 2] << (8 * (n / 2)) | (uint64_t)u[n - 1] << (8 * (n - 1));
 }
 
-URISAN_HOT uint32_t hostmemo_hash(const char *s, size_t n)
+uint32_t hostmemo_hash(const char *s, size_t n)
 {
     /* 8 bytes a step (a multiply-xor mix), the tail zero-padded */
     uint64_t x = n;
@@ -158,7 +157,7 @@ static inline void put_text(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-URISAN_HOT static void fill(urisan_hostview *hv, const hm_entry *e)
+static void fill(urisan_hostview *hv, const hm_entry *e)
 {
     const char *t = e->text + e->klen;
     const char *u = e->text, *a, *s;
@@ -204,7 +203,7 @@ URISAN_HOT static void fill(urisan_hostview *hv, const hm_entry *e)
     hv->flags = e->flags;
 }
 
-URISAN_HOT void hostmemo_prefetch(const hm_table *t, uint32_t hash)
+void hostmemo_prefetch(const hm_table *t, uint32_t hash)
 {
     if (t == NULL)
         return;
@@ -217,7 +216,7 @@ static bool holds(const hm_entry *e, const char *host, size_t len)
     return e->klen == len && hostmemo_same(e->text, host, len);
 }
 
-URISAN_HOT bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash,
+bool hostmemo_get(const hm_table *t, const char *host, size_t len, uint32_t hash,
                   urisan_hostview *hv)
 {
     if (t == NULL || len == 0 || len > HM_TEXT)

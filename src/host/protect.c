@@ -11,7 +11,6 @@
  * name: with no name to compare with, every ASCII name is taken as one.
  */
 #include "host_internal.h"
-#include "urisan_hot.h"
 #include "imitation.h"
 
 #include <stdlib.h>
@@ -352,7 +351,7 @@ urisan_flags host_name_flags(urisan_host_ctx *ctx, const urisan_policy *pol, uri
     return (hv->flags & ~URISAN_F(HOMOGRAPH)) | hv->imitation;
 }
 
-URISAN_HOT URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_flags flags)
+URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_flags flags)
 {
     return hv != NULL && hv->is_name &&
            (hv->idn || (flags & (URISAN_F(HOMOGRAPH) | URISAN_F(LOOKALIKE))) != 0);

@@ -5,7 +5,6 @@
  * the data is loaded) into a table.
  */
 #include "host_internal.h"
-#include "urisan_hot.h"
 
 #include <string.h>
 
@@ -43,7 +42,7 @@ void host_skeleton_init(const USpoofChecker *spoof)
 
 /* The skeleton of an ASCII host from ascii_skel (as ICU writes it, ""
    when it does not fit); false when a byte has no entry there. */
-URISAN_HOT bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
+bool host_skeleton_ascii(const char *h, size_t n, char *out, size_t cap, bool *jplain)
 {
     /* short hosts (at most 7 bytes a byte fit): no bound to check, one
        fixed-size copy a byte (its pad overwritten by what follows or the
