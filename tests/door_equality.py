@@ -16,7 +16,8 @@ door urisan has; `urisan check --json` is the reference:
              doc/lua.md promises (null is urisan.null, arrays sequences,
              integers, the bytes), key for key and value for value (a
              table keeps no order); rspamd, its check_link on the text
-             rspamd hands it, the verdict and flags (door_lua.py says why);
+             rspamd hands it (the host in Unicode), the same and
+             `written`, the text, where the link was converted;
   - c        the C API (tests/doors/door_c.c: urisan_judge): the verdict
              and flags - all a urisan_judgement hands its caller (a C
              caller reads the other keys through urisan_result_value, the

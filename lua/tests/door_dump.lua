@@ -2,7 +2,9 @@
 -- input (a file of "LENGTH\n" + bytes records), one line each: the table
 -- as JSON with every string hex-encoded ("h:" prefix), so that bytes that
 -- are no UTF-8 reach the comparison (lua_door_test.py, and the doors
--- lua-5.1 and lua-5.3 of tests/door_equality.py) unchanged.
+-- lua-5.1 and lua-5.3 of tests/door_equality.py) unchanged. With
+-- URISAN_DOOR_CALL=check_link the inputs are judged by urisan.check_link
+-- instead (the rspamd plugin's call, the door rspamd).
 --
 -- The encoding is strict, so that the comparison sees what a Lua caller
 -- sees (doc/lua.md): urisan.null is JSON null; a table whose keys are
@@ -16,6 +18,7 @@
 local urisan = require "urisan"
 local path, profile, pfile = arg[1], arg[2], arg[3]
 local pol = urisan.policy{ profile = profile, file = pfile }
+local call = urisan[os.getenv("URISAN_DOOR_CALL") or "check"]
 
 local function hex(s)
     return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
@@ -86,6 +89,6 @@ while pos <= #data do
     local s = data:sub(nl + 1, nl + n)
     pos = nl + n + 1
     local out = {}
-    enc(urisan.check(s, { policy = pol }), out)
+    enc(call(s, { policy = pol }), out)
     w:write(table.concat(out), "\n")
 end

@@ -17,10 +17,10 @@ no UTF-8 as \\u00XX: compared so). A table keeps no order: key for key,
 value for value. An empty JSON object and an empty array are both an
 empty table (check --json has no empty object today).
 
-rspamd answers (verdict, flags, the flags of each nested URL listed)
-through door_verdicts.lua: it judges another text than check (the input's
-host in Unicode, as a message writes it), so the keys that describe the
-text (uri, length, components ...) are not check's by construction.
+rspamd answers the whole table urisan.check_link gives the text rspamd
+hands the plugin (the input's A-label host in Unicode): check's object
+of the input in the same Lua form, and `written`, the text, where the
+link was converted (doc/lua.md: check of the URI a client opens).
 """
 import codecs
 import json
@@ -125,22 +125,6 @@ class LuaDoor:
         assert len(lines) == len(urls), (len(lines), len(urls))
         return lines
 
-    def verdicts(self, urls, cfg):
-        """(verdict, flags, the flags of each nested URL) of each input, and
-        self.uris: the uri judged (check_link's)."""
-        lines = self.lua_lines("door_verdicts.lua", urls, cfg)
-        res = {}
-        self.uris = {}
-        for i, line in enumerate(lines):
-            v, fl, nested, *uri = line.split(b"\t", 3)
-            self.uris[i] = uri[0] if uri else None
-            v, fl, nested = v.decode(), fl.decode(), nested.decode()
-            count, _, nested = nested.partition(":")
-            res[i] = (v, tuple(x for x in fl.split(",") if x),
-                      tuple(tuple(x for x in n.split(",") if x) for n in nested.split("|"))
-                      if count != "0" else ())
-        return res
-
 
 class LuaJITDoor(LuaDoor):
     """The 5.1 ABI: LuaJIT (nginx, rspamd), or PUC Lua 5.1 without it."""
@@ -185,22 +169,27 @@ class RspamdDoor(LuaJITDoor):
     the mail doors' tests compare those, tests/mail_links_test.py)."""
     NAME = "rspamd"
     CALL = "check_link"
-    ORDERED = None    # not a whole object: verdict and flags
 
-    def want(self, row):
-        return (row["verdict"], tuple(row["flags"]),
-                tuple(tuple(n["flags"]) for n in row.get("nested", [])))
+    def wanted(self, i, row):
+        """check's object of the input, and the text as `written` where
+        check_link converted it"""
+        want = lua_form(row)
+        if i in self.written:
+            want["written"] = self.written[i]
+        return want
 
     def answers(self, urls, cfg):
         forms = [unicode_form(u) or u for u in urls]
-        got = self.verdicts(forms, cfg)
-        out = {}
+        got = LuaDoor.answers(self, forms, cfg)
+        out, self.written = {}, {}
         converted = 0
         for i, u in enumerate(urls):
-            if forms[i] is u and u.isascii():
+            if forms[i] == u:
+                if u.isascii() or got[i].get("uri") == cli_text(u):
+                    out[i] = got[i]
+            elif got[i].get("uri") == cli_text(u):
                 out[i] = got[i]
-            elif self.uris[i] == u:
-                out[i] = got[i]
+                self.written[i] = cli_text(forms[i])
                 converted += 1
         print("note: rspamd door: %d inputs given in Unicode (their host's A-labels as "
               "U-labels), %d as written" % (converted, len(out) - converted))
