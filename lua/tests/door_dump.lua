@@ -1,6 +1,7 @@
 -- lua/tests/door_dump.lua INPUTS PROFILE [POLICYFILE]: urisan.check of each
 -- input (a file of "LENGTH\n" + bytes records), one line each: the table
--- as JSON with every string hex-encoded ("h:" prefix), so that bytes that
+-- as JSON; a string of printable ASCII as it is, any other (and one that
+-- begins "h:" or "?:") hex-encoded with the prefix "h:", so that bytes that
 -- are no UTF-8 reach the comparison (lua_door_test.py, and the doors
 -- lua-5.1 and lua-5.3 of tests/door_equality.py) unchanged. With
 -- URISAN_DOOR_CALL=check_link the inputs are judged by urisan.check_link
@@ -20,8 +21,10 @@ local path, profile, pfile = arg[1], arg[2], arg[3]
 local pol = urisan.policy{ profile = profile, file = pfile }
 local call = urisan[os.getenv("URISAN_DOOR_CALL") or "check"]
 
+local HEX = {}
+for b = 0, 255 do HEX[string.char(b)] = string.format("%02x", b) end
 local function hex(s)
-    return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
+    return (s:gsub(".", HEX))
 end
 
 local function json_str(s)
@@ -71,6 +74,8 @@ end
 enc = function(v, out)
     local ty = type(v)
     if v == urisan.null and ty == "userdata" then out[#out + 1] = "null"
+    elseif ty == "string" and not v:find("[^ -~]") and not v:find("^[h?]:") then
+        out[#out + 1] = '"' .. v:gsub('[\\"]', '\\%0') .. '"'
     elseif ty == "string" then out[#out + 1] = '"h:' .. hex(v) .. '"'
     elseif ty == "boolean" then out[#out + 1] = tostring(v)
     elseif ty == "number" and is_integer(v) then out[#out + 1] = string.format("%d", v)

@@ -51,13 +51,20 @@ def from_dump(v):
     if isinstance(v, str):
         if v.startswith("?:"):
             return "<lua %s>" % v[2:]
-        assert v.startswith("h:"), v
-        return cli_text(bytes.fromhex(v[2:]))
+        if v.startswith("h:"):
+            return cli_text(bytes.fromhex(v[2:]))
+        return v
     if isinstance(v, list):
         return [from_dump(x) for x in v]
     if isinstance(v, dict):
         return {k: from_dump(x) for k, x in v.items()}
     return v
+
+
+def load_dump(line):
+    """A line of door_dump.lua (bytes) as from_dump's value."""
+    v = json.loads(line)
+    return from_dump(v) if b'"h:' in line or b'"?:' in line else v
 
 
 def lua_form(v):
@@ -100,7 +107,7 @@ class LuaDoor:
 
     def answers(self, urls, cfg):
         lines = self.lua_lines("door_dump.lua", urls, cfg)
-        return {i: from_dump(json.loads(l)) for i, l in enumerate(lines)}
+        return {i: load_dump(l) for i, l in enumerate(lines)}
 
     def lua_lines(self, script, urls, cfg):
         """script's output lines for urls (one each), under cfg."""

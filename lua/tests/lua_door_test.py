@@ -22,7 +22,6 @@ encoding: the Lua null is urisan.null, true is not 1, an integer is no
 float; door_lua.py's lua_form says how check's JSON maps to Lua).
 Prints the counts; exit 1 on any difference.
 """
-import codecs
 import json
 import os
 import subprocess
@@ -34,36 +33,10 @@ SANITIZER_PRELOAD = os.environ.pop("LD_PRELOAD", None)
 import sys
 import tempfile
 
-from door_lua import lua_form
+from door_lua import load_dump, lua_form
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_LINE = 8192
-
-
-def as_cli(obj):
-    # the command writes a byte outside well-formed UTF-8 as \u00XX
-    return (chr(obj.object[obj.start]), obj.start + 1)
-
-
-codecs.register_error("urisan_bytes", as_cli)
-
-
-def cli_text(b):
-    return b.decode("utf-8", "urisan_bytes")
-
-
-def from_lua(v):
-    """The dump's value with its hex strings as the command's text."""
-    if isinstance(v, str):
-        if v.startswith("?:"):   # what no JSON value is (door_dump.lua): kept, it differs
-            return "<lua %s>" % v[2:]
-        assert v.startswith("h:"), v
-        return cli_text(bytes.fromhex(v[2:]))
-    if isinstance(v, list):
-        return [from_lua(x) for x in v]
-    if isinstance(v, dict):
-        return {k: from_lua(x) for k, x in v.items()}
-    return v
 
 
 def strict(v, ref):
@@ -130,7 +103,7 @@ def run_lua(lua, cpath, recs, profile, pfile):
     p = subprocess.run(argv, capture_output=True, env=env, timeout=900)
     if p.returncode != 0:
         raise SystemExit("%s door_dump.lua: exit %d: %s" % (lua, p.returncode, p.stderr[:500]))
-    return [from_lua(json.loads(l)) for l in p.stdout.decode("ascii").split("\n") if l]
+    return [load_dump(l) for l in p.stdout.split(b"\n") if l]
 
 
 def main():
