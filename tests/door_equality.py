@@ -54,8 +54,8 @@ Inputs: a sample of the shared URL lists (skipped when ../shared/data is
 absent), the lines of corpus/, the homograph test set (tests/homograph),
 generated nested URLs. A new door is a class with NAME and a method
 `answers(inputs, cfg)` giving, for each input it can judge, what it says
-(see Door below; ORDERED set, a whole object) - add it to DOORS (or from another file with
---door MODULE:CLASS).
+(see Door below; with ORDERED set, a whole object) - add it to DOORS
+(or from another file with --door MODULE:CLASS).
 
 usage: door_equality.py URISAN [--door-c EXE] [--door-milter EXE]
                         [--python-path DIR] [--door MODULE:CLASS ...]
@@ -295,6 +295,8 @@ def as_cli(v):
         return {k: as_cli(x) for k, x in v.items()}
     if isinstance(v, list):
         return [as_cli(x) for x in v]
+    if not (v is None or isinstance(v, (bool, int))):
+        return "<python %s>" % type(v).__name__   # a tuple, bytes ...: no JSON value (differs)
     return v
 
 
