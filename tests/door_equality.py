@@ -6,11 +6,32 @@ policy denying homograph, invisible_char and host_uts46 (of the URI and
 of its nested URLs: `deny nested:homograph` ...), through every
 door urisan has; `urisan check --json` is the reference:
 
-  - python   the Python module's check(): the same verdict and flags, and
-             the same flags on each nested URL it lists (as the Lua doors);
-  - c        the C API (tests/doors/door_c.c: urisan_judge): the same;
+  - python   the Python module's check(): check's whole object, key for
+             key and value for value, in the same key order (a dict
+             keeps order; its text is str, bytes that are no UTF-8
+             surrogate-escaped, doc/python.md: compared as the command
+             writes them, \\u00XX);
+  - lua-5.1, lua-5.3  the Lua module's check() table in LuaJIT and Lua 5.3
+             (lua/tests/door_lua.py): check's whole object in the Lua form
+             doc/lua.md promises (null is urisan.null, arrays sequences,
+             integers, the bytes), key for key and value for value (a
+             table keeps no order); rspamd, its check_link on the text
+             rspamd hands it (the host in Unicode), the same and
+             `written`, the text, where the link was converted;
+  - c        the C API (tests/doors/door_c.c: urisan_judge): the verdict
+             and flags - all a urisan_judgement hands its caller (a C
+             caller reads the other keys through urisan_result_value, the
+             writer every other door walks);
   - extract  `urisan extract --json` on the inputs written "<URL>": each
-             link found whole has the same verdict and flags;
+             link found whole has check's value for every key the two
+             share (EXTRACT_SHARED: uri, length, the decision - flags,
+             verdict, the reasons - and the host view's keys), the
+             decision and host view keys in check's order. The others
+             differ by design: part, offset, context, display and form
+             say where and how the text holds the link (extract's own);
+             valid, error, components, host_ip, truncated, nested and
+             nested_capped are the parse and analysis of one URI that a
+             link's line leaves to `check`;
   - squid    `urisan squid-acl`: OK where check does not deny, ERR where
              it does;
   - serve    `urisan serve` (X-Original-URL): the same verdict and the
@@ -23,18 +44,25 @@ door urisan has; `urisan check --json` is the reference:
              extract --mail` on the same messages (an mbox): the same
              verdict per message.
 
+A difference is printed with the input, the key (a path: components.host,
+nested[0].flags) and each side's value; any difference fails the test.
+Before the doors run, the comparison is tried on pairs that must differ
+(a value, a type - true is not 1 -, a missing key, the key order): a
+comparison that cannot fail fails the test.
+
 Inputs: a sample of the shared URL lists (skipped when ../shared/data is
 absent), the lines of corpus/, the homograph test set (tests/homograph),
 generated nested URLs. A new door is a class with NAME and a method
 `answers(inputs, cfg)` giving, for each input it can judge, what it says
-(see Door below) - add it to DOORS (or from another file with
---door MODULE:CLASS).
+(see Door below; with ORDERED set, a whole object) - add it to DOORS
+(or from another file with --door MODULE:CLASS).
 
 usage: door_equality.py URISAN [--door-c EXE] [--door-milter EXE]
                         [--python-path DIR] [--door MODULE:CLASS ...]
 Exit 0 pass, 1 a door differs, 77 nothing to run.
 """
 import argparse
+import codecs
 import importlib
 import json
 import os
@@ -187,6 +215,94 @@ def configs(tmp):
                 "policy": lists, "must_deny": must})
     return out
 
+# ------------------------------------------------------------ comparison
+
+ABSENT = "<absent>"
+
+
+def differences(got, want, ordered, path="", out=None):
+    """[(key path, door's value, check's value)]: where got is not want.
+    Strict: the same type (true is not 1, 1 is not 1.0), the same keys,
+    equal values; the same key order where ordered is True, or the same
+    relative order of the keys ordered names (a tuple); none with False."""
+    out = [] if out is None else out
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            out.append((path or "(object)", got, want))
+            return out
+        if ordered:
+            keys = [k for k in got if k in want]
+            ref = [k for k in want if k in got]
+            if ordered is not True:
+                keys = [k for k in keys if k in ordered]
+                ref = [k for k in ref if k in ordered]
+            if keys != ref:
+                out.append(((path + " " if path else "") + "(key order)", keys, ref))
+        for k in want:
+            differences(got.get(k, ABSENT), want[k], ordered,
+                        path + "." + k if path else k, out)
+        for k in got:
+            if k not in want:
+                out.append((path + "." + k if path else k, got[k], ABSENT))
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            out.append((path, got, want))
+        else:
+            for i, (g, w) in enumerate(zip(got, want)):
+                differences(g, w, ordered, "%s[%d]" % (path, i), out)
+    elif type(got) is not type(want) or got != want:
+        out.append((path, got, want))
+    return out
+
+
+def same(got, want, ordered):
+    """differences() finds none - the common case, told at once: JSON text
+    tells true from 1, 1 from 1.0, null from a missing key, a key order."""
+    if json.dumps(got, sort_keys=True) != json.dumps(want, sort_keys=True):
+        return False
+    if ordered is True:
+        return json.dumps(got) == json.dumps(want)
+    if ordered:
+        return [k for k in got if k in ordered] == [k for k in want if k in ordered]
+    return True
+
+
+def comparison_fails():
+    """The comparison on pairs that must differ: the ones it misses."""
+    ref = {"uri": "a", "valid": True, "error": None, "length": 1, "flags": ["x"],
+           "nested": [{"flags": []}]}
+    must = {"a value": dict(ref, uri="b"), "a type": dict(ref, valid=1),
+            "null": dict(ref, error=False), "a key missing": {k: v for k, v in ref.items()
+                                                              if k != "error"},
+            "a key more": dict(ref, more=None), "a list": dict(ref, flags=["x", "y"]),
+            "deep": dict(ref, nested=[{"flags": ["y"]}]),
+            "the order": dict(reversed(list(ref.items())))}
+    missed = [what for what, got in must.items()
+              if not differences(got, ref, True) or same(got, ref, True)]
+    rev = dict(reversed(list(ref.items())))
+    if differences(rev, ref, False) or not same(rev, ref, False):
+        missed.append("the order, where none is kept")
+    return missed
+
+
+def as_cli(v):
+    """A Python door's value with its text as check --json writes it: the
+    bytes (str surrogate-escaped, doc/python.md) as UTF-8, any other byte
+    as the character of its value (\\u00XX)."""
+    if isinstance(v, str):
+        return v.encode("utf-8", "surrogateescape").decode("utf-8", "urisan-cli")
+    if isinstance(v, dict):
+        return {k: as_cli(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [as_cli(x) for x in v]
+    if not (v is None or isinstance(v, (bool, int))):
+        return "<python %s>" % type(v).__name__   # a tuple, bytes ...: no JSON value (differs)
+    return v
+
+
+codecs.register_error("urisan-cli",
+                      lambda e: ("".join(chr(x) for x in e.object[e.start:e.end]), e.end))
+
 # ------------------------------------------------------------------ doors
 
 
@@ -199,8 +315,12 @@ def run(cmd, stdin):
 
 class Door:
     """A door: answers(inputs, cfg) -> {index: answer} for the inputs it can
-    judge; an answer is compared with want(check_row) of the same input."""
+    judge; an answer is compared with want(check_row) of the same input:
+    key for key by differences() when ORDERED is set (True: in the same
+    key order; a tuple: those keys in the same order; False: no order),
+    else as a value."""
     NAME = "?"
+    ORDERED = None
 
     def want(self, row):
         return (row["verdict"], tuple(row["flags"]))
@@ -225,6 +345,7 @@ class CheckDoor(Door):
 
 class PythonDoor(Door):
     NAME = "python"
+    ORDERED = True    # a dict keeps order: check's
 
     def __init__(self, path):
         sys.path.insert(0, path)
@@ -237,17 +358,10 @@ class PythonDoor(Door):
             with open(cfg["policy"]) as f:
                 text = f.read()
         pol = self.m.Policy(text, profile=cfg["profile"])
-        out = {}
-        for i, u in enumerate(urls):
-            r = self.m.check(u, policy=pol)
-            out[i] = (r["verdict"], tuple(r["flags"]),
-                      tuple(tuple(n["flags"]) for n in r.get("nested", [])))
-        return out
+        return {i: as_cli(self.m.check(u, policy=pol)) for i, u in enumerate(urls)}
 
     def want(self, row):
-        """and the flags of each nested URL it lists, as check --json"""
-        return (row["verdict"], tuple(row["flags"]),
-                tuple(tuple(n["flags"]) for n in row.get("nested", [])))
+        return row
 
 
 class CDoor(Door):
@@ -266,24 +380,69 @@ class CDoor(Door):
         return res
 
 
+# The keys a line of extract --json shares with check --json's object, in
+# check's order: the URI, its length, the decision and the host view.
+# The decision and host view keys are in check's order on extract's line
+# too (EXTRACT_ORDER); uri leads both; length is among extract's own keys
+# (after part and offset), after truncated in check's.
+EXTRACT_SHARED = ("uri", "flags", "verdict", "reasons", "deny_reasons", "flag_reasons",
+                  "host_unicode", "host_skeleton", "host_imitates", "registrable_domain",
+                  "length")
+EXTRACT_ORDER = EXTRACT_SHARED[:-1]
+
+
 class ExtractDoor(Door):
+    """Each input written "<URL>" on a line of its own; the link found
+    whole (its offset and length are the input's). A link written with a
+    Unicode host is read as the URI a client opens (doc/extract.md: `uri`
+    the converted URI, `written` the text): its row is compared with
+    check's object of that URI, length aside (extract's is the written
+    text's)."""
     NAME = "extract"
+    ORDERED = EXTRACT_ORDER
 
     def __init__(self, exe):
         self.exe = exe
+        self.opened = {}   # input index -> check's object of the URI opened
+
+    def want(self, row):
+        """check's shared keys in check's order (one check lacks: differs)"""
+        want = {k: v for k, v in row.items() if k in EXTRACT_SHARED}
+        want.update((k, "<absent from check>") for k in EXTRACT_SHARED if k not in row)
+        return want
+
+    def wanted(self, i, row):
+        if i not in self.opened:
+            return self.want(row)
+        want = self.want(self.opened[i])
+        del want["length"]
+        return want
 
     def answers(self, urls, cfg):
         ok = [i for i, u in enumerate(urls)
               if not re.search(rb"[\s<>\"]", u) and b"://" in u[:40]]
-        text = b"".join(b"<" + urls[i] + b">\n" for i in ok)
+        at, text = {}, b""
+        for i in ok:
+            at[len(text) + 1] = i
+            text += b"<" + urls[i] + b">\n"
         rows = [json.loads(l) for l in
                 run([self.exe, "extract", "--json"] + cfg["args"], text).decode().splitlines()]
-        want = {urls[i].decode("utf-8", "surrogateescape"): i for i in ok}
-        res = {}
+        res, opened = {}, {}
         for r in rows:
-            i = want.get(r["uri"])
-            if i is not None and i not in res:
-                res[i] = (r["verdict"], tuple(r["flags"]))
+            i = at.get(r["offset"])
+            if i is None or r["length"] != len(urls[i]) or i in res:
+                continue
+            res[i] = {k: v for k, v in r.items() if k in EXTRACT_SHARED}
+            if "written" in r:
+                del res[i]["length"]
+                opened[i] = r["uri"].encode("utf-8", "surrogateescape")
+        self.opened = {}
+        if opened:
+            order = sorted(opened)
+            got = CheckDoor(self.exe).rows([opened[i] for i in order], cfg["args"])
+            self.opened = dict(zip(order, got))
+        print("note: extract: %d links whole, %d of them read as the URI a client opens"
+              % (len(res), len(opened)))
         return res
 
 
@@ -661,6 +820,29 @@ def check_mail_kinds(exe, milter, pymod, cfg, msgs, tmp):
     return len(msgs), bad, doors
 
 
+def print_differences(door, cfg, bad, inputs=5):
+    """The first inputs that differ, each key with both sides' values, and
+    how many inputs differ in each key."""
+    per_key = {}
+    for u, d in bad:
+        for key, _, _ in d:
+            per_key[key] = per_key.get(key, 0) + 1
+    for u, d in bad[:inputs]:
+        print("DIFFER %s %s: input %r" % (door, cfg, u[:160]))
+        for key, a, w in d[:8]:
+            print("    %-28s %s: %s\n    %-28s check: %s" % (key, door, short(a), "", short(w)))
+        if len(d) > 8:
+            print("    ... %d more keys" % (len(d) - 8))
+    if bad:
+        print("DIFFER %s %s: %d inputs; by key: %s" % (
+            door, cfg, len(bad), ", ".join("%s %d" % kv for kv in sorted(per_key.items()))))
+
+
+def short(v, n=200):
+    t = v if v == ABSENT else json.dumps(v, ensure_ascii=False)
+    return t if len(t) <= n else t[:n] + "..."
+
+
 def load_door(spec, ns):
     mod, _, cls = spec.partition(":")
     sys.path.insert(0, os.getcwd())
@@ -697,6 +879,11 @@ def main():
         doors.append(MilterDoor(ns.door_milter, exe))
     doors += [load_door(s, ns) for s in ns.door]
 
+    missed = comparison_fails()
+    if missed:
+        print("FAIL: the comparison misses a difference: %s" % ", ".join(missed))
+        return 1
+
     urls, counts = inputs()
     print("inputs: %d (%s)" % (len(urls), ", ".join("%s %d" % kv for kv in counts.items())))
     failures = 0
@@ -720,16 +907,26 @@ def main():
                 got = door.answers(urls, cfg)
                 ref_args = door.reference(cfg, tmp)
                 ref = rows if ref_args == cfg["args"] else check.rows(urls, ref_args)
+                ordered = getattr(door, "ORDERED", None)
                 if hasattr(door, "compare"):
                     n, bad = door.compare(urls, cfg, ref, got)
+                elif ordered is not None:
+                    n, bad = len(got), []
+                    for i, a in sorted(got.items()):
+                        w = door.wanted(i, ref[i]) if hasattr(door, "wanted") else door.want(ref[i])
+                        d = [] if same(a, w, ordered) else differences(a, w, ordered)
+                        if d:
+                            bad.append((urls[i], d))
+                    print_differences(door.NAME, cfg["name"], bad)
                 else:
                     bad = [(urls[i], a, door.want(ref[i])) for i, a in sorted(got.items())
                            if a != door.want(ref[i])]
                     n = len(got)
                 line.append("%s %d/%d" % (door.NAME, n - len(bad), n))
-                for u, a, w in bad[:5]:
-                    print("DIFFER %s %s: %r says %r, check says %r" % (door.NAME, cfg["name"],
-                                                                      u[:120], a, w))
+                if ordered is None:
+                    for u, a, w in bad[:5]:
+                        print("DIFFER %s %s: %r says %r, check says %r"
+                              % (door.NAME, cfg["name"], u[:120], a, w))
                 failures += len(bad)
             if kind_msgs:
                 n, bad, kdoors = check_mail_kinds(exe, ns.door_milter, pymod, cfg, kind_msgs, tmp)

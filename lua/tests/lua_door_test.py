@@ -17,10 +17,11 @@ plus a policy file denying homograph, invisible_char and host_uts46,
 each input is judged by `urisan check --json --profile P [--policy F]`
 (standard input, one line each) and by urisan.check(input, {policy =
 urisan.policy{profile = P, file = F}}) in each Lua interpreter given;
-every key of every line must be equal (the Lua null is urisan.null).
+every key of every line must be equal, strictly (door_dump.lua's
+encoding: the Lua null is urisan.null, true is not 1, an integer is no
+float; door_lua.py's lua_form says how check's JSON maps to Lua).
 Prints the counts; exit 1 on any difference.
 """
-import codecs
 import json
 import os
 import subprocess
@@ -32,32 +33,16 @@ SANITIZER_PRELOAD = os.environ.pop("LD_PRELOAD", None)
 import sys
 import tempfile
 
+from door_lua import load_dump, lua_form
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_LINE = 8192
 
 
-def as_cli(obj):
-    # the command writes a byte outside well-formed UTF-8 as \u00XX
-    return (chr(obj.object[obj.start]), obj.start + 1)
-
-
-codecs.register_error("urisan_bytes", as_cli)
-
-
-def cli_text(b):
-    return b.decode("utf-8", "urisan_bytes")
-
-
-def from_lua(v):
-    """The dump's value with its hex strings as the command's text."""
-    if isinstance(v, str):
-        assert v.startswith("h:"), v
-        return cli_text(bytes.fromhex(v[2:]))
-    if isinstance(v, list):
-        return [from_lua(x) for x in v]
-    if isinstance(v, dict):
-        return {k: from_lua(x) for k, x in v.items()}
-    return v
+def strict(v, ref):
+    """v as text that tells true from 1 and null from a missing key; check's
+    value (ref) in the Lua form doc/lua.md promises (door_lua.lua_form)."""
+    return json.dumps(lua_form(v) if ref else v, sort_keys=True)
 
 
 def lines_of(data):
@@ -118,7 +103,7 @@ def run_lua(lua, cpath, recs, profile, pfile):
     p = subprocess.run(argv, capture_output=True, env=env, timeout=900)
     if p.returncode != 0:
         raise SystemExit("%s door_dump.lua: exit %d: %s" % (lua, p.returncode, p.stderr[:500]))
-    return [from_lua(json.loads(l)) for l in p.stdout.decode("ascii").split("\n") if l]
+    return [load_dump(l) for l in p.stdout.split(b"\n") if l]
 
 
 def main():
@@ -148,7 +133,7 @@ def main():
                 diff = {}
                 for i, (a, b) in enumerate(zip(ref, got)):
                     for k in set(a) | set(b):
-                        if a.get(k, "<absent>") != b.get(k, "<absent>"):
+                        if strict(a.get(k, "<absent>"), True) != strict(b.get(k, "<absent>"), False):
                             diff.setdefault(k, []).append(i)
                 n = len(set(i for v in diff.values() for i in v)) + abs(len(got) - len(ref))
                 what = "%s%s" % (profile, " + host.policy" if pfile else "")
