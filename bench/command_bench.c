@@ -1,5 +1,5 @@
 /*
- * command_bench.c - the `urisan` command in urisan-bench (issue 17).
+ * command_bench.c - the `urisan` command in urisan-bench.
  *
  * End to end (--commands): what a user who checks a log pays. The large
  * file is the shared URL data sets concatenated `repeat` times (x10 is

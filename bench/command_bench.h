@@ -1,6 +1,6 @@
 /*
- * command_bench.h - urisan-bench rows for the `urisan` command itself
- * (issue 17): the command end to end against the closest commands a user
+ * command_bench.h - urisan-bench rows for the `urisan` command itself:
+ * the command end to end against the closest commands a user
  * would pick instead, and the command paths' linearity. See
  * bench/command_bench.c and doc/bench.md.
  */

@@ -303,7 +303,7 @@ static void gen_entities(buf_t *b, size_t size)
     gen_html_parts(b, size, row_entities);
 }
 
-/* A large mbox (issue 15): ordinary messages of about 6 KiB, each with a
+/* A large mbox: ordinary messages of about 6 KiB, each with a
    text and an HTML part; the bench splits it at "From " lines and scans
    every message, as `extract --mail` does. */
 static void gen_mbox(buf_t *b, size_t size)

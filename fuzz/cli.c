@@ -27,7 +27,7 @@
  *  6. check --json, and --fields lists that cut, reorder and mix the
  *     host view's keys and valid/error (with --base or not): each of the
  *     first 64 lines is written as that line alone is on a fresh thread
- *     (no state of one line leaks into the next: issue 17's kept host
+ *     (no state of one line leaks into the next: the kept host
  *     view and runs; a kept answer equals one made afresh).
  *  7. check --jobs N (N 2..4, batches of 1..5 lines: URISAN_JOBS_BATCH)
  *     writes what check writes, byte for byte, with the same exit status,

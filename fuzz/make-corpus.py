@@ -225,7 +225,7 @@ def policy_seeds():
     for i in range(40):
         k = rnd.randint(2, 6)
         out.append(b'\n'.join(rnd.choice(lines) for _ in range(k)) + (b'\n' if i % 2 else b''))
-    # issue 13: the rest of the grammar - address rules, *.suffix and
+    # the rest of the grammar - address rules, *.suffix and
     # .suffix hosts, profile lines, require-*, and their mistakes (after
     # the older seeds, which stay as they were)
     grammar = [

@@ -1,6 +1,6 @@
 /*
  * policy_witness.h - "a policy that parses never holds a rule that can
- * match nothing" (issue 13), as a check: for every host, address, scheme,
+ * match nothing", as a check: for every host, address, scheme,
  * port, default-port and dangerous-scheme entry of a parsed policy, a
  * witness URI built from the entry must be judged by that entry
  * (deny-host/deny-ip deny it, allow-host/allow-ip/allow-scheme/allow-port

@@ -134,7 +134,7 @@ static const urisan_flags urisan_all_flags_ =
      URISAN_F(AMBIGUOUS_AUTHORITY) | URISAN_F(IP_OBFUSCATED) | URISAN_F(MAIL_LIMIT))
 
 /* The default policy neither denies nor reports these: names that are
-   legitimate on an intranet (issue 13 keeps default verdicts); profiles
+   legitimate on an intranet (the default verdicts stay); profiles
    deny them. */
 #define URISAN_DEFAULT_IGNORE (URISAN_F(INTERNAL_NAME) | URISAN_F(SINGLE_LABEL))
 #define URISAN_DEFAULT_FLAG (URISAN_ALL_FLAGS & ~URISAN_DEFAULT_DENY & ~URISAN_DEFAULT_IGNORE)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cli_output_test.py - the command's output path (issue 17): --fields, the
+"""cli_output_test.py - the command's output path: --fields, the
 buffered output (order, flushing for an interactive peer, write errors), and
 the JSON escape around its 8-byte fast path.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 13 from the command line: deny reasons apart from flag-only ones
+"""From the command line: deny reasons apart from flag-only ones
 (check --json deny_reasons/flag_reasons, text denied:...;flagged:...,
 Squid log=), --profile on every command with --policy, `profile` lines,
 policy mistakes as FILE:LINE:COLUMN: message 'word', `urisan policy

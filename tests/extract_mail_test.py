@@ -214,7 +214,7 @@ def test_deep_nesting():
     parts.append("--b%d\nContent-Type: text/plain\n\nhttp://deep.example/\n" % (depth - 1))
     parts += ["--b%d--\n" % i for i in reversed(range(depth))]
     rc, rows, err = hits(["--mail", "-"], "".join(parts).encode())
-    # issue 18: a limit is a line of its own (flag mail_limit, denied by
+    # a limit is a line of its own (flag mail_limit, denied by
     # the default policy: exit 1) and a warning
     check(rc == 1 and b"limit depth" in err, "deep nesting: exit 1 with a warning (%d)" % rc)
     check([(r["part"], r["uri"]) for r in rows] == [("raw", "http://deep.example/"), ("raw", None)],
@@ -303,7 +303,7 @@ def test_big_message():
         print("big message: %d bytes, %d hits, peak RSS %d KiB" % (size, len(lines), rss_kib))
 
 
-# Tree construction (issue 18): what parse5 and the HTML standard put in
+# Tree construction: what parse5 and the HTML standard put in
 # the document, per corpus/mail/issue18-tree-*.eml. Each was a difference
 # of the html5_diff test before the tree-construction emulation
 # (src/mail/html_tree.c); the CDATA pair is where parse5 8 and the
@@ -334,7 +334,7 @@ def test_tree_construction():
 
 
 def test_header_urls():
-    """Issue 15: URLs in the Subject and other text header fields, RFC 2047
+    """URLs in the Subject and other text header fields, RFC 2047
     encoded-words decoded, context "header" and the field's name."""
     rc, rows, err = hits(["--mail", os.path.join(MAIL, "header_urls.eml")])
     got = [(r["part"], r["context"], r.get("header"), r["uri"]) for r in rows]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Homograph detection on tests/homograph/eval.tsv (issue 15).
+"""Homograph detection on tests/homograph/eval.tsv.
 
 Runs `urisan check --json` on http://HOST/ for each host of the set and
 counts: a confusable host without the homograph flag is a false negative,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile mail and HTML (issue 18): the reproducers of the attack on the
+"""Hostile mail and HTML: the reproducers of the attack on the
 mail path, each a regression test (tests/mail/hostile/, also in
 corpus/mail/issue18-*).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`urisan extract --mail` on mailboxes (issue 15): every message of an
+"""`urisan extract --mail` on mailboxes: every message of an
 mbox (From-line unescaping, mboxrd) and of a Maildir (new/ then cur/),
 each hit naming its message (index, Message-ID, file); a single message
 keeps its output (no message keys).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """output_identity.py - the command's output is byte-identical to that of the
-commit before the fast output path (issue 17).
+commit before the fast output path.
 
     output_identity.py URISAN_EXE SRCDIR WORKDIR
 

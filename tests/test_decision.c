@@ -1,5 +1,5 @@
 /*
- * test_decision.c - what issue 13 adds to decisions: deny reasons apart
+ * test_decision.c - what decisions hold: deny reasons apart
  * from flag-only reasons (urisan_decision_format), the fail-closed policy
  * grammar (line, column and word of every mistake; host rules exact,
  * ".suffix" and "*.suffix"; require-absolute / require-authority),
@@ -95,7 +95,7 @@ static const mistake mistakes[] = {
     {"profile sssrf\n", 1, 9, "sssrf", "unknown profile"},
     {"# x\n\nprofile proxy\nprofile ssrf\n", 4, 1, "profile", "first"},
     {"deny invalid\tpass\x01word\n", 1, 18, "\x01", "control"},
-    /* every other message of the grammar (issue 13 audit) */
+    /* every other message of the grammar (an audit) */
     {"flag idnn\n", 1, 6, "idnn", "unknown flag"},
     {"allow ip_privat\n", 1, 7, "ip_privat", "unknown flag"},
     {"allow-host\n", 1, 1, "allow-host", "missing argument"},

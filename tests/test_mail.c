@@ -94,7 +94,7 @@ START_TEST(a_message_gives_hits_with_part_source_display_and_verdict)
 }
 END_TEST
 
-/* Issue 15: URLs in the Subject and other text header fields, RFC 2047
+/* URLs in the Subject and other text header fields, RFC 2047
    encoded-words decoded by GMime, source "header" and the field's name;
    an attached message's head as "2.HEADER"; other fields not scanned. */
 static char hdr_names[MAXROWS][32];
@@ -288,7 +288,7 @@ START_TEST(deep_nesting_is_a_limit_told_to_on_diag_and_the_raw_message_is_scanne
 }
 END_TEST
 
-/* Issue 18: GMime compares each "--" line with every enclosing boundary;
+/* GMime compares each "--" line with every enclosing boundary;
    10 nested multiparts and a part of 6,000 "--x" lines cost 20 x 10 per
    line, past the 1 MiB allowance when max_boundary_ratio is 0. */
 START_TEST(dash_lines_inside_nested_multiparts_are_the_limit_boundaries)
@@ -327,7 +327,7 @@ START_TEST(dash_lines_inside_nested_multiparts_are_the_limit_boundaries)
 }
 END_TEST
 
-/* Issue 18: the head of a part (after "--boundary", or the content of a
+/* The head of a part (after "--boundary", or the content of a
    message/rfc822 part) is bounded like the message head: GMime keeps
    every field of it (16 MB of "X-P: v" fields in one part: 682 MB RSS,
    3 MB/s before). A "--" line that is no boundary opens no head. */
@@ -391,7 +391,7 @@ START_TEST(part_heads_are_bounded_like_the_message_head)
 }
 END_TEST
 
-/* Issue 18: 998 parts of 63 parameters each cost GMime ~0.2 s (one
+/* 998 parts of 63 parameters each cost GMime ~0.2 s (one
    GObject per parameter) for 2.5 MB: parameters in all are bounded. */
 START_TEST(parameters_of_all_fields_are_bounded)
 {

@@ -1,6 +1,6 @@
 /*
- * test_nested.c - URLs nested in query and fragment parameters (issue 13
- * item 3; src/nested.c): which parameters are looked at ("&" and ";"
+ * test_nested.c - URLs nested in query and fragment parameters
+ * (src/nested.c): which parameters are looked at ("&" and ";"
  * apart, query and fragment), percent-decoding once and twice, every
  * network-path form, the depth bound (policy nested-depth 1..3), the
  * scratch bound, the union of flags, and the policy's `deny nested:FLAG`,

@@ -104,7 +104,7 @@ END_TEST
 
 /* urisan(1), POLICY: denies exactly invalid, too_long, escaped_crlf,
    escaped_nul, ctl_raw, dot_above_root, password, dangerous_scheme,
-   ambiguous_authority, ip_obfuscated - and mail_limit (issue 18: a mail
+   ambiguous_authority, ip_obfuscated - and mail_limit (a mail
    limit fails closed); flags everything else. */
 START_TEST(default_policy_denies_exactly_the_spec_list)
 {
@@ -125,7 +125,7 @@ START_TEST(default_policy_denies_exactly_the_spec_list)
         urisan_decision d;
         urisan_decide("", 0, NULL, &r, NULL, &d);
         if (b == URISAN_FLAG_INTERNAL_NAME || b == URISAN_FLAG_SINGLE_LABEL) {
-            /* issue 13: ignored by default (intranet names), denied by
+            /* ignored by default (intranet names), denied by
                the profiles */
             ck_assert_msg(d.verdict == URISAN_ALLOW && d.flag_flags == 0, "%s", name);
             continue;

@@ -1,5 +1,5 @@
 /*
- * test_policy_ip.c - address rules (issue 13, doc/policy.md "Address
+ * test_policy_ip.c - address rules (doc/policy.md "Address
  * rules"): `deny-ip` / `allow-ip` with IPv4 and IPv6 CIDR ranges, matched
  * against the de-obfuscated address and every IPv4 address an IPv6
  * address carries; every mistake with its line, column and word; the

@@ -1,6 +1,6 @@
 /*
- * test_policy_random.c - 5,000 generated policy texts (issue 13, "Done
- * when"): seeded and reproducible (URISAN_POLICY_SEED overrides the seed,
+ * test_policy_random.c - 5,000 generated policy texts: seeded
+ * and reproducible (URISAN_POLICY_SEED overrides the seed,
  * URISAN_POLICY_TEXTS the count), mixing valid directives of the whole
  * grammar, near-miss typos, random bytes, long lines and Unicode. Each
  * text is placed flush against a PROT_NONE page and parsed (the ASan

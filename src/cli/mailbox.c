@@ -1,6 +1,6 @@
 /*
  * mailbox.c - the messages of an mbox file or a Maildir directory for
- * `urisan extract --mail` (issue 15; see mailbox.h).
+ * `urisan extract --mail` (see mailbox.h).
  *
  * mbox (RFC 4155): a message starts at a line beginning "From " (at the
  * start of the file, or after a newline); that line is the envelope, not

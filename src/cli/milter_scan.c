@@ -115,7 +115,7 @@ typedef struct {
     char limit[160];     /* the first liburisan-mail limit reached, or "" */
 } scan_state;
 
-/* A liburisan-mail limit (issue 18): the message was not scanned whole;
+/* A liburisan-mail limit: the message was not scanned whole;
    the first one names the error. */
 static bool on_diag(void *ctx, const urisan_mail_diag *d)
 {

@@ -1,5 +1,5 @@
 /*
- * view.c - a host as a reader sees it (issue 15; urisan_host.h).
+ * view.c - a host as a reader sees it (urisan_host.h).
  *
  * Unicode TR39 through ICU's spoof checker, not tables of our own:
  * - mixed script: a label fails TR39 5.2 "moderately restrictive" (Latin
@@ -77,7 +77,7 @@ static void init_host_cls(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* UTS #46 (issue 18): the host a browser resolves                     */
+/* UTS #46: the host a browser resolves                     */
 /* ------------------------------------------------------------------ */
 
 /*

@@ -118,7 +118,7 @@ static char *part_path(GMimePartIter *it)
 }
 
 /*
- * Issue 15: the header fields a reader sees as text, each value as the
+ * The header fields a reader sees as text, each value as the
  * client shows it: unfolded and RFC 2047 encoded-words decoded to UTF-8
  * (g_mime_header_get_value). Unstructured text (RFC 5322 3.6.5, RFC 2045
  * Content-Description, Thread-Topic, Organization), the address fields

@@ -1,6 +1,6 @@
 /*
  * prescan.c - the limits of liburisan-mail checked before GMime parses
- * anything (issue 18): one linear pass over the raw lines of a message.
+ * anything: one linear pass over the raw lines of a message.
  *
  * GMime's parser (gmime-parser.c, GMime 3.2) does, per message:
  *  - a head (header block) at the start, after every line that is exactly
@@ -9,16 +9,16 @@
  *    line, every line in it is a header field (a line without a colon
  *    becomes X-Invalid-Header) or folds onto the one before; each field is
  *    an allocation and a list entry, each parameter of a Content-Type or
- *    Content-Disposition field a GObject (issue 18 reproducer 3: 296 MB
- *    for 3.5 MB of "; a=b");
+ *    Content-Disposition field a GObject (hundreds of megabytes for a few
+ *    of "; a=b");
  *  - for every content line that starts with "--", a strncmp with the
- *    boundary of each enclosing multipart (reproducer 4 and deep-max of
- *    bench/mail_bench.c: 63 nested multiparts and a part of "--x" lines,
- *    ~60 compares per line, 17 MB/s).
+ *    boundary of each enclosing multipart (deep-max of bench/mail_bench.c:
+ *    63 nested multiparts and a part of "--x" lines, a compare with each
+ *    per line).
  * This pass bounds each of those before GMime runs: fields per head,
  * bytes per field, parameters per field, parts (heads), multiparts (they
- * bound the nesting), parameters in all (GMime's cost per parameter,
- * ~3 us, times 64 per field and 1000 parts would be 0.2 s for 2.5 MB) and
+ * bound the nesting), parameters in all (GMime's cost per parameter times
+ * 64 per field and 1000 parts is a fraction of a second for a few MB) and
  * the boundary work, each an upper bound of what GMime will do.
  *
  * Heads are found as GMime finds them: the boundaries are read from the
