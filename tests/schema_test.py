@@ -2,7 +2,7 @@
 """Every JSON line the command's test suites produce validates against
 doc/urisan-output.schema.json (JSON Schema draft 2020-12, python3-jsonschema).
 
-Usage: schema_test.py PATH-TO-urisan SRCDIR
+Usage: schema_test.py PATH-TO-urisan SRCDIR [--sample N]
 
 The suites (SUITES below: every one that writes such JSON, but for the
 bulk-data ones named there) run with a stand-in for the binary that passes everything
@@ -11,10 +11,19 @@ then every kept line - and the lines of a few runs of its own (--fields,
 --explain, --base, nested URLs, logs, every mail fixture) - is validated
 against its command's definition. The schema allows no unknown key: a key,
 flag or reason added without the schema fails here.
+
+--sample N (the quick size; without it every line is validated) still
+runs every suite, reads every line as JSON, and validates each line of a shape
+not seen before - its command, each key with the kind of its value (null,
+string, number, boolean, array, object) and each lower-case word it
+carries as a string (flags, reasons, verdicts, statuses) - and every Nth
+line besides: each class of line the suites make is validated at least
+once, and a sample of the rest for the values' own rules.
 """
 import glob
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -22,6 +31,10 @@ import tempfile
 
 URISAN = os.path.abspath(sys.argv[1])
 SRCDIR = os.path.abspath(sys.argv[2])
+SAMPLE = int(sys.argv[4]) if sys.argv[3:4] == ["--sample"] else 1
+# A line's shape (--sample): its keys, each with the first byte of its
+# value, and its quoted lower-case words.
+SHAPE = re.compile(rb'"([a-z][a-z_0-9]*)"(:[n"\[{tf0-9-]|)')
 # The suites that run check, extract, resolve or normalize with JSON output
 # (squid_helper_test runs squid-acl, which writes none: it is here so that
 # a JSON line it ever makes is validated); the ones that also want the
@@ -136,8 +149,10 @@ def main():
     own_runs(run)
     bad = []
     n = {c: 0 for c in COMMANDS}
+    shapes = set()
+    validated = 0
     with open(log, "rb") as f:
-        for raw in f:
+        for i, raw in enumerate(f):
             cmd, _, line = raw.rstrip(b"\n").partition(b"\t")
             cmd = cmd.decode()
             n[cmd] += 1
@@ -146,6 +161,12 @@ def main():
             except ValueError as e:
                 bad.append(f"{cmd}: not JSON ({e}): {line[:200]!r}")
                 continue
+            if SAMPLE > 1:
+                shape = (cmd, frozenset(SHAPE.findall(line)))
+                if shape in shapes and i % SAMPLE:
+                    continue
+                shapes.add(shape)
+            validated += 1
             errs = sorted(validators[cmd].iter_errors(obj), key=lambda e: list(e.path))
             if errs:
                 e = errs[0]
@@ -159,7 +180,10 @@ def main():
             seen.add(key)
             print("FAIL", b)
     print("JSON bytes kept per suite: " + ", ".join(f"{k} {v}" for k, v in kept.items()))
-    print(f"validated {sum(n.values())} lines {n}; {len(bad)} invalid")
+    if SAMPLE > 1:
+        print(f"--sample {SAMPLE}: {len(shapes)} shapes of line; validated {validated} of "
+              f"{sum(n.values())} lines: one of each shape and every {SAMPLE}th")
+    print(f"validated {validated} lines of {n}; {len(bad)} invalid")
     return 1 if bad or failed_suites or min(n.values()) == 0 else 0
 
 
