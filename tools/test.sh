@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Sets up everything and runs every test: unit (Check), command, fuzz
-# corpus replay, benchmark smoke and the Squid end-to-end suite.
+# Sets up everything and runs the tests: unit (Check), command, fuzz
+# corpus replay, benchmark smoke and the end-to-end suites. By default the
+# quick size (meson's default test setup 'quick': every suite but 'slow',
+# each slow test on a sample of its cases drawn from every case class);
+# TEST_ARGS="--setup thorough" runs every suite, the full sizes of suite
+# 'slow' too (what .ci/run runs; `meson test -C build --suite slow` runs
+# those alone).
 #   BUILDDIR=build  MESON_ARGS="..."  TEST_ARGS="..."  CC=clang  (all optional)
 set -euo pipefail
 cd "$(dirname "$0")/.."
