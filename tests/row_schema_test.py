@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""The JSON Schema in doc/ and the library's description of a link's row
+(urisan_link_row_keys, src/result.c: the lines of `urisan extract
+--json`, the Python and Lua modules' extract and extract_mail) name the
+same keys in the same order, with the same JSON types. A key added to
+the description and not to the schema (or the other way round) fails
+here.
+
+usage: row_schema_test.py ROW_KEYS_EXE SCHEMA_JSON
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from result_schema_test import compare  # noqa: E402
+
+
+def main():
+    exe, schema_path = sys.argv[1], sys.argv[2]
+    keys = json.loads(subprocess.run([exe], check=True, capture_output=True,
+                                     text=True).stdout)
+    with open(schema_path) as f:
+        schema = json.load(f)
+    bad = compare(schema, "extract", keys, schema["$defs"]["extract"]["properties"])
+    for b in bad:
+        print("FAIL:", b)
+    if not bad:
+        print("ok: %d keys of the description match the schema" % len(keys))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
