@@ -72,33 +72,19 @@ typedef struct {
 
 /* ---- the JSON line: the library's keys of a row ---- */
 
-#define MODE_EXPLAIN 1u /* --explain was given */
-#define MODE_RESOLVE 2u /* --resolve was given */
+#define MODE_EXPLAIN URISAN_RK_EXPLAIN /* --explain was given */
+#define MODE_RESOLVE URISAN_RK_RESOLVE /* --resolve was given */
 
-/* ["name", ...]: v's flags, rule reasons, flags (URISAN_RV_NAMES). */
+/* ["name", ...]: v's flags, rule reasons, flags (URISAN_RV_NAMES), in
+   the order cli_jv_reasons lists a denying decision's. */
 static void put_names(cli_buf *b, const urisan_rvalue *v)
 {
     if (v->rules == 0 && v->last == 0) {
         cli_jv_flags(b, v->first);
         return;
     }
-    cli_buf_addc(b, '[');
-    size_t n = 0;
-    for (unsigned part = 0; part < 3; part++) {
-        uint64_t set = part == 0 ? (uint64_t)v->first : part == 1 ? v->rules : (uint64_t)v->last;
-        while (set != 0) {
-            unsigned bit = (unsigned)__builtin_ctzll(set);
-            set &= set - 1;
-            const char *name = part == 1 ? urisan_rule_reason_name((urisan_rule_reason)bit)
-                                         : urisan_flag_name((urisan_flag)bit);
-            if (name == NULL)
-                continue;
-            if (n++ > 0)
-                cli_buf_addc(b, ',');
-            cli_jv_name(b, name);
-        }
-    }
-    cli_buf_addc(b, ']');
+    const urisan_decision d = { URISAN_DENY, v->first, v->last, v->rules };
+    cli_jv_reasons(b, &d);
 }
 
 /* A value of the library's (urisan_link_row_value) as JSON. */
@@ -168,40 +154,35 @@ static void put_resolve(cli_buf *b, const void *v)
 }
 #undef ROW
 
+/* What the command gives a key itself: the writer of a key of its own
+   (URISAN_RV_FRONT), and the key's value on the fallback line (a hit too
+   large for CLI_JSON_MAX: it keeps where the hit is and denies it; a key
+   not named here is left out of it). */
 static const struct {
     const char *name;
-    cli_field_put put;
-} front_keys[] = {
-#ifdef URISAN_HAVE_MAIL
-    { "message", put_message },
-    { "message_id", put_message_id },
-    { "file", put_file },
-#endif
-    { "explain", put_explain },
-    { "resolve", put_resolve },
-};
-
-/* A key's value on the fallback line (a hit too large for CLI_JSON_MAX):
-   it keeps where the hit is and denies it. A key not named here is left
-   out. */
-static const struct {
-    const char *name;
+    cli_field_put put;  /* NULL: the library's value (put_key) */
     cli_field_fb fb;
-    const char *text;
-} fallback_keys[] = {
-    { "uri", CLI_FB_TEXT, "null" },
-    { "part", CLI_FB_PUT, NULL },
-    { "offset", CLI_FB_PUT, NULL },
-    { "length", CLI_FB_PUT, NULL },
-    { "context", CLI_FB_PUT, NULL },
-    { "display", CLI_FB_TEXT, "null" },
-    { "form", CLI_FB_TEXT, "[]" },
-    { "flags", CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
-    { "verdict", CLI_FB_TEXT, "\"deny\"" },
-    { "reasons", CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
-    { "deny_reasons", CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
-    { "flag_reasons", CLI_FB_TEXT, "[]" },
-    { "explain", CLI_FB_TEXT, "{}" },
+    const char *fb_text;
+} own_keys[] = {
+    { "uri", NULL, CLI_FB_TEXT, "null" },
+    { "part", NULL, CLI_FB_PUT, NULL },
+    { "offset", NULL, CLI_FB_PUT, NULL },
+    { "length", NULL, CLI_FB_PUT, NULL },
+    { "context", NULL, CLI_FB_PUT, NULL },
+    { "display", NULL, CLI_FB_TEXT, "null" },
+    { "form", NULL, CLI_FB_TEXT, "[]" },
+    { "flags", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "verdict", NULL, CLI_FB_TEXT, "\"deny\"" },
+    { "reasons", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "deny_reasons", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "flag_reasons", NULL, CLI_FB_TEXT, "[]" },
+#ifdef URISAN_HAVE_MAIL
+    { "message", put_message, CLI_FB_OMIT, NULL },
+    { "message_id", put_message_id, CLI_FB_OMIT, NULL },
+    { "file", put_file, CLI_FB_OMIT, NULL },
+#endif
+    { "explain", put_explain, CLI_FB_TEXT, "{}" },
+    { "resolve", put_resolve, CLI_FB_OMIT, NULL },
 };
 
 /* Keys present only with a value (URISAN_RS_SET): field i's presence
@@ -253,8 +234,7 @@ static void extract_fields_make(void)
         cli_field *f = &extract_fields[m];
         memset(f, 0, sizeof *f);
         f->name = k->name;
-        f->when = ((k->when & URISAN_RK_EXPLAIN) ? MODE_EXPLAIN : 0) |
-                  ((k->when & URISAN_RK_RESOLVE) ? MODE_RESOLVE : 0);
+        f->when = k->when & (MODE_EXPLAIN | MODE_RESOLVE);
         f->needs = (k->when & URISAN_RK_EXPLAIN) ? "--explain"
                  : (k->when & URISAN_RK_RESOLVE) ? "--resolve" : NULL;
         f->put_arg = put_key;
@@ -265,18 +245,16 @@ static void extract_fields_make(void)
         if (k->when & URISAN_RK_MAILBOX)
             f->present = in_box;
 #endif
-        for (size_t q = 0; q < sizeof front_keys / sizeof front_keys[0]; q++) {
-            if (strcmp(front_keys[q].name, k->name) == 0) {
-                f->put = front_keys[q].put;
+        f->fb = CLI_FB_OMIT;
+        for (size_t q = 0; q < sizeof own_keys / sizeof own_keys[0]; q++) {
+            if (strcmp(own_keys[q].name, k->name) != 0)
+                continue;
+            if (own_keys[q].put != NULL) {
+                f->put = own_keys[q].put;
                 f->put_arg = NULL;
             }
-        }
-        f->fb = CLI_FB_OMIT;
-        for (size_t q = 0; q < sizeof fallback_keys / sizeof fallback_keys[0]; q++) {
-            if (strcmp(fallback_keys[q].name, k->name) == 0) {
-                f->fb = fallback_keys[q].fb;
-                f->fb_text = fallback_keys[q].text;
-            }
+            f->fb = own_keys[q].fb;
+            f->fb_text = own_keys[q].fb_text;
         }
         m++;
     }
