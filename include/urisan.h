@@ -1187,8 +1187,9 @@ URISAN_API void urisan_nested_value(const urisan_nested_url *nu, urisan_flags fl
  * a dict of the Python module's extract() and extract_mail(), a table of
  * the Lua module's - is one list of keys too (doc/output.md,
  * doc/urisan-output.schema.json), of the same type as a result's:
- * urisan_link_row_keys. Their stage and reads are 0; when and shown are
- * as above (URISAN_RS_SET: a key present only with a value, as "header"
+ * urisan_link_row_keys. Their stage is 0, reads URISAN_RR_FLAGS or
+ * URISAN_RR_DECISION for the keys read from those alone (else 0); when
+ * and shown are as above (URISAN_RS_SET: a key present only with a value, as "header"
  * or "page"). A row is filled from a free-text hit (urisan_link_row_hit),
  * from a mail hit or a mail limit reached (liburisan-mail's
  * urisan_mail_hit_row, urisan_mail_diag_row), its host's forms by

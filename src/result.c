@@ -317,7 +317,8 @@ URISAN_API void urisan_nested_value(const urisan_nested_url *nu, urisan_flags fl
 
 /* The keys of a row in the order every door writes them; new keys are
    appended before the command's own (explain, resolve). Columns as
-   result_keys' (stage and reads 0). */
+   result_keys' (stage 0; reads: the flags and the decision, for a front
+   end that keeps what it wrote of them). */
 static const urisan_result_key row_keys[] = {
     { "uri", SN, 0, 0, 0, 0, NULL, 0, K_L_URI },
     { "part", "integer|string", 0, 0, 0, 0, NULL, 0, K_L_PART },
@@ -326,11 +327,11 @@ static const urisan_result_key row_keys[] = {
     { "context", "string", 0, 0, 0, 0, NULL, 0, K_L_CONTEXT },
     { "display", SN, 0, 0, 0, 0, NULL, 0, K_L_DISPLAY },
     { "form", "array", 0, 0, 0, 0, NULL, 0, K_L_FORM },
-    { "flags", "array", 0, 0, 0, 0, NULL, 0, K_L_FLAGS },
-    { "verdict", "string", 0, 0, 0, 0, NULL, 0, K_VERDICT },
-    { "reasons", "array", 0, 0, 0, 0, NULL, 0, K_REASONS },
-    { "deny_reasons", "array", 0, 0, 0, 0, NULL, 0, K_DENY_REASONS },
-    { "flag_reasons", "array", 0, 0, 0, 0, NULL, 0, K_FLAG_REASONS },
+    { "flags", "array", 0, 0, 0, URISAN_RR_FLAGS, NULL, 0, K_L_FLAGS },
+    { "verdict", "string", 0, 0, 0, DEC, NULL, 0, K_VERDICT },
+    { "reasons", "array", 0, 0, 0, DEC, NULL, 0, K_REASONS },
+    { "deny_reasons", "array", 0, 0, 0, DEC, NULL, 0, K_DENY_REASONS },
+    { "flag_reasons", "array", 0, 0, 0, DEC, NULL, 0, K_FLAG_REASONS },
     { "host_unicode", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_UNICODE },
     { "host_skeleton", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_SKELETON },
     { "host_imitates", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_IMITATES },

@@ -99,14 +99,14 @@ static void put_value(cli_buf *b, const urisan_rvalue *v)
     case URISAN_RV_ERROR: cli_jv_error(b, &v->err); return;
     case URISAN_RV_FORMS: {
         cli_buf_addc(b, '[');
-        const char *name;
         size_t n = 0;
-        for (unsigned bit = 0; (name = urisan_hit_form_name(bit)) != NULL; bit++) {
-            if ((v->u >> bit) & 1u) {
-                if (n++ > 0)
-                    cli_buf_addc(b, ',');
-                cli_jv_name(b, name);
-            }
+        for (uint64_t set = v->u; set != 0; set &= set - 1) {
+            const char *name = urisan_hit_form_name((unsigned)__builtin_ctzll(set));
+            if (name == NULL)
+                break;
+            if (n++ > 0)
+                cli_buf_addc(b, ',');
+            cli_jv_name(b, name);
         }
         cli_buf_addc(b, ']');
         return;
@@ -209,6 +209,17 @@ static bool (*const set_presents[EXTRACT_KEYS_MAX])(const void *) = {
     SET_FN8(0), SET_FN8(1), SET_FN8(2), SET_FN8(3), SET_FN8(4), SET_FN8(5),
 };
 
+/* What the keys that read only the flags and the decision are written
+   from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run's key. */
+static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    const urisan_link_row *r = &((const ex_row *)v)->row;
+    key[0] = (uint64_t)r->flags;
+    key[1] = (uint64_t)r->dec.deny_flags;
+    key[2] = (uint64_t)r->dec.flag_flags;
+    key[3] = (uint64_t)r->dec.rules << 32 | (uint32_t)r->dec.verdict;
+}
+
 /* extract_fields from the library's keys of a row (once): their names,
    order and presence; the command's own writers of its keys; the
    fallback line (urisan(1), JSON OUTPUT). */
@@ -257,6 +268,21 @@ static void extract_fields_make(void)
             f->fb_text = own_keys[q].fb_text;
         }
         m++;
+    }
+    /* the run of the flags and the decision (the keys that read nothing
+       else, one after another): written once for each of their values */
+    for (size_t i = 0; i < m; i++) {
+        size_t len = 0;
+        while (i + len < m && extract_fields[i + len].put_arg != NULL &&
+               ((const urisan_result_key *)extract_fields[i + len].arg)->reads != 0 &&
+               (((const urisan_result_key *)extract_fields[i + len].arg)->reads &
+                ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0)
+            len++;
+        if (len > 1) {
+            extract_fields[i].run_len = (unsigned)(len - 1);
+            extract_fields[i].run_key = decision_run_key;
+            i += len - 1;
+        }
     }
     extract_nfields = m;
 }
