@@ -138,6 +138,24 @@ static void one_call_before(const scan_count *sc)
                 "%zu decisions for %zu hits and %zu limits", sc->calls, sc->hits, sc->diags);
 }
 
+/* The row the doors write of a hit or a limit (urisan_link_row_keys):
+   every key is read; a text or a name has its bytes, and a key present
+   only with a value is present exactly when it has one. */
+static void check_row(const urisan_link_row *row)
+{
+    size_t n;
+    const urisan_result_key *keys = urisan_link_row_keys(&n);
+    for (size_t i = 0; i < n; i++) {
+        urisan_rvalue v;
+        urisan_link_row_value(row, &keys[i], &v);
+        FUZZ_ASSERT((v.kind != URISAN_RV_TEXT && v.kind != URISAN_RV_NAME) || v.s != NULL,
+                    "row key %s: a text without bytes", keys[i].name);
+        FUZZ_ASSERT(keys[i].shown != URISAN_RS_SET ||
+                    urisan_link_row_present(row, &keys[i]) == (v.kind != URISAN_RV_NULL),
+                    "row key %s: present and value disagree", keys[i].name);
+    }
+}
+
 static bool on_hit(void *ctx, const urisan_mail_hit *h)
 {
     scan_count *sc = ctx;
@@ -156,6 +174,9 @@ static bool on_hit(void *ctx, const urisan_mail_hit *h)
         FUZZ_ASSERT((unsigned char)h->uri[i] < 0x80 ||
                     (h->flags & (URISAN_F(INVALID) | URISAN_F(NO_BASE))),
                     "byte %zu >= 0x80 in a URI judged without invalid", i);
+    urisan_link_row row;
+    urisan_mail_hit_row(&row, h);
+    check_row(&row);
     return true;
 }
 
@@ -166,6 +187,9 @@ static bool on_diag(void *ctx, const urisan_mail_diag *d)
     one_call_before(sc);
     FUZZ_ASSERT(urisan_mail_limit_name(d->limit) != NULL && d->message != NULL,
                 "diagnostic without a limit name or message");
+    urisan_link_row row;
+    urisan_mail_diag_row(&row, d);
+    check_row(&row);
     return true;
 }
 

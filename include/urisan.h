@@ -1061,8 +1061,10 @@ typedef enum {
     URISAN_RV_OBJECT,   /* an object: the keys key->sub of the same result */
     URISAN_RV_NESTED,   /* an array of objects, one a nested URL
                            (urisan_result_nested), of the keys key->sub */
-    URISAN_RV_FRONT     /* what the front end writes itself (the command's
+    URISAN_RV_FRONT,    /* what the front end writes itself (the command's
                            line, lineno, explain, resolve) */
+    URISAN_RV_FORMS     /* an array of names: the URISAN_HIT_* bits of u,
+                           in bit order (urisan_hit_form_name) */
 } urisan_rv_kind;
 
 typedef struct {
@@ -1084,11 +1086,15 @@ typedef struct {
 #define URISAN_RK_LOG 4u      /* the command read a log line (--format) */
 #define URISAN_RK_EXPLAIN 8u  /* the command's --explain */
 #define URISAN_RK_RESOLVE 16u /* the command's --resolve (liburisan-net) */
+#define URISAN_RK_MAILBOX 32u /* the command read a mailbox (mbox, Maildir):
+                                 a row's message (urisan_link_row_keys) */
 
 /* urisan_result_key.shown */
 #define URISAN_RS_ALWAYS 0u   /* in every result of its mode */
 #define URISAN_RS_NAMED 1u    /* only when asked for by name (--fields) */
 #define URISAN_RS_NESTED 2u   /* only when the flags have nested_url */
+#define URISAN_RS_SET 3u      /* only when its value is not null (a row's
+                                 header, written, page ...) */
 
 /* What a value is read from (urisan_result_key.reads): a front end may
    keep what it wrote of a key and write it again for a result that has
@@ -1170,6 +1176,74 @@ URISAN_API size_t urisan_result_nested(const urisan_result *r, urisan_result_nes
 /* The value of sub key k of the "nested" key for one nested URL. */
 URISAN_API void urisan_nested_value(const urisan_nested_url *nu, urisan_flags flags,
                                     const urisan_result_key *k, urisan_rvalue *v);
+
+/* ------------------------------------------------------------------ */
+/* The row of one link found, described once                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What every door gives for one link that extraction finds - a line of
+ * `urisan extract --json` (free text, or a mail message with --mail),
+ * a dict of the Python module's extract() and extract_mail(), a table of
+ * the Lua module's - is one list of keys too (doc/output.md,
+ * doc/urisan-output.schema.json), of the same type as a result's:
+ * urisan_link_row_keys. Their stage is 0, reads URISAN_RR_FLAGS or
+ * URISAN_RR_DECISION for the keys read from those alone (else 0); when
+ * and shown are as above (URISAN_RS_SET: a key present only with a value, as "header"
+ * or "page"). A row is filled from a free-text hit (urisan_link_row_hit),
+ * from a mail hit or a mail limit reached (liburisan-mail's
+ * urisan_mail_hit_row, urisan_mail_diag_row), its host's forms by
+ * liburisan-host's urisan_link_row_host; urisan_link_row_value reads each
+ * key's value. A front end walks the list in order and writes each value
+ * in its own form, so a key added to the list appears in every door.
+ */
+typedef struct {
+    const char *uri;            /* what a reader opens; NULL: null (a row
+                                   that is no link: a mail limit) */
+    size_t uri_len;
+    const char *part;           /* a mail part's number ("1", "2.1", "raw");
+                                   NULL: free text, part 0 */
+    size_t offset, length;      /* where the link is written */
+    const char *context;        /* "text", a mail source's name
+                                   (urisan_mail_source_name), "limit" */
+    const char *display;        /* a link's visible text; NULL: null */
+    size_t display_len;
+    unsigned form;              /* URISAN_HIT_* bits */
+    urisan_flags flags;
+    urisan_decision dec;        /* the one decision of the link */
+    /* host_unicode, host_skeleton, host_imitates, registrable_domain:
+       NULL is null (liburisan-host's urisan_link_row_host sets them) */
+    const char *host_form[4];
+    size_t host_form_len[4];
+    const char *limit;          /* a mail limit's name; NULL: none */
+    const char *limit_message;  /* its message (with limit) */
+    const char *header;         /* a header field's name; NULL: none */
+    const char *written;        /* the link as written when uri is not it
+                                   (a link written in Unicode, a rewritten
+                                   link, a UNC path); NULL: none */
+    size_t written_len;
+    const char *attachment;     /* the part's file name; NULL: none */
+    const char *rewriter;       /* the rewriting service; NULL: none */
+    unsigned page;              /* a PDF's page, 1-based; 0: none */
+} urisan_link_row;
+
+/* The keys of a row, in order (*n: how many); the key's id is what
+   urisan_link_row_value reads. */
+URISAN_API const urisan_result_key *urisan_link_row_keys(size_t *n);
+/* A free-text hit's row (urisan_extract_more, urisan_extract_with):
+   part 0, context "text", no display; every other key unset. The
+   offset is the hit's in the text given. */
+URISAN_API void urisan_link_row_hit(urisan_link_row *row, const urisan_hit *h);
+/* Is key k in row's line, its mode aside (URISAN_RS_SET: its value is
+   not null)? 1 or 0. */
+URISAN_API int urisan_link_row_present(const urisan_link_row *row, const urisan_result_key *k);
+/* The value of key k (of urisan_link_row_keys) of row. */
+URISAN_API void urisan_link_row_value(const urisan_link_row *row, const urisan_result_key *k,
+                                      urisan_rvalue *v);
+/* "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
+   "hyphen_dropped", "abbreviated", "trimmed": the name of URISAN_HIT_*
+   bit number bit (a row's "form"); NULL past the last. */
+URISAN_API const char *urisan_hit_form_name(unsigned bit);
 
 #ifdef __cplusplus
 }

@@ -377,6 +377,12 @@ URISAN_API bool urisan_host_skeleton_shown(const urisan_hostview *hv, urisan_fla
    (urisan_nested_flags_policy in ctx). r->rep is read. */
 URISAN_API void urisan_result_host(urisan_result *r, urisan_host_ctx *ctx,
                                    const urisan_hostview *hv, int skeleton_always);
+/* The host's part of a link's row (urisan.h "The row of one link found,
+   described once"): the forms of hv as urisan_result_host gives them,
+   the skeleton judged by row->flags (hv NULL: all null). The row points
+   into hv: read it while hv is kept. */
+URISAN_API void urisan_link_row_host(urisan_link_row *row, const urisan_hostview *hv,
+                                     int skeleton_always);
 
 #ifdef __cplusplus
 }

@@ -293,6 +293,15 @@ typedef struct {
     const char *attachment;    /* the file name of the part, or NULL */
 } urisan_mail_diag;
 
+/* The row of a hit and of a limit reached (urisan.h "The row of one link
+   found, described once"): the keys of `urisan extract --mail --json`.
+   A limit's row: uri null, part its part ("raw" when none), offset and
+   length 0, context "limit", no form, the diagnostic's flags, decision,
+   limit, message and attachment. The row points into the hit or the
+   diagnostic: read it in the callback. */
+URISAN_API void urisan_mail_hit_row(urisan_link_row *row, const urisan_mail_hit *h);
+URISAN_API void urisan_mail_diag_row(urisan_link_row *row, const urisan_mail_diag *d);
+
 /* Callbacks return false to stop the scan (status URISAN_MAIL_STOPPED). */
 typedef struct {
     bool (*on_hit)(void *ctx, const urisan_mail_hit *hit);

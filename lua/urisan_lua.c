@@ -423,9 +423,24 @@ static void push_names(lua_State *L, const urisan_rvalue *v)
     append_flags(L, v->last, &n);
 }
 
+/* The names of the URISAN_HIT_* bits of form, an array (a row's "form"). */
+static void push_forms(lua_State *L, uint64_t form)
+{
+    lua_newtable(L);
+    int n = 0;
+    const char *name;
+    for (unsigned bit = 0; (name = urisan_hit_form_name(bit)) != NULL; bit++) {
+        if ((form >> bit) & 1u) {
+            lua_pushstring(L, name);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+}
+
 static void push_value(lua_State *L, const urisan_rvalue *v)
 {
     switch (v->kind) {
+    case URISAN_RV_FORMS: push_forms(L, v->u); return;
     case URISAN_RV_BOOL: lua_pushboolean(L, v->b); return;
     case URISAN_RV_UINT: lua_pushinteger(L, (lua_Integer)v->u); return;
     case URISAN_RV_TEXT:
@@ -477,24 +492,6 @@ static void push_key(lua_State *L, const urisan_result *r, const urisan_result_k
         urisan_result_nested(r, nested_one, &w);
     } else {
         push_value(L, &v);
-    }
-}
-
-/* The keys of the library's list read from the decision alone
-   (verdict, reasons, deny_reasons, flag_reasons) into the table at the
-   top: a link's, as extract --json has them. */
-static void set_decision(lua_State *L, const urisan_decision *d)
-{
-    urisan_report rep;
-    memset(&rep, 0, sizeof rep);
-    urisan_result res = { .rep = &rep, .dec = d };
-    size_t n;
-    const urisan_result_key *keys = urisan_result_keys(&n);
-    for (size_t i = 0; i < n; i++) {
-        if (keys[i].reads != URISAN_RR_DECISION)
-            continue;
-        push_key(L, &res, &keys[i]);
-        lua_setfield(L, -2, keys[i].name);
     }
 }
 
@@ -950,48 +947,23 @@ static int l_equivalent(lua_State *L)
 /* extract                                                             */
 /* ------------------------------------------------------------------ */
 
-static const char *const form_names[] = {
-    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
-    "hyphen_dropped", "abbreviated", "trimmed",
-};
-
-/* The names of the URISAN_HIT_* bits of form, an array. */
-static void push_form(lua_State *L, unsigned form)
+/* The table of one link's row (urisan.h "The row of one link found,
+   described once"): the library's keys, as `urisan extract --json`
+   writes them, less the command's own (message, explain, resolve) and
+   the host's forms (when 0). */
+static void push_row(lua_State *L, const urisan_link_row *row)
 {
-    lua_newtable(L);
-    int n = 0;
-    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
-        if ((form >> bit) & 1u) {
-            lua_pushstring(L, form_names[bit]);
-            lua_rawseti(L, -2, ++n);
-        }
-    }
-}
-
-/* One hit as `urisan extract --json` writes it for free text (written:
-   a link written in Unicode as written, its uri the URI opened). */
-static void push_hit(lua_State *L, const urisan_hit *h, const char *written, size_t written_len)
-{
-    lua_createtable(L, 0, 12);
-    lua_pushlstring(L, h->uri, h->uri_len);
-    lua_setfield(L, -2, "uri");
-    lua_pushinteger(L, 0);
-    lua_setfield(L, -2, "part");
-    lua_pushinteger(L, (lua_Integer)h->off);
-    lua_setfield(L, -2, "offset");
-    lua_pushinteger(L, (lua_Integer)h->len);
-    lua_setfield(L, -2, "length");
-    set_str(L, "context", "text");
-    push_null(L);
-    lua_setfield(L, -2, "display");
-    push_form(L, h->form);
-    lua_setfield(L, -2, "form");
-    push_flags(L, h->flags);
-    lua_setfield(L, -2, "flags");
-    set_decision(L, &h->decision);
-    if (written != NULL) {
-        lua_pushlstring(L, written, written_len);
-        lua_setfield(L, -2, "written");
+    size_t n;
+    const urisan_result_key *keys = urisan_link_row_keys(&n);
+    lua_createtable(L, 0, 16);
+    for (size_t i = 0; i < n; i++) {
+        const urisan_result_key *k = &keys[i];
+        if (k->when != 0 || !urisan_link_row_present(row, k))
+            continue;
+        urisan_rvalue v;
+        urisan_link_row_value(row, k, &v);
+        push_value(L, &v);
+        lua_setfield(L, -2, k->name);
     }
 }
 
@@ -1032,15 +1004,19 @@ static int l_extract(lua_State *L)
         urisan_status st = urisan_extract_with(text, len, start, 0, pol, hooks, hits, HIT_BATCH,
                                                &n, mem, scap, &next);
         for (size_t k = 0; k < n; k++) {
+            urisan_link_row row;
 #ifdef URISAN_HAVE_HOST_LAYER
             const char *written = NULL;
             size_t wlen = 0;
             free(lc->opened);
             lc->opened = urisan_judge_text_link(&lj, pol, &hits[k], &facts[k], &written, &wlen);
-            push_hit(L, &hits[k], written, wlen);
+            urisan_link_row_hit(&row, &hits[k]);
+            row.written = written;
+            row.written_len = wlen;
 #else
-            push_hit(L, &hits[k], NULL, 0);
+            urisan_link_row_hit(&row, &hits[k]);
 #endif
+            push_row(L, &row);
             lua_rawseti(L, -2, ++out);
         }
         if (st == URISAN_OK)
@@ -1061,47 +1037,14 @@ typedef struct {
     int n;
 } mail_rows;
 
-static void set_lstr(lua_State *L, const char *k, const char *v, size_t n)
-{
-    lua_pushlstring(L, v, n);
-    lua_setfield(L, -2, k);
-}
-
 /* One link of the message, as `urisan extract --mail --json` writes it. */
 static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
 {
     mail_rows *r = ctx;
-    lua_State *L = r->L;
-    lua_createtable(L, 0, 16);
-    set_lstr(L, "uri", h->uri, h->uri_len);
-    set_str(L, "part", h->part);
-    lua_pushinteger(L, (lua_Integer)h->offset);
-    lua_setfield(L, -2, "offset");
-    lua_pushinteger(L, (lua_Integer)h->length);
-    lua_setfield(L, -2, "length");
-    set_str(L, "context", urisan_mail_source_name(h->source));
-    if (h->display != NULL)
-        set_lstr(L, "display", h->display, h->display_len);
-    else
-        set_str(L, "display", NULL);
-    push_form(L, h->has_form ? h->form : 0);
-    lua_setfield(L, -2, "form");
-    push_flags(L, h->flags);
-    lua_setfield(L, -2, "flags");
-    set_decision(L, &h->decision);
-    if (h->header != NULL)
-        set_str(L, "header", h->header);
-    if (h->written != NULL)
-        set_lstr(L, "written", h->written, h->written_len);
-    if (h->attachment != NULL)
-        set_str(L, "attachment", h->attachment);
-    if (h->rewriter != NULL)
-        set_str(L, "rewriter", h->rewriter);
-    if (h->page != 0) {
-        lua_pushinteger(L, (lua_Integer)h->page);
-        lua_setfield(L, -2, "page");
-    }
-    lua_rawseti(L, r->arr, ++r->n);
+    urisan_link_row row;
+    urisan_mail_hit_row(&row, h);
+    push_row(r->L, &row);
+    lua_rawseti(r->L, r->arr, ++r->n);
     return true;
 }
 
@@ -1109,26 +1052,10 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
 static bool on_mail_diag(void *ctx, const urisan_mail_diag *d)
 {
     mail_rows *r = ctx;
-    lua_State *L = r->L;
-    lua_createtable(L, 0, 14);
-    set_str(L, "uri", NULL);
-    set_str(L, "part", d->part != NULL ? d->part : "raw");
-    lua_pushinteger(L, 0);
-    lua_setfield(L, -2, "offset");
-    lua_pushinteger(L, 0);
-    lua_setfield(L, -2, "length");
-    set_str(L, "context", "limit");
-    set_str(L, "display", NULL);
-    lua_newtable(L);
-    lua_setfield(L, -2, "form");
-    push_flags(L, d->flags);
-    lua_setfield(L, -2, "flags");
-    set_decision(L, &d->decision);
-    set_str(L, "limit", urisan_mail_limit_name(d->limit));
-    set_str(L, "limit_message", d->message);
-    if (d->attachment != NULL)
-        set_str(L, "attachment", d->attachment);
-    lua_rawseti(L, r->arr, ++r->n);
+    urisan_link_row row;
+    urisan_mail_diag_row(&row, d);
+    push_row(r->L, &row);
+    lua_rawseti(r->L, r->arr, ++r->n);
     return true;
 }
 

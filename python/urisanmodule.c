@@ -469,9 +469,26 @@ static PyObject *names_out(const urisan_rvalue *v)
     return l;
 }
 
+/* [name, ...] of the URISAN_HIT_* bits of form (a row's "form"). */
+static PyObject *forms_out(uint64_t form)
+{
+    PyObject *l = PyList_New(0);
+    const char *name;
+    for (unsigned bit = 0; l != NULL && (name = urisan_hit_form_name(bit)) != NULL; bit++) {
+        if (!((form >> bit) & 1u))
+            continue;
+        PyObject *s = name_str(name);
+        if (s == NULL || PyList_Append(l, s) < 0)
+            Py_CLEAR(l);
+        Py_XDECREF(s);
+    }
+    return l;
+}
+
 static PyObject *value_out(const urisan_rvalue *v)
 {
     switch (v->kind) {
+    case URISAN_RV_FORMS: return forms_out(v->u);
     case URISAN_RV_BOOL: return PyBool_FromLong(v->b);
     case URISAN_RV_UINT: return PyLong_FromUnsignedLongLong(v->u);
     case URISAN_RV_TEXT: return text_out(v->s, v->n);
@@ -538,23 +555,6 @@ static PyObject *flags_out(urisan_flags f)
 {
     urisan_rvalue v = { .kind = URISAN_RV_NAMES, .first = f };
     return names_out(&v);
-}
-
-/* The keys of the library's list read from the decision alone (verdict,
-   reasons, deny_reasons, flag_reasons) into o: a link's, as extract
-   --json has them. -1 on an error. */
-static int decision_keys(PyObject *o, const urisan_decision *d)
-{
-    urisan_report rep;
-    memset(&rep, 0, sizeof rep);
-    urisan_result res = { .rep = &rep, .dec = d };
-    size_t n;
-    const urisan_result_key *keys = urisan_result_keys(&n);
-    for (size_t i = 0; i < n; i++) {
-        if (keys[i].reads == URISAN_RR_DECISION && put(o, keys[i].name, key_out(&res, &keys[i])) < 0)
-            return -1;
-    }
-    return 0;
 }
 
 enum { LEVEL_PARSE, LEVEL_ANALYSE, LEVEL_CHECK };
@@ -1032,48 +1032,27 @@ static PyObject *py_equivalent(PyObject *m, PyObject *args, PyObject *kw)
 /* extract                                                             */
 /* ------------------------------------------------------------------ */
 
-static const char *const form_names[] = {
-    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
-    "hyphen_dropped", "abbreviated", "trimmed",
-};
-
 #define HIT_BATCH 64
 
-/* One hit as `urisan extract --json` writes it for free text (written:
-   a link written in Unicode as written, its uri the URI opened). */
-static PyObject *hit_dict(const urisan_hit *h, const char *written, size_t written_len)
+/* The dict of one link's row (urisan.h "The row of one link found,
+   described once"): the library's keys, as `urisan extract --json`
+   writes them, less the command's own (message, explain, resolve) and
+   the host's forms (when 0). */
+static PyObject *row_dict(const urisan_link_row *row)
 {
+    size_t n;
+    const urisan_result_key *keys = urisan_link_row_keys(&n);
     PyObject *o = PyDict_New();
-    PyObject *form = PyList_New(0);
-    if (o == NULL || form == NULL)
-        goto fail;
-    for (unsigned bit = 0; bit < sizeof form_names / sizeof form_names[0]; bit++) {
-        if (!((h->form >> bit) & 1u))
+    for (size_t i = 0; o != NULL && i < n; i++) {
+        const urisan_result_key *k = &keys[i];
+        if (k->when != 0 || !urisan_link_row_present(row, k))
             continue;
-        PyObject *s = name_str(form_names[bit]);
-        if (s == NULL || PyList_Append(form, s) < 0) {
-            Py_XDECREF(s);
-            goto fail;
-        }
-        Py_DECREF(s);
+        urisan_rvalue v;
+        urisan_link_row_value(row, k, &v);
+        if (put(o, k->name, value_out(&v)) < 0)
+            Py_CLEAR(o);
     }
-    if (put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
-        put(o, "part", PyLong_FromLong(0)) < 0 ||
-        put(o, "offset", PyLong_FromSize_t(h->off)) < 0 ||
-        put(o, "length", PyLong_FromSize_t(h->len)) < 0 ||
-        put(o, "context", name_str("text")) < 0 ||
-        put(o, "display", Py_NewRef(Py_None)) < 0 ||
-        put(o, "form", Py_NewRef(form)) < 0 ||
-        put(o, "flags", flags_out(h->flags)) < 0 ||
-        decision_keys(o, &h->decision) < 0 ||
-        (written != NULL && put(o, "written", text_out(written, written_len)) < 0))
-        goto fail;
-    Py_DECREF(form);
     return o;
-fail:
-    Py_XDECREF(form);
-    Py_XDECREF(o);
-    return NULL;
 }
 
 #ifdef URISAN_HAVE_MAIL
@@ -1084,31 +1063,9 @@ typedef struct {
     bool failed;         /* a Python error is set */
 } mail_rows;
 
-static PyObject *opt_text(const char *p, size_t n)
+static bool mail_row_add(mail_rows *r, const urisan_link_row *row)
 {
-    return p != NULL ? text_out(p, n) : Py_NewRef(Py_None);
-}
-
-static PyObject *form_list(bool has_form, unsigned form)
-{
-    PyObject *l = PyList_New(0);
-    for (unsigned bit = 0; l != NULL && has_form && bit < sizeof form_names / sizeof form_names[0];
-         bit++) {
-        if (!((form >> bit) & 1u))
-            continue;
-        PyObject *s = name_str(form_names[bit]);
-        if (s == NULL || PyList_Append(l, s) < 0) {
-            Py_XDECREF(s);
-            Py_CLEAR(l);
-            break;
-        }
-        Py_DECREF(s);
-    }
-    return l;
-}
-
-static bool mail_row_add(mail_rows *r, PyObject *o)
-{
+    PyObject *o = row_dict(row);
     if (o == NULL || PyList_Append(r->list, o) < 0) {
         Py_XDECREF(o);
         r->failed = true;
@@ -1120,56 +1077,17 @@ static bool mail_row_add(mail_rows *r, PyObject *o)
 
 static bool on_mail_hit(void *ctx, const urisan_mail_hit *hit)
 {
-    mail_rows *r = ctx;
-    const urisan_mail_hit *h = hit;   /* decided once (LINK_HOOKS) */
-    PyObject *o = PyDict_New();
-    if (o == NULL ||
-        put(o, "uri", text_out(h->uri, h->uri_len)) < 0 ||
-        put(o, "part", PyUnicode_FromString(h->part)) < 0 || /* not a static name */
-        put(o, "offset", PyLong_FromSize_t(h->offset)) < 0 ||
-        put(o, "length", PyLong_FromSize_t(h->length)) < 0 ||
-        put(o, "context", name_str(urisan_mail_source_name(h->source))) < 0 ||
-        put(o, "display", opt_text(h->display, h->display_len)) < 0 ||
-        put(o, "form", form_list(h->has_form, h->form)) < 0 ||
-        put(o, "flags", flags_out(h->flags)) < 0 ||
-        decision_keys(o, &h->decision) < 0 ||
-        (h->header != NULL && put(o, "header", text_out(h->header, strlen(h->header))) < 0) ||
-        (h->written != NULL && put(o, "written", text_out(h->written, h->written_len)) < 0) ||
-        (h->attachment != NULL &&
-         put(o, "attachment", text_out(h->attachment, strlen(h->attachment))) < 0) ||
-        (h->rewriter != NULL && put(o, "rewriter", name_str(h->rewriter)) < 0) ||
-        (h->page != 0 && put(o, "page", PyLong_FromUnsignedLong(h->page)) < 0)) {
-        Py_XDECREF(o);
-        r->failed = true;
-        return false;
-    }
-    return mail_row_add(r, o);
+    urisan_link_row row;
+    urisan_mail_hit_row(&row, hit);   /* decided once (LINK_HOOKS) */
+    return mail_row_add(ctx, &row);
 }
 
 /* A limit reached: a row of its own, as extract --mail writes it. */
 static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
 {
-    mail_rows *r = ctx;
-    PyObject *o = PyDict_New();
-    if (o == NULL ||
-        put(o, "uri", Py_NewRef(Py_None)) < 0 ||
-        put(o, "part", PyUnicode_FromString(dg->part ? dg->part : "raw")) < 0 ||
-        put(o, "offset", PyLong_FromLong(0)) < 0 ||
-        put(o, "length", PyLong_FromLong(0)) < 0 ||
-        put(o, "context", name_str("limit")) < 0 ||
-        put(o, "display", Py_NewRef(Py_None)) < 0 ||
-        put(o, "form", PyList_New(0)) < 0 ||
-        put(o, "flags", flags_out(dg->flags)) < 0 ||
-        decision_keys(o, &dg->decision) < 0 ||
-        put(o, "limit", name_str(urisan_mail_limit_name(dg->limit))) < 0 ||
-        put(o, "limit_message", PyUnicode_FromString(dg->message)) < 0 ||
-        (dg->attachment != NULL &&
-         put(o, "attachment", text_out(dg->attachment, strlen(dg->attachment))) < 0)) {
-        Py_XDECREF(o);
-        r->failed = true;
-        return false;
-    }
-    return mail_row_add(r, o);
+    urisan_link_row row;
+    urisan_mail_diag_row(&row, dg);
+    return mail_row_add(ctx, &row);
 }
 
 /* The rows of the message data[0..len), or NULL with an exception. */
@@ -1274,15 +1192,22 @@ static PyObject *py_extract(PyObject *m, PyObject *args, PyObject *kw)
                                  scratch, scap, &next);
         Py_END_ALLOW_THREADS
         for (size_t k = 0; k < n; k++) {
+            urisan_link_row row;
+#ifdef URISAN_HAVE_HOST
+            /* a link written in Unicode: its uri the URI opened, the text
+               as written kept */
             const char *written = NULL;
             size_t written_len = 0;
-#ifdef URISAN_HAVE_HOST
             char *opened = urisan_judge_text_link(&link_judge, pol, &hits[k], &keep.facts[k],
                                                   &written, &written_len);
-            PyObject *d = hit_dict(&hits[k], written, written_len);
+            urisan_link_row_hit(&row, &hits[k]);
+            row.written = written;
+            row.written_len = written_len;
+            PyObject *d = row_dict(&row);
             free(opened);
 #else
-            PyObject *d = hit_dict(&hits[k], written, written_len);
+            urisan_link_row_hit(&row, &hits[k]);
+            PyObject *d = row_dict(&row);
 #endif
             if (d == NULL || PyList_Append(list, d) < 0) {
                 Py_XDECREF(d);

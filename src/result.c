@@ -2,9 +2,12 @@
  * result.c - the keys of one URI's result, described once (urisan.h
  * "The result of one URI, described once"): the table every door walks
  * (the command's JSON writer and --fields, the Python module's dict, the
- * Lua module's table) and the one reading of each value. A key is added
- * here, at its place in the order, and nowhere else; the JSON Schema in
- * doc/ is checked against this table (tests/result_schema_test.py).
+ * Lua module's table) and the one reading of each value; and the keys of
+ * the row of one link found (urisan.h "The row of one link found,
+ * described once": extract --json, the modules' extract and
+ * extract_mail). A key is added here, at its place in the order, and
+ * nowhere else; the JSON Schema in doc/ is checked against these tables
+ * (tests/result_schema_test.py, tests/row_schema_test.py).
  */
 #include "internal.h"
 
@@ -18,7 +21,11 @@ enum {
     K_SCHEME, K_USERINFO, K_HOST, K_HOST_TYPE, K_PORT, K_PATH, K_QUERY, K_FRAGMENT,
     K_NESTED, K_NESTED_CAPPED,
     /* of a nested URL (urisan_nested_value) */
-    K_N_NAME, K_N_URI, K_N_DEPTH, K_N_FLAGS, K_N_HOST_IP
+    K_N_NAME, K_N_URI, K_N_DEPTH, K_N_FLAGS, K_N_HOST_IP,
+    /* of a link's row (urisan_link_row_value) */
+    K_L_URI, K_L_PART, K_L_OFFSET, K_L_LENGTH, K_L_CONTEXT, K_L_DISPLAY, K_L_FORM,
+    K_L_FLAGS, K_L_LIMIT, K_L_LIMIT_MESSAGE, K_L_HEADER, K_L_WRITTEN, K_L_ATTACHMENT,
+    K_L_REWRITER, K_L_PAGE
 };
 
 #define IN URISAN_RR_INPUT
@@ -162,12 +169,36 @@ static void host_ip(urisan_rvalue *v, const urisan_report *rep)
         v->kind = URISAN_RV_NULL;
 }
 
-static void host_form(urisan_rvalue *v, const urisan_result *r, unsigned k)
+/* The host's form k (host_unicode ... registrable_domain). */
+static void host_form(urisan_rvalue *v, const char *const form[4], const size_t len[4],
+                      unsigned k)
 {
-    if (r->host_form[k] != NULL)
-        text(v, r->host_form[k], r->host_form_len[k]);
+    if (form[k] != NULL)
+        text(v, form[k], len[k]);
     else
         v->kind = URISAN_RV_NULL;
+}
+
+/* The keys read from the decision alone: verdict, reasons, deny_reasons,
+   flag_reasons (a result's and a row's). */
+static void decision_value(urisan_rvalue *v, const urisan_decision *d, unsigned id)
+{
+    switch (id) {
+    case K_VERDICT: name(v, urisan_verdict_name(d->verdict)); return;
+    case K_REASONS:
+        if (d->verdict == URISAN_ALLOW)
+            names(v, 0, 0, 0);
+        else
+            names(v, d->deny_flags, d->rules, d->flag_flags);
+        return;
+    case K_DENY_REASONS:
+        if (d->verdict == URISAN_DENY)
+            names(v, d->deny_flags, d->rules, 0);
+        else
+            names(v, 0, 0, 0);
+        return;
+    default: names(v, 0, 0, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags); return;
+    }
 }
 
 static void boolean(urisan_rvalue *v, int b)
@@ -188,24 +219,16 @@ URISAN_API void urisan_result_value(const urisan_result *r, const urisan_result_
     case K_COMPONENTS: v->kind = URISAN_RV_OBJECT; return;
     case K_HOST_IP: host_ip(v, r->rep); return;
     case K_FLAGS: names(v, r->rep->flags, 0, 0); return;
-    case K_VERDICT: name(v, urisan_verdict_name(d->verdict)); return;
+    case K_VERDICT:
     case K_REASONS:
-        if (d->verdict == URISAN_ALLOW)
-            names(v, 0, 0, 0);
-        else
-            names(v, d->deny_flags, d->rules, d->flag_flags);
-        return;
     case K_DENY_REASONS:
-        if (d->verdict == URISAN_DENY)
-            names(v, d->deny_flags, d->rules, 0);
-        else
-            names(v, 0, 0, 0);
+    case K_FLAG_REASONS: decision_value(v, d, k->id); return;
+    case K_HOST_UNICODE:
+    case K_HOST_SKELETON:
+    case K_HOST_IMITATES:
+    case K_REGISTRABLE:
+        host_form(v, r->host_form, r->host_form_len, k->id - K_HOST_UNICODE);
         return;
-    case K_FLAG_REASONS: names(v, 0, 0, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags); return;
-    case K_HOST_UNICODE: host_form(v, r, 0); return;
-    case K_HOST_SKELETON: host_form(v, r, 1); return;
-    case K_HOST_IMITATES: host_form(v, r, 2); return;
-    case K_REGISTRABLE: host_form(v, r, 3); return;
     case K_RESOLVED:
         if (r->resolved != NULL)
             text(v, r->resolved, r->rlen);
@@ -286,4 +309,146 @@ URISAN_API void urisan_nested_value(const urisan_nested_url *nu, urisan_flags fl
     case K_N_HOST_IP: host_ip(v, &nu->report); return;
     default: v->kind = URISAN_RV_NULL; return;
     }
+}
+
+/* ---- the row of one link found ---- */
+
+#define SET URISAN_RS_SET
+
+/* The keys of a row in the order every door writes them; new keys are
+   appended before the command's own (explain, resolve). Columns as
+   result_keys' (stage 0; reads: the flags and the decision, for a front
+   end that keeps what it wrote of them). */
+static const urisan_result_key row_keys[] = {
+    { "uri", SN, 0, 0, 0, 0, NULL, 0, K_L_URI },
+    { "part", "integer|string", 0, 0, 0, 0, NULL, 0, K_L_PART },
+    { "offset", "integer", 0, 0, 0, 0, NULL, 0, K_L_OFFSET },
+    { "length", "integer", 0, 0, 0, 0, NULL, 0, K_L_LENGTH },
+    { "context", "string", 0, 0, 0, 0, NULL, 0, K_L_CONTEXT },
+    { "display", SN, 0, 0, 0, 0, NULL, 0, K_L_DISPLAY },
+    { "form", "array", 0, 0, 0, 0, NULL, 0, K_L_FORM },
+    { "flags", "array", 0, 0, 0, URISAN_RR_FLAGS, NULL, 0, K_L_FLAGS },
+    { "verdict", "string", 0, 0, 0, DEC, NULL, 0, K_VERDICT },
+    { "reasons", "array", 0, 0, 0, DEC, NULL, 0, K_REASONS },
+    { "deny_reasons", "array", 0, 0, 0, DEC, NULL, 0, K_DENY_REASONS },
+    { "flag_reasons", "array", 0, 0, 0, DEC, NULL, 0, K_FLAG_REASONS },
+    { "host_unicode", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_UNICODE },
+    { "host_skeleton", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_SKELETON },
+    { "host_imitates", SN, HOST, 0, 0, 0, NULL, 0, K_HOST_IMITATES },
+    { "registrable_domain", SN, HOST, 0, 0, 0, NULL, 0, K_REGISTRABLE },
+    { "message", "integer", URISAN_RK_MAILBOX, 0, 0, 0, NULL, 0, K_FRONT },
+    { "message_id", SN, URISAN_RK_MAILBOX, 0, 0, 0, NULL, 0, K_FRONT },
+    { "file", SN, URISAN_RK_MAILBOX, 0, 0, 0, NULL, 0, K_FRONT },
+    { "limit", "string", 0, SET, 0, 0, NULL, 0, K_L_LIMIT },
+    { "limit_message", "string", 0, SET, 0, 0, NULL, 0, K_L_LIMIT_MESSAGE },
+    { "header", "string", 0, SET, 0, 0, NULL, 0, K_L_HEADER },
+    { "written", "string", 0, SET, 0, 0, NULL, 0, K_L_WRITTEN },
+    { "attachment", "string", 0, SET, 0, 0, NULL, 0, K_L_ATTACHMENT },
+    { "rewriter", "string", 0, SET, 0, 0, NULL, 0, K_L_REWRITER },
+    { "page", "integer", 0, SET, 0, 0, NULL, 0, K_L_PAGE },
+    { "explain", "object", URISAN_RK_EXPLAIN, 0, 0, 0, NULL, 0, K_FRONT },
+    { "resolve", "object", URISAN_RK_RESOLVE, 0, 0, 0, NULL, 0, K_FRONT },
+};
+
+URISAN_API const urisan_result_key *urisan_link_row_keys(size_t *n)
+{
+    *n = N(row_keys);
+    return row_keys;
+}
+
+static const char *const form_names[] = {
+    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
+    "hyphen_dropped", "abbreviated", "trimmed",
+};
+
+URISAN_API const char *urisan_hit_form_name(unsigned bit)
+{
+    return bit < N(form_names) ? form_names[bit] : NULL;
+}
+
+URISAN_API void urisan_link_row_hit(urisan_link_row *row, const urisan_hit *h)
+{
+    memset(row, 0, sizeof *row);
+    row->uri = h->uri;
+    row->uri_len = h->uri_len;
+    row->offset = h->off;
+    row->length = h->len;
+    row->context = "text";
+    row->form = h->form;
+    row->flags = h->flags;
+    row->dec = h->decision;
+}
+
+static void opt_text(urisan_rvalue *v, const char *s, size_t n)
+{
+    if (s != NULL)
+        text(v, s, n);
+    else
+        v->kind = URISAN_RV_NULL;
+}
+
+static void opt_cstr(urisan_rvalue *v, const char *s)
+{
+    opt_text(v, s, s != NULL ? strlen(s) : 0);
+}
+
+static void uint(urisan_rvalue *v, uint64_t u)
+{
+    v->kind = URISAN_RV_UINT;
+    v->u = u;
+}
+
+URISAN_API void urisan_link_row_value(const urisan_link_row *row, const urisan_result_key *k,
+                                      urisan_rvalue *v)
+{
+    switch (k->id) {
+    case K_L_URI: opt_text(v, row->uri, row->uri_len); return;
+    case K_L_PART:
+        if (row->part == NULL)
+            uint(v, 0);
+        else
+            opt_cstr(v, row->part);
+        return;
+    case K_L_OFFSET: uint(v, row->offset); return;
+    case K_L_LENGTH: uint(v, row->length); return;
+    case K_L_CONTEXT: name(v, row->context); return;
+    case K_L_DISPLAY: opt_text(v, row->display, row->display_len); return;
+    case K_L_FORM:
+        v->kind = URISAN_RV_FORMS;
+        v->u = row->form;
+        return;
+    case K_L_FLAGS: names(v, row->flags, 0, 0); return;
+    case K_VERDICT:
+    case K_REASONS:
+    case K_DENY_REASONS:
+    case K_FLAG_REASONS: decision_value(v, &row->dec, k->id); return;
+    case K_HOST_UNICODE:
+    case K_HOST_SKELETON:
+    case K_HOST_IMITATES:
+    case K_REGISTRABLE:
+        host_form(v, row->host_form, row->host_form_len, k->id - K_HOST_UNICODE);
+        return;
+    case K_L_LIMIT: name(v, row->limit); return;
+    case K_L_LIMIT_MESSAGE: opt_cstr(v, row->limit != NULL ? row->limit_message : NULL); return;
+    case K_L_HEADER: opt_cstr(v, row->header); return;
+    case K_L_WRITTEN: opt_text(v, row->written, row->written_len); return;
+    case K_L_ATTACHMENT: opt_cstr(v, row->attachment); return;
+    case K_L_REWRITER: name(v, row->rewriter); return;
+    case K_L_PAGE:
+        if (row->page != 0)
+            uint(v, row->page);
+        else
+            v->kind = URISAN_RV_NULL;
+        return;
+    default: v->kind = URISAN_RV_FRONT; return;
+    }
+}
+
+URISAN_API int urisan_link_row_present(const urisan_link_row *row, const urisan_result_key *k)
+{
+    if (k->shown != URISAN_RS_SET)
+        return 1;
+    urisan_rvalue v;
+    urisan_link_row_value(row, k, &v);
+    return v.kind != URISAN_RV_NULL;
 }

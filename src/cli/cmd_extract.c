@@ -60,114 +60,72 @@ typedef struct ex_ctx {
 static bool workers_start(ex_ctx *c, bool mailbox);
 static void workers_stop(ex_ctx *c);
 
-/* One output line. */
+/* One output line: the library's row (urisan_link_row_keys) and what
+   the command adds (its state, the answer for the host). */
 typedef struct {
-    const char *part;    /* NULL: free text (part 0) */
-    const char *context; /* "text", "html-href", "html-src" */
-    size_t offset, length;
-    const char *uri;
-    size_t uri_len;
-    bool has_form;
-    unsigned form;
-    const struct ex_ctx *c; /* the command's state (hostview, message) */
-    const char *display; /* NULL: none */
-    size_t display_len;
-    urisan_flags flags;
-    urisan_decision dec;
-    const char *limit;   /* a mail limit reached (context "limit"), else NULL */
-    const char *message;
-    const char *header;  /* context "header": the field's name, else NULL */
-    const char *written; /* a link written in Unicode: as written (uri is
-                            the URI a browser opens for it), else NULL */
-    size_t written_len;
-    const char *attachment; /* the file name of the part, else NULL */
-    const char *rewriter;   /* a rewritten link: the service, else NULL */
-    unsigned page;       /* a hit in a PDF: its page (1-based), else 0 */
+    urisan_link_row row;
+    const struct ex_ctx *c; /* the command's state (message, policy) */
 #ifdef URISAN_HAVE_NET
     const urisan_net_result *res; /* --resolve: the answer for its host */
 #endif
 } ex_row;
 
-/* URISAN_HIT_* bit names, bit order. */
-static const char *const form_names[] = {
-    "angle", "quoted", "url_prefix", "wrapped", "hyphen_break",
-    "hyphen_dropped", "abbreviated", "trimmed",
-};
+/* ---- the JSON line: the library's keys of a row ---- */
 
-#define ROW(v) const ex_row *r = (v)
-static void put_uri(cli_buf *b, const void *v)
+#define MODE_EXPLAIN URISAN_RK_EXPLAIN /* --explain was given */
+#define MODE_RESOLVE URISAN_RK_RESOLVE /* --resolve was given */
+
+/* ["name", ...]: v's flags, rule reasons, flags (URISAN_RV_NAMES), in
+   the order cli_jv_reasons lists a denying decision's. */
+static void put_names(cli_buf *b, const urisan_rvalue *v)
 {
-    ROW(v);
-    if (r->limit != NULL)
-        cli_buf_lit(b, "null");
-    else
-        json_quote(b, r->uri, r->uri_len);
-}
-static void put_part(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (r->part == NULL)
-        cli_buf_addc(b, '0');
-    else
-        cli_jv_cstr(b, r->part);
-}
-static void put_offset(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->offset); }
-static void put_length(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->length); }
-static void put_context(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->context); }
-static void put_display(cli_buf *b, const void *v)
-{
-    ROW(v);
-    if (r->display != NULL)
-        json_quote(b, r->display, r->display_len);
-    else
-        cli_buf_lit(b, "null");
-}
-static void put_form(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_buf_addc(b, '[');
-    bool first = true;
-    for (unsigned bit = 0; r->has_form && bit < sizeof form_names / sizeof form_names[0]; bit++) {
-        if ((r->form >> bit) & 1u) {
-            if (!first)
-                cli_buf_addc(b, ',');
-            first = false;
-            cli_jv_cstr(b, form_names[bit]);
-        }
+    if (v->rules == 0 && v->last == 0) {
+        cli_jv_flags(b, v->first);
+        return;
     }
-    cli_buf_addc(b, ']');
+    const urisan_decision d = { URISAN_DENY, v->first, v->last, v->rules };
+    cli_jv_reasons(b, &d);
 }
-static void put_flags(cli_buf *b, const void *v) { ROW(v); cli_jv_flags(b, r->flags); }
-static void put_verdict(cli_buf *b, const void *v) { ROW(v); cli_jv_verdict(b, r->dec.verdict); }
-static void put_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_reasons(b, &r->dec); }
-static void put_deny_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_deny_reasons(b, &r->dec); }
-static void put_flag_reasons(cli_buf *b, const void *v) { ROW(v); cli_jv_flag_reasons(b, &r->dec); }
-#ifdef URISAN_HAVE_HOST
-/* The host layer's keys (cli_jv_host_form): null when not a reg-name. */
-static void put_host_unicode(cli_buf *b, const void *v)
+
+/* A value of the library's (urisan_link_row_value) as JSON. */
+static void put_value(cli_buf *b, const urisan_rvalue *v)
 {
-    ROW(v);
-    cli_jv_host_form(b, &r->c->hv, CLI_HV_UNICODE);
+    switch (v->kind) {
+    case URISAN_RV_BOOL: cli_jv_bool(b, v->b != 0); return;
+    case URISAN_RV_UINT: cli_buf_addu(b, v->u); return;
+    case URISAN_RV_TEXT: json_quote(b, v->s, v->n); return;
+    case URISAN_RV_NAME: json_quote_plain(b, v->s, v->n); return;
+    case URISAN_RV_NAMES: put_names(b, v); return;
+    case URISAN_RV_ERROR: cli_jv_error(b, &v->err); return;
+    case URISAN_RV_FORMS: {
+        cli_buf_addc(b, '[');
+        size_t n = 0;
+        for (uint64_t set = v->u; set != 0; set &= set - 1) {
+            const char *name = urisan_hit_form_name((unsigned)__builtin_ctzll(set));
+            if (name == NULL)
+                break;
+            if (n++ > 0)
+                cli_buf_addc(b, ',');
+            cli_jv_name(b, name);
+        }
+        cli_buf_addc(b, ']');
+        return;
+    }
+    default: cli_buf_lit(b, "null"); return;
+    }
 }
-static void put_host_skeleton(cli_buf *b, const void *v)
+
+/* A key of the library's description of a row. */
+static void put_key(cli_buf *b, const void *v, const void *key)
 {
-    ROW(v);
-    if (cli_skeleton_shown(&r->c->hv, r->flags, r->c->skeleton_always))
-        cli_jv_host_form(b, &r->c->hv, CLI_HV_SKELETON);
-    else
-        cli_buf_lit(b, "null");
+    const ex_row *r = v;
+    urisan_rvalue val;
+    urisan_link_row_value(&r->row, key, &val);
+    put_value(b, &val);
 }
-static void put_host_imitates(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_host_form(b, &r->c->hv, CLI_HV_IMITATES);
-}
-static void put_registrable(cli_buf *b, const void *v)
-{
-    ROW(v);
-    cli_jv_host_form(b, &r->c->hv, CLI_HV_REGISTRABLE);
-}
-#endif
+
+/* The keys the command writes itself (URISAN_RV_FRONT). */
+#define ROW(v) const ex_row *r = (v)
 #ifdef URISAN_HAVE_MAIL
 /* A mailbox (mbox, Maildir): which message. */
 static bool in_box(const void *v) { ROW(v); return r->c->msg != NULL; }
@@ -175,33 +133,11 @@ static void put_message(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->
 static void put_message_id(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->c->msg->message_id); }
 static void put_file(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->c->msg->file); }
 #endif
-/* A mail limit reached (context "limit"). */
-static bool is_limit(const void *v) { ROW(v); return r->limit != NULL; }
-static void put_limit(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->limit); }
-static void put_limit_message(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->message); }
-/* context "header": the field's name. */
-static bool has_header(const void *v) { ROW(v); return r->header != NULL; }
-static void put_header(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->header); }
-/* a link written in Unicode: the text as written */
-static bool has_written(const void *v) { ROW(v); return r->written != NULL; }
-static void put_written(cli_buf *b, const void *v) { ROW(v); json_quote(b, r->written, r->written_len); }
-/* a rewritten link (uri its destination): the rewriting service */
-static bool has_rewriter(const void *v) { ROW(v); return r->rewriter != NULL; }
-static void put_rewriter(cli_buf *b, const void *v) { ROW(v); cli_jv_cstr(b, r->rewriter); }
-/* a part with a file name (an attachment): the name */
-static bool has_attachment(const void *v) { ROW(v); return r->attachment != NULL; }
-static void put_attachment(cli_buf *b, const void *v)
-{
-    ROW(v);
-    json_quote(b, r->attachment, strlen(r->attachment));
-}
-/* a hit on a page of a PDF attachment: its number */
-static bool has_page(const void *v) { ROW(v); return r->page != 0; }
-static void put_page(cli_buf *b, const void *v) { ROW(v); cli_buf_addu(b, r->page); }
 static void put_explain(cli_buf *b, const void *v)
 {
     ROW(v);
-    cli_jv_explain(b, &r->dec, r->c->pol, r->uri, r->uri_len);
+    cli_jv_explain(b, &r->row.dec, r->c->pol, r->row.uri != NULL ? r->row.uri : "",
+                   r->row.uri_len);
 }
 static void put_resolve(cli_buf *b, const void *v)
 {
@@ -218,57 +154,143 @@ static void put_resolve(cli_buf *b, const void *v)
 }
 #undef ROW
 
-#define MODE_EXPLAIN 1u /* --explain was given */
-#define MODE_RESOLVE 2u /* --resolve was given */
-
-/* urisan(1), JSON OUTPUT; append new keys at the end. The fallback line (a hit
-   too large for CLI_JSON_MAX) keeps where the hit is and denies it. */
-static const cli_field extract_fields[] = {
-    { .name = "uri", .put = put_uri, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "part", .put = put_part, .fb = CLI_FB_PUT },
-    { .name = "offset", .put = put_offset, .fb = CLI_FB_PUT },
-    { .name = "length", .put = put_length, .fb = CLI_FB_PUT },
-    { .name = "context", .put = put_context, .fb = CLI_FB_PUT },
-    { .name = "display", .put = put_display, .fb = CLI_FB_TEXT, .fb_text = "null" },
-    { .name = "form", .put = put_form, .fb = CLI_FB_TEXT, .fb_text = "[]" },
-    { .name = "flags", .put = put_flags, .fb = CLI_FB_TEXT,
-      .fb_text = "[\"invalid\",\"too_long\"]" },
-    { .name = "verdict", .put = put_verdict, .fb = CLI_FB_TEXT, .fb_text = "\"deny\"" },
-    { .name = "reasons", .put = put_reasons, .fb = CLI_FB_TEXT,
-      .fb_text = "[\"invalid\",\"too_long\"]" },
-    { .name = "deny_reasons", .put = put_deny_reasons, .fb = CLI_FB_TEXT,
-      .fb_text = "[\"invalid\",\"too_long\"]" },
-    { .name = "flag_reasons", .put = put_flag_reasons, .fb = CLI_FB_TEXT, .fb_text = "[]" },
-#ifdef URISAN_HAVE_HOST
-    { .name = "host_unicode", .put = put_host_unicode, .fb = CLI_FB_OMIT },
-    { .name = "host_skeleton", .put = put_host_skeleton, .fb = CLI_FB_OMIT },
-    { .name = "host_imitates", .put = put_host_imitates, .fb = CLI_FB_OMIT },
-    { .name = "registrable_domain", .put = put_registrable, .fb = CLI_FB_OMIT },
-#endif
+/* What the command gives a key itself: the writer of a key of its own
+   (URISAN_RV_FRONT), and the key's value on the fallback line (a hit too
+   large for CLI_JSON_MAX: it keeps where the hit is and denies it; a key
+   not named here is left out of it). */
+static const struct {
+    const char *name;
+    cli_field_put put;  /* NULL: the library's value (put_key) */
+    cli_field_fb fb;
+    const char *fb_text;
+} own_keys[] = {
+    { "uri", NULL, CLI_FB_TEXT, "null" },
+    { "part", NULL, CLI_FB_PUT, NULL },
+    { "offset", NULL, CLI_FB_PUT, NULL },
+    { "length", NULL, CLI_FB_PUT, NULL },
+    { "context", NULL, CLI_FB_PUT, NULL },
+    { "display", NULL, CLI_FB_TEXT, "null" },
+    { "form", NULL, CLI_FB_TEXT, "[]" },
+    { "flags", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "verdict", NULL, CLI_FB_TEXT, "\"deny\"" },
+    { "reasons", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "deny_reasons", NULL, CLI_FB_TEXT, "[\"invalid\",\"too_long\"]" },
+    { "flag_reasons", NULL, CLI_FB_TEXT, "[]" },
 #ifdef URISAN_HAVE_MAIL
-    { .name = "message", .put = put_message, .fb = CLI_FB_OMIT, .present = in_box },
-    { .name = "message_id", .put = put_message_id, .fb = CLI_FB_OMIT, .present = in_box },
-    { .name = "file", .put = put_file, .fb = CLI_FB_OMIT, .present = in_box },
+    { "message", put_message, CLI_FB_OMIT, NULL },
+    { "message_id", put_message_id, CLI_FB_OMIT, NULL },
+    { "file", put_file, CLI_FB_OMIT, NULL },
 #endif
-    { .name = "limit", .put = put_limit, .fb = CLI_FB_OMIT, .present = is_limit },
-    { .name = "limit_message", .put = put_limit_message, .fb = CLI_FB_OMIT,
-      .present = is_limit },
-    { .name = "header", .put = put_header, .fb = CLI_FB_OMIT, .present = has_header },
-    { .name = "written", .put = put_written, .fb = CLI_FB_OMIT, .present = has_written },
-    { .name = "attachment", .put = put_attachment, .fb = CLI_FB_OMIT, .present = has_attachment },
-    { .name = "rewriter", .put = put_rewriter, .fb = CLI_FB_OMIT, .present = has_rewriter },
-    { .name = "page", .put = put_page, .fb = CLI_FB_OMIT, .present = has_page },
-    /* --explain: the rule behind each reason */
-    { .name = "explain", .put = put_explain, .fb = CLI_FB_TEXT, .fb_text = "{}",
-      .when = MODE_EXPLAIN, .needs = "--explain" },
-    /* --resolve: the host looked up, every address judged (address rule) */
-    { .name = "resolve", .put = put_resolve, .fb = CLI_FB_OMIT, .when = MODE_RESOLVE,
-      .needs = "--resolve" },
+    { "explain", put_explain, CLI_FB_TEXT, "{}" },
+    { "resolve", put_resolve, CLI_FB_OMIT, NULL },
 };
 
-/* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
-static bool write_text(const ex_ctx *c, const ex_row *r)
+/* Keys present only with a value (URISAN_RS_SET): field i's presence
+   (cli_field.present has no argument: one function a field). */
+#define EXTRACT_KEYS_MAX 48
+static cli_field extract_fields[EXTRACT_KEYS_MAX];
+static size_t extract_nfields;
+
+static bool set_present(const void *v, size_t i)
 {
+    const ex_row *r = v;
+    return urisan_link_row_present(&r->row, extract_fields[i].arg) != 0;
+}
+#define SET_PRESENT(g, d) \
+    static bool set_present_##g##_##d(const void *v) { return set_present(v, 8 * g + d); }
+#define SET_PRESENT8(g) \
+    SET_PRESENT(g, 0) SET_PRESENT(g, 1) SET_PRESENT(g, 2) SET_PRESENT(g, 3) \
+    SET_PRESENT(g, 4) SET_PRESENT(g, 5) SET_PRESENT(g, 6) SET_PRESENT(g, 7)
+SET_PRESENT8(0) SET_PRESENT8(1) SET_PRESENT8(2) SET_PRESENT8(3) SET_PRESENT8(4) SET_PRESENT8(5)
+#define SET_FN8(g) set_present_##g##_0, set_present_##g##_1, set_present_##g##_2, \
+    set_present_##g##_3, set_present_##g##_4, set_present_##g##_5, set_present_##g##_6, \
+    set_present_##g##_7
+static bool (*const set_presents[EXTRACT_KEYS_MAX])(const void *) = {
+    SET_FN8(0), SET_FN8(1), SET_FN8(2), SET_FN8(3), SET_FN8(4), SET_FN8(5),
+};
+
+/* What the keys that read only the flags and the decision are written
+   from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run's key. */
+static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
+{
+    const urisan_link_row *r = &((const ex_row *)v)->row;
+    key[0] = (uint64_t)r->flags;
+    key[1] = (uint64_t)r->dec.deny_flags;
+    key[2] = (uint64_t)r->dec.flag_flags;
+    key[3] = (uint64_t)r->dec.rules << 32 | (uint32_t)r->dec.verdict;
+}
+
+/* extract_fields from the library's keys of a row (once): their names,
+   order and presence; the command's own writers of its keys; the
+   fallback line (urisan(1), JSON OUTPUT). */
+static void extract_fields_make(void)
+{
+    if (extract_nfields != 0)
+        return;
+    size_t n;
+    const urisan_result_key *keys = urisan_link_row_keys(&n);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const urisan_result_key *k = &keys[i];
+#ifndef URISAN_HAVE_HOST
+        if (k->when & URISAN_RK_HOST)
+            continue;
+#endif
+#ifndef URISAN_HAVE_MAIL
+        if (k->when & URISAN_RK_MAILBOX)
+            continue;
+#endif
+        if (m >= EXTRACT_KEYS_MAX)
+            abort(); /* a key more than the table holds: EXTRACT_KEYS_MAX */
+        cli_field *f = &extract_fields[m];
+        memset(f, 0, sizeof *f);
+        f->name = k->name;
+        f->when = k->when & (MODE_EXPLAIN | MODE_RESOLVE);
+        f->needs = (k->when & URISAN_RK_EXPLAIN) ? "--explain"
+                 : (k->when & URISAN_RK_RESOLVE) ? "--resolve" : NULL;
+        f->put_arg = put_key;
+        f->arg = k;
+        if (k->shown == URISAN_RS_SET)
+            f->present = set_presents[m];
+#ifdef URISAN_HAVE_MAIL
+        if (k->when & URISAN_RK_MAILBOX)
+            f->present = in_box;
+#endif
+        f->fb = CLI_FB_OMIT;
+        for (size_t q = 0; q < sizeof own_keys / sizeof own_keys[0]; q++) {
+            if (strcmp(own_keys[q].name, k->name) != 0)
+                continue;
+            if (own_keys[q].put != NULL) {
+                f->put = own_keys[q].put;
+                f->put_arg = NULL;
+            }
+            f->fb = own_keys[q].fb;
+            f->fb_text = own_keys[q].fb_text;
+        }
+        m++;
+    }
+    /* the run of the flags and the decision (the keys that read nothing
+       else, one after another): written once for each of their values */
+    for (size_t i = 0; i < m; i++) {
+        size_t len = 0;
+        while (i + len < m && extract_fields[i + len].put_arg != NULL &&
+               ((const urisan_result_key *)extract_fields[i + len].arg)->reads != 0 &&
+               (((const urisan_result_key *)extract_fields[i + len].arg)->reads &
+                ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0)
+            len++;
+        if (len > 1) {
+            extract_fields[i].run_len = (unsigned)(len - 1);
+            extract_fields[i].run_key = decision_run_key;
+            i += len - 1;
+        }
+    }
+    extract_nfields = m;
+}
+
+/* PART OFFSET CONTEXT VERDICT REASONS "URI" ["DISPLAY"] */
+static bool write_text(const ex_ctx *c, const ex_row *er)
+{
+    const urisan_link_row *r = &er->row;
     cli_buf *b = cli_out_begin();
 #ifdef URISAN_HAVE_MAIL
     if (c->msg != NULL) { /* a mailbox: MESSAGE first */
@@ -291,11 +313,11 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
     cli_buf_addc(b, ' ');
     cli_text_reasons(b, &r->dec);
     cli_buf_add(b, " \"", 2);
-    cli_text_escape(b, r->uri, r->uri_len, true);
+    cli_text_escape(b, r->uri != NULL ? r->uri : "", r->uri_len, true);
     cli_buf_addc(b, '"');
     if (r->limit != NULL) {
         cli_buf_add(b, " \"", 2);
-        cli_text_escape(b, r->message, strlen(r->message), true);
+        cli_text_escape(b, r->limit_message, strlen(r->limit_message), true);
         cli_buf_addc(b, '"');
     }
     if (r->display != NULL) {
@@ -318,12 +340,12 @@ static bool write_text(const ex_ctx *c, const ex_row *r)
         cli_buf_addc(b, '"');
     }
 #ifdef URISAN_HAVE_NET
-    if (r->res != NULL)
-        cli_text_resolve(b, r->res);
+    if (er->res != NULL)
+        cli_text_resolve(b, er->res);
 #endif
     if (c->explain && r->dec.verdict != URISAN_ALLOW) {
         cli_buf_lit(b, " (explain: ");
-        cli_text_explain(b, &r->dec, c->pol, r->uri, r->uri_len);
+        cli_text_explain(b, &r->dec, c->pol, r->uri != NULL ? r->uri : "", r->uri_len);
         cli_buf_addc(b, ')');
     }
     if (b->failed) {
@@ -360,28 +382,30 @@ static const char *held_str(char **at, const char *s, size_t n)
 static size_t strlen0(const char *s) { return s != NULL ? strlen(s) : 0; }
 
 /* A copy of r (its strings in the copy) and c's view of its host. */
-static held_row *hold_row(const ex_ctx *c, const ex_row *r)
+static held_row *hold_row(const ex_ctx *c, const ex_row *er)
 {
-    size_t np = strlen0(r->part), nm = strlen0(r->message), nh = strlen0(r->header),
+    const urisan_link_row *r = &er->row;
+    size_t np = strlen0(r->part), nm = strlen0(r->limit_message), nh = strlen0(r->header),
            na = strlen0(r->attachment);
     size_t need = np + r->uri_len + r->display_len + nm + nh + r->written_len + na + 7;
     held_row *h = malloc(sizeof *h + need);
     if (h == NULL)
         return NULL;
-    h->r = *r;
+    h->r = *er;
 #ifdef URISAN_HAVE_HOST
     h->hv = c->hv;
 #else
     (void)c;
 #endif
     char *at = h->text;
-    h->r.part = held_str(&at, r->part, np);
-    h->r.uri = held_str(&at, r->uri, r->uri_len);
-    h->r.display = held_str(&at, r->display, r->display_len);
-    h->r.message = held_str(&at, r->message, nm);
-    h->r.header = held_str(&at, r->header, nh);
-    h->r.written = held_str(&at, r->written, r->written_len);
-    h->r.attachment = held_str(&at, r->attachment, na);
+    urisan_link_row *d = &h->r.row;
+    d->part = held_str(&at, r->part, np);
+    d->uri = held_str(&at, r->uri, r->uri_len);
+    d->display = held_str(&at, r->display, r->display_len);
+    d->limit_message = held_str(&at, r->limit_message, nm);
+    d->header = held_str(&at, r->header, nh);
+    d->written = held_str(&at, r->written, r->written_len);
+    d->attachment = held_str(&at, r->attachment, na);
     return h;
 }
 #endif
@@ -395,7 +419,9 @@ static bool put_row(ex_ctx *c, ex_row *r)
 #ifdef URISAN_HAVE_NET
     if (c->rw != NULL) {
         held_row *h = hold_row(c, r);
-        if (cli_resolve_hold(c->rw, h != NULL ? h->r.uri : NULL, r->uri_len, h))
+        /* a row that is no link (a mail limit): held under the URI "" */
+        const char *uri = h == NULL ? NULL : h->r.row.uri != NULL ? h->r.row.uri : "";
+        if (cli_resolve_hold(c->rw, uri, r->row.uri_len, h))
             return true;
         c->io_error = true;
         return false;
@@ -414,7 +440,7 @@ static bool write_resolved(void *ctx, void *row, const urisan_net_result *res)
     c->hv = h->hv;
 #endif
     h->r.res = res;
-    cli_resolve_merge(&h->r.dec, res);
+    cli_resolve_merge(&h->r.row.dec, res);
     return write_row(c, &h->r);
 }
 
@@ -433,7 +459,10 @@ static bool flush_rows(ex_ctx *c) { return !c->io_error; }
 static bool write_row(ex_ctx *c, ex_row *r)
 {
     r->c = c;
-    if (r->dec.verdict == URISAN_DENY)
+#ifdef URISAN_HAVE_HOST
+    urisan_link_row_host(&r->row, &c->hv, c->skeleton_always);
+#endif
+    if (r->row.dec.verdict == URISAN_DENY)
         c->denied = true;
     bool ok = c->json ? cli_fields_line(&c->fields, r) != CLI_LINE_FAILED : write_text(c, r);
     if (!ok) {
@@ -478,31 +507,30 @@ static bool scan_text(ex_ctx *c, const char *t, size_t len, size_t start, size_t
             const urisan_hit *h = &c->hits[k];
             ex_row r;
             memset(&r, 0, sizeof r);
-            r.context = "text";
-            r.offset = base + h->off;
-            r.length = h->len;
-            r.uri = h->uri;
-            r.uri_len = h->uri_len;
-            r.has_form = true;
-            r.form = h->form;
-            r.flags = h->flags;
-            r.dec = h->decision;
 #ifdef URISAN_HAVE_HOST
             /* a link written in Unicode: the URI a browser opens is
                judged, the text as written kept (as extract --mail) */
             urisan_link_judge lj = { c->host, &c->hv };
             urisan_hit jh = *h;
+            const char *written = NULL;
+            size_t written_len = 0;
             char *opened = urisan_judge_text_link(&lj, c->pol, &jh, &c->keep.facts[k],
-                                                  &r.written, &r.written_len);
-            r.uri = jh.uri;
-            r.uri_len = jh.uri_len;
-            r.flags = jh.flags;
-            r.dec = jh.decision;
+                                                  &written, &written_len);
+            urisan_link_row_hit(&r.row, h);
+            r.row.uri = jh.uri;
+            r.row.uri_len = jh.uri_len;
+            r.row.flags = jh.flags;
+            r.row.dec = jh.decision;
+            r.row.written = written;
+            r.row.written_len = written_len;
+            r.row.offset = base + h->off;
             bool put = put_row(c, &r);
             free(opened);
             if (!put)
                 return false;
 #else
+            urisan_link_row_hit(&r.row, h);
+            r.row.offset = base + h->off;
             if (!put_row(c, &r))
                 return false;
 #endif
@@ -704,24 +732,7 @@ static bool on_mail_hit(void *ctx, const urisan_mail_hit *h)
     ex_ctx *c = ctx;
     ex_row r;
     memset(&r, 0, sizeof r);
-    r.part = h->part;
-    r.context = urisan_mail_source_name(h->source);
-    r.offset = h->offset;
-    r.length = h->length;
-    r.uri = h->uri;
-    r.uri_len = h->uri_len;
-    r.has_form = h->has_form;
-    r.form = h->form;
-    r.display = h->display;
-    r.display_len = h->display_len;
-    r.flags = h->flags;
-    r.dec = h->decision;
-    r.header = h->header;
-    r.written = h->written;
-    r.written_len = h->written_len;
-    r.attachment = h->attachment;
-    r.rewriter = h->rewriter;
-    r.page = h->page;
+    urisan_mail_hit_row(&r.row, h);
     return put_row(c, &r);
 }
 
@@ -732,15 +743,8 @@ static bool on_mail_diag(void *ctx, const urisan_mail_diag *dg)
     ex_ctx *c = ctx;
     ex_row r;
     memset(&r, 0, sizeof r);
-    r.part = dg->part ? dg->part : "raw";
-    r.context = "limit";
-    r.uri = "";
-    r.flags = dg->flags;
-    r.dec = dg->decision;
-    r.limit = urisan_mail_limit_name(dg->limit);
-    r.message = dg->message;
-    r.attachment = dg->attachment;
-    cli_note(CMD, "limit %s in part %s: %s", r.limit, r.part, dg->message);
+    urisan_mail_diag_row(&r.row, dg);
+    cli_note(CMD, "limit %s in part %s: %s", r.row.limit, r.row.part, dg->message);
     return put_row(c, &r);
 }
 
@@ -1066,7 +1070,8 @@ int cmd_extract(int argc, char **argv)
     c->skeleton_always = opts[OPT_FIELDS].seen;
 #endif
     c->explain = opts[OPT_EXPLAIN].seen;
-    rc = cli_fields_select(CMD, extract_fields, sizeof extract_fields / sizeof extract_fields[0],
+    extract_fields_make();
+    rc = cli_fields_select(CMD, extract_fields, extract_nfields,
                            (c->explain ? MODE_EXPLAIN : 0) |
                                (opts[OPT_RESOLVE].seen ? MODE_RESOLVE : 0),
                            opts[OPT_FIELDS].seen ? opts[OPT_FIELDS].value : NULL, &c->fields);

@@ -102,6 +102,40 @@ const char *urisan_mail_source_name(urisan_mail_source s)
     return NULL;
 }
 
+void urisan_mail_hit_row(urisan_link_row *row, const urisan_mail_hit *h)
+{
+    memset(row, 0, sizeof *row);
+    row->uri = h->uri;
+    row->uri_len = h->uri_len;
+    row->part = h->part;
+    row->offset = h->offset;
+    row->length = h->length;
+    row->context = urisan_mail_source_name(h->source);
+    row->display = h->display;
+    row->display_len = h->display_len;
+    row->form = h->has_form ? h->form : 0;
+    row->flags = h->flags;
+    row->dec = h->decision;
+    row->header = h->header;
+    row->written = h->written;
+    row->written_len = h->written_len;
+    row->attachment = h->attachment;
+    row->rewriter = h->rewriter;
+    row->page = h->page;
+}
+
+void urisan_mail_diag_row(urisan_link_row *row, const urisan_mail_diag *d)
+{
+    memset(row, 0, sizeof *row);
+    row->part = d->part != NULL ? d->part : "raw";
+    row->context = "limit";
+    row->flags = d->flags;
+    row->dec = d->decision;
+    row->limit = urisan_mail_limit_name(d->limit);
+    row->limit_message = d->message;
+    row->attachment = d->attachment;
+}
+
 const char *urisan_mail_limit_name(urisan_mail_limit l)
 {
     switch (l) {
