@@ -245,6 +245,9 @@ static inline bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags fl
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */
 void cli_jv_reasons(cli_buf *b, const urisan_decision *d);
+/* A value of the library's (urisan_result_value, urisan_link_row_value)
+   as JSON: texts escaped, names, reasons and forms as lists of names. */
+void cli_jv_rvalue(cli_buf *b, const urisan_rvalue *v);
 /* "deny_reasons": the flags, then the rules that denied; [] unless denied. */
 void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
 /* "flag_reasons": the flags only reported; [] when allowed. */

@@ -75,53 +75,13 @@ typedef struct {
 #define MODE_EXPLAIN URISAN_RK_EXPLAIN /* --explain was given */
 #define MODE_RESOLVE URISAN_RK_RESOLVE /* --resolve was given */
 
-/* ["name", ...]: v's flags, rule reasons, flags (URISAN_RV_NAMES), in
-   the order cli_jv_reasons lists a denying decision's. */
-static void put_names(cli_buf *b, const urisan_rvalue *v)
-{
-    if (v->rules == 0 && v->last == 0) {
-        cli_jv_flags(b, v->first);
-        return;
-    }
-    const urisan_decision d = { URISAN_DENY, v->first, v->last, v->rules };
-    cli_jv_reasons(b, &d);
-}
-
-/* A value of the library's (urisan_link_row_value) as JSON. */
-static void put_value(cli_buf *b, const urisan_rvalue *v)
-{
-    switch (v->kind) {
-    case URISAN_RV_BOOL: cli_jv_bool(b, v->b != 0); return;
-    case URISAN_RV_UINT: cli_buf_addu(b, v->u); return;
-    case URISAN_RV_TEXT: json_quote(b, v->s, v->n); return;
-    case URISAN_RV_NAME: json_quote_plain(b, v->s, v->n); return;
-    case URISAN_RV_NAMES: put_names(b, v); return;
-    case URISAN_RV_ERROR: cli_jv_error(b, &v->err); return;
-    case URISAN_RV_FORMS: {
-        cli_buf_addc(b, '[');
-        size_t n = 0;
-        for (uint64_t set = v->u; set != 0; set &= set - 1) {
-            const char *name = urisan_hit_form_name((unsigned)__builtin_ctzll(set));
-            if (name == NULL)
-                break;
-            if (n++ > 0)
-                cli_buf_addc(b, ',');
-            cli_jv_name(b, name);
-        }
-        cli_buf_addc(b, ']');
-        return;
-    }
-    default: cli_buf_lit(b, "null"); return;
-    }
-}
-
 /* A key of the library's description of a row. */
 static void put_key(cli_buf *b, const void *v, const void *key)
 {
     const ex_row *r = v;
     urisan_rvalue val;
     urisan_link_row_value(&r->row, key, &val);
-    put_value(b, &val);
+    cli_jv_rvalue(b, &val);
 }
 
 /* The keys the command writes itself (URISAN_RV_FRONT). */

@@ -439,17 +439,42 @@ static void put_text(cli_buf *b, const urisan_rvalue *v, const cli_result_row *r
         json_quote(b, v->s, v->n);
 }
 
-static void put_value(cli_buf *b, const urisan_rvalue *v, const cli_result_row *row)
+/* ["name", ...]: the forms of a link found (URISAN_RV_FORMS). */
+static void put_forms(cli_buf *b, uint64_t set)
+{
+    cli_buf_addc(b, '[');
+    for (size_t n = 0; set != 0; set &= set - 1) {
+        const char *name = urisan_hit_form_name((unsigned)__builtin_ctzll(set));
+        if (name == NULL)
+            break;
+        if (n++ > 0)
+            cli_buf_addc(b, ',');
+        cli_jv_name(b, name);
+    }
+    cli_buf_addc(b, ']');
+}
+
+void cli_jv_rvalue(cli_buf *b, const urisan_rvalue *v)
 {
     switch (v->kind) {
     case URISAN_RV_BOOL: cli_jv_bool(b, v->b != 0); return;
     case URISAN_RV_UINT: cli_buf_addu(b, v->u); return;
-    case URISAN_RV_TEXT: put_text(b, v, row); return;
+    case URISAN_RV_TEXT: json_quote(b, v->s, v->n); return;
     case URISAN_RV_NAME: json_quote_plain(b, v->s, v->n); return;
     case URISAN_RV_NAMES: put_names(b, v); return;
     case URISAN_RV_ERROR: cli_jv_error(b, &v->err); return;
+    case URISAN_RV_FORMS: put_forms(b, v->u); return;
     default: cli_buf_lit(b, "null"); return;
     }
+}
+
+/* A value of a row's result: its texts copied unescaped when plain. */
+static void put_value(cli_buf *b, const urisan_rvalue *v, const cli_result_row *row)
+{
+    if (v->kind == URISAN_RV_TEXT)
+        put_text(b, v, row);
+    else
+        cli_jv_rvalue(b, v);
 }
 
 /* The key i of sub, with its comma ('{' for the first). */
