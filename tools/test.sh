@@ -19,5 +19,7 @@ fi
 meson compile -C "$builddir"
 status=0
 meson test -C "$builddir" --print-errorlogs --num-processes 2 ${TEST_ARGS:-} || status=$?
-python3 tools/test-summary.py "$builddir/meson-logs/testlog.json" || true
+# meson names the log after a setup given with --setup (testlog-thorough.json)
+log=$(ls -t "$builddir"/meson-logs/testlog*.json 2>/dev/null | head -n 1)
+[ -n "$log" ] && python3 tools/test-summary.py "$log" || true
 exit $status
