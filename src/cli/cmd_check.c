@@ -345,23 +345,7 @@ static void check_fields_make(void)
             }
         }
     }
-    /* the run of the flags and the decision: the keys that read nothing
-       else, one after another */
-    for (size_t i = 0; i < m; i++) {
-        const urisan_result_key *k = check_fields[i].arg;
-        size_t len = 0;
-        while (i + len < m && check_fields[i + len].arg != NULL &&
-               (((const urisan_result_key *)check_fields[i + len].arg)->reads &
-                ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0 &&
-               ((const urisan_result_key *)check_fields[i + len].arg)->reads != 0 &&
-               check_fields[i + len].present == NULL)
-            len++;
-        if (k != NULL && len > 1) {
-            check_fields[i].run_len = (unsigned)(len - 1);
-            check_fields[i].run_key = decision_run_key;
-            i += len - 1;
-        }
-    }
+    cli_fields_decision_runs(check_fields, m, decision_run_key);
     /* the fast paths, where the keys they write follow one another */
     for (size_t i = 0; i < m; i++) {
         for (size_t q = 0; q < sizeof fast_runs / sizeof fast_runs[0]; q++) {

@@ -229,21 +229,9 @@ static void extract_fields_make(void)
         }
         m++;
     }
-    /* the run of the flags and the decision (the keys that read nothing
-       else, one after another): written once for each of their values */
-    for (size_t i = 0; i < m; i++) {
-        size_t len = 0;
-        while (i + len < m && extract_fields[i + len].put_arg != NULL &&
-               ((const urisan_result_key *)extract_fields[i + len].arg)->reads != 0 &&
-               (((const urisan_result_key *)extract_fields[i + len].arg)->reads &
-                ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0)
-            len++;
-        if (len > 1) {
-            extract_fields[i].run_len = (unsigned)(len - 1);
-            extract_fields[i].run_key = decision_run_key;
-            i += len - 1;
-        }
-    }
+    /* the run of the flags and the decision: written once for each of
+       their values */
+    cli_fields_decision_runs(extract_fields, m, decision_run_key);
     extract_nfields = m;
 }
 

@@ -50,6 +50,28 @@ static const cli_field *find(const cli_field *table, size_t n, const char *name,
     return NULL;
 }
 
+static bool reads_decision_only(const cli_field *f)
+{
+    const urisan_result_key *k = f->arg;
+    return f->put_arg != NULL && k != NULL && f->present == NULL && k->reads != 0 &&
+           (k->reads & ~(unsigned)(URISAN_RR_FLAGS | URISAN_RR_DECISION)) == 0;
+}
+
+void cli_fields_decision_runs(cli_field *table, size_t n,
+                              void (*run_key)(const void *row, uint64_t key[CLI_RUN_KEY]))
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len = 0;
+        while (i + len < n && reads_decision_only(&table[i + len]))
+            len++;
+        if (len > 1) {
+            table[i].run_len = (unsigned)(len - 1);
+            table[i].run_key = run_key;
+            i += len - 1;
+        }
+    }
+}
+
 void cli_fields_names(cli_buf *b, const cli_field *table, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "json.h"
+#include "urisan.h"
 
 /* Write the JSON value of the field for row (a command's own struct). */
 typedef void (*cli_field_put)(cli_buf *b, const void *row);
@@ -122,6 +123,14 @@ static inline char *cli_fields_key_at(char *o, const cli_fieldset *fs, size_t i)
     memcpy(o, fs->key[i], CLI_FIELD_KEY_MAX);
     return o + fs->klen[i];
 }
+
+/* The runs of the flags and the decision in table[0..n): keys of the
+   library's (arg a urisan_result_key, written by put_arg) with no
+   presence rule of their own that read nothing but the flags and the
+   decision, one after another; each run of two or more is kept by
+   run_key. */
+void cli_fields_decision_runs(cli_field *table, size_t n,
+                              void (*run_key)(const void *row, uint64_t key[CLI_RUN_KEY]));
 
 /* Comma-separated names of table[0..n) (for usage and errors) into b. */
 void cli_fields_names(cli_buf *b, const cli_field *table, size_t n);
