@@ -226,21 +226,6 @@ int cli_finish(const char *cmd, int status);
 void cli_jv_error(cli_buf *b, const urisan_error *e);
 /* ["name", ...] in bit order. */
 void cli_jv_flags(cli_buf *b, urisan_flags f);
-#ifdef URISAN_HAVE_HOST
-/* The host layer's keys of check and extract: the form k of hv
-   (CLI_HV_UNICODE ...); null where hv is NULL or no name, and but for
-   host_unicode where the form is "". */
-enum { CLI_HV_UNICODE, CLI_HV_SKELETON, CLI_HV_IMITATES, CLI_HV_REGISTRABLE };
-void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k);
-/* Is the skeleton of hv worth printing (host_skeleton)? An IDN host, or
-   one with flag homograph or lookalike (flags: the line's); else the key
-   is null unless --fields asked for it (always). */
-static inline bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags,
-                                      bool always)
-{
-    return always || urisan_host_skeleton_shown(hv, flags);
-}
-#endif
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */

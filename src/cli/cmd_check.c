@@ -87,14 +87,22 @@ static void judge(check_ctx *c, check_result *r)
 typedef struct {
     const check_ctx *c;
     const check_result *r;
-    const urisan_result *res;
+    urisan_result *res;
     cli_result_row out;
 } check_row;
 
-/* A key of the library's description (urisan_result_keys). */
+/* A key of the library's description (urisan_result_keys). The result's
+   host part (urisan_result_host: nested_flags NULL until then) is filled
+   by the first key that reads the host's forms or the nested URLs; on
+   most lines put_host_run writes the forms from the view, and none does. */
 static void put_key(cli_buf *b, const void *v, const void *key)
 {
     const check_row *row = v;
+#ifdef URISAN_HAVE_HOST
+    const urisan_result_key *k = key;
+    if ((k->reads & (URISAN_RR_HOST | URISAN_RR_NESTED)) != 0 && row->res->nested_flags == NULL)
+        urisan_result_host(row->res, row->c->host, row->r->j.hv, row->c->skeleton_always);
+#endif
     cli_jv_result(b, &row->out, key);
 }
 
@@ -257,7 +265,7 @@ static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
         !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
                              hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4)))
         return false;
-    bool skeleton = cli_skeleton_shown(hv, r->j.rep.flags, row->c->skeleton_always);
+    bool skeleton = row->c->skeleton_always || urisan_host_skeleton_shown(hv, r->j.rep.flags);
     char *o = cli_fields_key_at(b->p + b->len, fs, i);
     o = cli_host_form_at(o, hv->unicode, hv->unicode_len, false);
     o = cli_host_form_at(cli_fields_key_at(o, fs, i + 1), hv->skeleton,
@@ -418,14 +426,20 @@ static bool write_result(check_ctx *c, const check_result *r)
     }
     if (!c->json)
         return write_text(c, r);
-    urisan_result res = {
-        .in = r->in, .len = r->len, .full_len = r->full_len, .truncated = r->truncated,
-        .uri = &r->j.uri, .rep = &r->j.rep, .dec = &r->j.dec, .pol = c->pol,
-        .resolved = r->resolved ? c->rbuf : NULL, .rlen = r->rlen, .rerr = r->rerr,
-    };
-#ifdef URISAN_HAVE_HOST
-    urisan_result_host(&res, c->host, r->j.hv, c->skeleton_always);
-#endif
+    /* all but the host part, which put_key fills (nested_flags NULL) */
+    urisan_result res;
+    res.in = r->in;
+    res.len = r->len;
+    res.full_len = r->full_len;
+    res.truncated = r->truncated;
+    res.uri = &r->j.uri;
+    res.rep = &r->j.rep;
+    res.dec = &r->j.dec;
+    res.pol = c->pol;
+    res.resolved = r->resolved ? c->rbuf : NULL;
+    res.rlen = r->rlen;
+    res.rerr = r->rerr;
+    res.nested_flags = NULL;
     signed char plain = -1;
     check_row row = { c, r, &res, { &res, &plain } };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;

@@ -83,28 +83,6 @@ static void render_flags(cli_buf *b, const void *arg)
     cli_buf_addc(b, ']');
 }
 
-#ifdef URISAN_HAVE_HOST
-void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
-{
-    if (hv == NULL || !hv->is_name) {
-        cli_buf_lit(b, "null");
-        return;
-    }
-    const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
-    size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
-    if (!urisan_hv_json_plain(hv)) {
-        if (k > 0 && n[k] == 0)
-            cli_buf_lit(b, "null");
-        else
-            json_quote(b, s[k], n[k]);
-        return;
-    }
-    if (!cli_buf_room(b, n[k] + 4) && !cli_buf_reserve(b, n[k] + 4))
-        return; /* b is marked failed */
-    b->len = (size_t)(cli_host_form_at(b->p + b->len, s[k], n[k], k > 0) - b->p);
-}
-#endif
-
 void cli_jv_flags(cli_buf *b, urisan_flags f)
 {
     render_flags(b, &f);
