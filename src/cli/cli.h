@@ -233,10 +233,6 @@ void cli_jv_reasons(cli_buf *b, const urisan_decision *d);
 /* A value of the library's (urisan_result_value, urisan_link_row_value)
    as JSON: texts escaped, names, reasons and forms as lists of names. */
 void cli_jv_rvalue(cli_buf *b, const urisan_rvalue *v);
-/* "deny_reasons": the flags, then the rules that denied; [] unless denied. */
-void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
-/* "flag_reasons": the flags only reported; [] when allowed. */
-void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d);
 /* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
 /* "A,B,C": the names of f's flags, then of the rules
@@ -276,8 +272,6 @@ void cli_result_prepare(void);
 /* "error: CODE OFFSET MESSAGE" (urisan(1), COMMANDS) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
-/* Comma-separated flag names ("-" when none). */
-void cli_text_flags(cli_buf *b, urisan_flags f);
 /* s[0..n) for a terminal (every text-mode writer; JSON has its own
    escape): printable ASCII and visible UTF-8 as they are; \t \n \r;
    other C0 controls, DEL, C1 controls, bidi controls and marks, zero-width

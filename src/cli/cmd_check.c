@@ -91,19 +91,25 @@ typedef struct {
     cli_result_row out;
 } check_row;
 
-/* A key of the library's description (urisan_result_keys). The result's
-   host part (urisan_result_host: nested_flags NULL until then) is filled
-   by the first key that reads the host's forms or the nested URLs; on
-   most lines put_host_run writes the forms from the view, and none does. */
+/* A key of the library's description (urisan_result_keys). */
 static void put_key(cli_buf *b, const void *v, const void *key)
 {
     const check_row *row = v;
+    cli_jv_result(b, &row->out, key);
+}
+
+/* A key that reads the host's forms or the nested URLs: the result's host
+   part (urisan_result_host; nested_flags NULL until then) filled by the
+   first on the line. On most lines put_host_run writes the forms from the
+   view, and none is written. */
+static void put_host_key(cli_buf *b, const void *v, const void *key)
+{
+    const check_row *row = v;
 #ifdef URISAN_HAVE_HOST
-    const urisan_result_key *k = key;
-    if ((k->reads & (URISAN_RR_HOST | URISAN_RR_NESTED)) != 0 && row->res->nested_flags == NULL)
+    if (row->res->nested_flags == NULL)
         urisan_result_host(row->res, row->c->host, row->r->j.hv, row->c->skeleton_always);
 #endif
-    cli_jv_result(b, &row->out, key);
+    put_key(b, v, key);
 }
 
 /* The keys the command writes itself (URISAN_RV_FRONT). */
@@ -336,7 +342,7 @@ static void check_fields_make(void)
                  : (k->when & URISAN_RK_RESOLVE) ? "--resolve" : NULL;
         f->extra = k->shown == URISAN_RS_NAMED;
         f->present = k->shown == URISAN_RS_NESTED ? key_present : NULL;
-        f->put_arg = put_key;
+        f->put_arg = k->reads & (URISAN_RR_HOST | URISAN_RR_NESTED) ? put_host_key : put_key;
         f->arg = k;
         for (size_t q = 0; q < sizeof front_keys / sizeof front_keys[0]; q++) {
             if (strcmp(front_keys[q].name, k->name) == 0) {
@@ -415,8 +421,9 @@ static bool write_text(const check_ctx *c, const check_result *r)
     return cli_out_end();
 }
 
-/* Write the line of a judged input. false on a write error. */
-static bool write_result(check_ctx *c, const check_result *r)
+/* Write the line of a judged input (inline: check_one, judge and this
+   one frame a line). false on a write error. */
+static inline bool write_result(check_ctx *c, const check_result *r)
 {
     if (r->j.dec.verdict == URISAN_DENY)
         c->denied = true;

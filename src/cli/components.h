@@ -28,32 +28,11 @@ static inline char *cli_put_bool(char *o, bool v)
     return o + (v ? 4 : 5);
 }
 
-/* s[0..n) at d: 4 to 16 bytes (most schemes, hosts, names of a line)
-   as two words that overlap, without a call; the rest by memcpy. */
-static inline void cli_copy(char *d, const char *s, size_t n)
-{
-    uint64_t a, z;
-    uint32_t a4, z4;
-    if (n >= 8 && n <= 16) {
-        memcpy(&a, s, 8);
-        memcpy(&z, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &z, 8);
-    } else if (n >= 4 && n < 8) {
-        memcpy(&a4, s, 4);
-        memcpy(&z4, s + n - 4, 4);
-        memcpy(d, &a4, 4);
-        memcpy(d + n - 4, &z4, 4);
-    } else {
-        memcpy(d, s, n);
-    }
-}
-
 /* s[0..n), its own JSON text, between quotes at o: returns its end. */
 static inline char *cli_put_quoted(char *o, const char *s, size_t n)
 {
     o[0] = '"';
-    cli_copy(o + 1, s, n);
+    memcpy(o + 1, s, n);
     o[n + 1] = '"';
     return o + n + 2;
 }

@@ -88,12 +88,6 @@ void cli_jv_flags(cli_buf *b, urisan_flags f)
     render_flags(b, &f);
 }
 
-void cli_text_flags(cli_buf *b, urisan_flags f)
-{
-    if (flag_names(b, f, false) == 0)
-        cli_buf_addc(b, '-');
-}
-
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which)
 {
     cli_buf_lit(b, "error: ");
@@ -154,36 +148,6 @@ static void render_reasons(cli_buf *b, const void *arg)
 void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
 {
     render_reasons(b, d);
-}
-
-static void render_deny_reasons(cli_buf *b, const void *arg)
-{
-    const urisan_decision *d = arg;
-    cli_buf_addc(b, '[');
-    if (d->verdict == URISAN_DENY) {
-        size_t n = flag_names(b, d->deny_flags, true);
-        unsigned rules = d->rules;
-        if (URISAN_REASON_COUNT_ < 32)
-            rules &= (1u << URISAN_REASON_COUNT_) - 1;
-        while (rules != 0) {
-            unsigned r = (unsigned)__builtin_ctz(rules);
-            rules &= rules - 1;
-            if (n++ > 0)
-                cli_buf_addc(b, ',');
-            cli_jv_name(b, urisan_rule_reason_name((urisan_rule_reason)r));
-        }
-    }
-    cli_buf_addc(b, ']');
-}
-
-void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
-{
-    render_deny_reasons(b, d);
-}
-
-void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
-{
-    cli_jv_flags(b, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
 }
 
 /* What a library writer (urisan.h "Functions that write text") gives,
