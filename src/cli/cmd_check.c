@@ -104,8 +104,8 @@ static void put_key(cli_buf *b, const void *v, const void *key)
    view, and none is written. */
 static void put_host_key(cli_buf *b, const void *v, const void *key)
 {
-    const check_row *row = v;
 #ifdef URISAN_HAVE_HOST
+    const check_row *row = v;
     if (row->res->nested_flags == NULL)
         urisan_result_host(row->res, row->c->host, row->r->j.hv, row->c->skeleton_always);
 #endif
@@ -199,7 +199,7 @@ static bool key_present(const void *v)
 
 /* What the keys that read only the flags and the decision are written
    from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept (fields.c;
-   saves 17.8% of check --json's instructions, doc/bench.md). */
+   saves 18.6% of check --json's instructions, doc/bench.md). */
 static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     const check_row *row = v;
@@ -224,7 +224,7 @@ static const cli_sub_keys *components_keys;
 
 /* uri, valid, error, components and host_ip (fs->f[i..i+4]) of a valid
    plain URI without an IP address: the input twice (uri, components),
-   the keys, "true" and nulls, in one reservation. Saves 23.8% of
+   the keys, "true" and nulls, in one reservation. Saves 23.5% of
    check --json's instructions (doc/bench.md). */
 static bool put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
@@ -262,7 +262,7 @@ static bool put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
 #ifdef URISAN_HAVE_HOST
 /* host_unicode, host_skeleton, host_imitates and registrable_domain
    (fs->f[i..i+3]) of a name whose forms are their own JSON text, in one
-   reservation. Saves 10.8% of check --json's instructions (doc/bench.md). */
+   reservation. Saves 14.4% of check --json's instructions (doc/bench.md). */
 static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
@@ -433,7 +433,8 @@ static inline bool write_result(check_ctx *c, const check_result *r)
     }
     if (!c->json)
         return write_text(c, r);
-    /* all but the host part, which put_key fills (nested_flags NULL) */
+    /* all but the host part, which put_host_key fills (nested_flags NULL;
+       without the host layer no key reads it) */
     urisan_result res;
     res.in = r->in;
     res.len = r->len;
