@@ -226,21 +226,6 @@ int cli_finish(const char *cmd, int status);
 void cli_jv_error(cli_buf *b, const urisan_error *e);
 /* ["name", ...] in bit order. */
 void cli_jv_flags(cli_buf *b, urisan_flags f);
-#ifdef URISAN_HAVE_HOST
-/* The host layer's keys of check and extract: the form k of hv
-   (CLI_HV_UNICODE ...); null where hv is NULL or no name, and but for
-   host_unicode where the form is "". */
-enum { CLI_HV_UNICODE, CLI_HV_SKELETON, CLI_HV_IMITATES, CLI_HV_REGISTRABLE };
-void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k);
-/* Is the skeleton of hv worth printing (host_skeleton)? An IDN host, or
-   one with flag homograph or lookalike (flags: the line's); else the key
-   is null unless --fields asked for it (always). */
-static inline bool cli_skeleton_shown(const urisan_hostview *hv, urisan_flags flags,
-                                      bool always)
-{
-    return always || urisan_host_skeleton_shown(hv, flags);
-}
-#endif
 /* Reasons of a decision, as every command lists them: the flags that
    denied (bit order), then the rules that denied, then the flags only
    reported; none for an allowed URI. */
@@ -248,10 +233,6 @@ void cli_jv_reasons(cli_buf *b, const urisan_decision *d);
 /* A value of the library's (urisan_result_value, urisan_link_row_value)
    as JSON: texts escaped, names, reasons and forms as lists of names. */
 void cli_jv_rvalue(cli_buf *b, const urisan_rvalue *v);
-/* "deny_reasons": the flags, then the rules that denied; [] unless denied. */
-void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d);
-/* "flag_reasons": the flags only reported; [] when allowed. */
-void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d);
 /* "denied:A,B;flagged:C" (urisan_decision_format); "-" when none. */
 void cli_text_reasons(cli_buf *b, const urisan_decision *d);
 /* "A,B,C": the names of f's flags, then of the rules
@@ -291,8 +272,6 @@ void cli_result_prepare(void);
 /* "error: CODE OFFSET MESSAGE" (urisan(1), COMMANDS) appended to b, plus
    " (in the WHICH)" when which is not NULL. */
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which);
-/* Comma-separated flag names ("-" when none). */
-void cli_text_flags(cli_buf *b, urisan_flags f);
 /* s[0..n) for a terminal (every text-mode writer; JSON has its own
    escape): printable ASCII and visible UTF-8 as they are; \t \n \r;
    other C0 controls, DEL, C1 controls, bidi controls and marks, zero-width

@@ -87,7 +87,7 @@ static void judge(check_ctx *c, check_result *r)
 typedef struct {
     const check_ctx *c;
     const check_result *r;
-    const urisan_result *res;
+    urisan_result *res;
     cli_result_row out;
 } check_row;
 
@@ -96,6 +96,20 @@ static void put_key(cli_buf *b, const void *v, const void *key)
 {
     const check_row *row = v;
     cli_jv_result(b, &row->out, key);
+}
+
+/* A key that reads the host's forms or the nested URLs: the result's host
+   part (urisan_result_host; nested_flags NULL until then) filled by the
+   first on the line. On most lines put_host_run writes the forms from the
+   view, and none is written. */
+static void put_host_key(cli_buf *b, const void *v, const void *key)
+{
+#ifdef URISAN_HAVE_HOST
+    const check_row *row = v;
+    if (row->res->nested_flags == NULL)
+        urisan_result_host(row->res, row->c->host, row->r->j.hv, row->c->skeleton_always);
+#endif
+    put_key(b, v, key);
 }
 
 /* The keys the command writes itself (URISAN_RV_FRONT). */
@@ -185,7 +199,7 @@ static bool key_present(const void *v)
 
 /* What the keys that read only the flags and the decision are written
    from (URISAN_RR_FLAGS, URISAN_RR_DECISION): their run, kept (fields.c;
-   saves 17.8% of check --json's instructions, doc/bench.md). */
+   saves 18.6% of check --json's instructions, doc/bench.md). */
 static void decision_run_key(const void *v, uint64_t key[CLI_RUN_KEY])
 {
     const check_row *row = v;
@@ -210,7 +224,7 @@ static const cli_sub_keys *components_keys;
 
 /* uri, valid, error, components and host_ip (fs->f[i..i+4]) of a valid
    plain URI without an IP address: the input twice (uri, components),
-   the keys, "true" and nulls, in one reservation. Saves 23.8% of
+   the keys, "true" and nulls, in one reservation. Saves 23.5% of
    check --json's instructions (doc/bench.md). */
 static bool put_head_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
@@ -248,7 +262,7 @@ static bool put_tail_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
 #ifdef URISAN_HAVE_HOST
 /* host_unicode, host_skeleton, host_imitates and registrable_domain
    (fs->f[i..i+3]) of a name whose forms are their own JSON text, in one
-   reservation. Saves 10.8% of check --json's instructions (doc/bench.md). */
+   reservation. Saves 14.4% of check --json's instructions (doc/bench.md). */
 static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size_t i)
 {
     ROW(v);
@@ -257,7 +271,7 @@ static bool put_host_run(cli_buf *b, const void *v, const cli_fieldset *fs, size
         !cli_buf_room(b, hv->unicode_len + hv->skeleton_len + hv->imitates_len +
                              hv->registrable_len + 4 * (CLI_FIELD_KEY_MAX + 4)))
         return false;
-    bool skeleton = cli_skeleton_shown(hv, r->j.rep.flags, row->c->skeleton_always);
+    bool skeleton = row->c->skeleton_always || urisan_host_skeleton_shown(hv, r->j.rep.flags);
     char *o = cli_fields_key_at(b->p + b->len, fs, i);
     o = cli_host_form_at(o, hv->unicode, hv->unicode_len, false);
     o = cli_host_form_at(cli_fields_key_at(o, fs, i + 1), hv->skeleton,
@@ -328,7 +342,7 @@ static void check_fields_make(void)
                  : (k->when & URISAN_RK_RESOLVE) ? "--resolve" : NULL;
         f->extra = k->shown == URISAN_RS_NAMED;
         f->present = k->shown == URISAN_RS_NESTED ? key_present : NULL;
-        f->put_arg = put_key;
+        f->put_arg = k->reads & (URISAN_RR_HOST | URISAN_RR_NESTED) ? put_host_key : put_key;
         f->arg = k;
         for (size_t q = 0; q < sizeof front_keys / sizeof front_keys[0]; q++) {
             if (strcmp(front_keys[q].name, k->name) == 0) {
@@ -407,8 +421,9 @@ static bool write_text(const check_ctx *c, const check_result *r)
     return cli_out_end();
 }
 
-/* Write the line of a judged input. false on a write error. */
-static bool write_result(check_ctx *c, const check_result *r)
+/* Write the line of a judged input (inline: check_one, judge and this
+   one frame a line). false on a write error. */
+static inline bool write_result(check_ctx *c, const check_result *r)
 {
     if (r->j.dec.verdict == URISAN_DENY)
         c->denied = true;
@@ -418,14 +433,21 @@ static bool write_result(check_ctx *c, const check_result *r)
     }
     if (!c->json)
         return write_text(c, r);
-    urisan_result res = {
-        .in = r->in, .len = r->len, .full_len = r->full_len, .truncated = r->truncated,
-        .uri = &r->j.uri, .rep = &r->j.rep, .dec = &r->j.dec, .pol = c->pol,
-        .resolved = r->resolved ? c->rbuf : NULL, .rlen = r->rlen, .rerr = r->rerr,
-    };
-#ifdef URISAN_HAVE_HOST
-    urisan_result_host(&res, c->host, r->j.hv, c->skeleton_always);
-#endif
+    /* all but the host part, which put_host_key fills (nested_flags NULL;
+       without the host layer no key reads it) */
+    urisan_result res;
+    res.in = r->in;
+    res.len = r->len;
+    res.full_len = r->full_len;
+    res.truncated = r->truncated;
+    res.uri = &r->j.uri;
+    res.rep = &r->j.rep;
+    res.dec = &r->j.dec;
+    res.pol = c->pol;
+    res.resolved = r->resolved ? c->rbuf : NULL;
+    res.rlen = r->rlen;
+    res.rerr = r->rerr;
+    res.nested_flags = NULL;
     signed char plain = -1;
     check_row row = { c, r, &res, { &res, &plain } };
     return cli_fields_line(&c->fields, &row) != CLI_LINE_FAILED;

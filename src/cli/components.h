@@ -2,8 +2,8 @@
  * components.h - writers at a pointer into room the caller reserved,
  * inline: a library name between quotes, a host view's form, and check's
  * components object of a plain input (put_head_run writes it in the
- * line's one reservation). cli_jv_name, cli_jv_host_form and
- * cli_jv_result write through them or with the same keys.
+ * line's one reservation). cli_jv_name and cli_jv_result write through
+ * them or with the same keys.
  */
 #ifndef URISAN_CLI_COMPONENTS_H
 #define URISAN_CLI_COMPONENTS_H

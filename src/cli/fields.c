@@ -11,7 +11,7 @@
 /* The bytes of runs already written (cli_field.run_key), per thread
    (serve and milter write from several), direct-mapped, no lock, no
    allocation; a run longer than RUN_TEXT is written each time. check's
-   flags and decision: 17.8% of check --json's instructions (doc/bench.md
+   flags and decision: 18.6% of check --json's instructions (doc/bench.md
    "Every cache"). */
 #define RUN_SLOTS 64
 #define RUN_TEXT 448

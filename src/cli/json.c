@@ -255,7 +255,7 @@ static inline bool plain_byte(unsigned char c)
    signed compare find the bytes below 0x20, DEL and those >= 0x80
    together (v + 1 above 0x20 as a signed byte), two more '"' and '\\'.
    Without SSE2 json_plain_len is the byte loop alone, which costs
-   check --json 5.6% more instructions (doc/bench.md). */
+   check --json 16.8% more instructions (doc/bench.md). */
 #ifdef JSON_SSE2
 static inline bool plain16(const unsigned char *p)
 {

@@ -83,37 +83,9 @@ static void render_flags(cli_buf *b, const void *arg)
     cli_buf_addc(b, ']');
 }
 
-#ifdef URISAN_HAVE_HOST
-void cli_jv_host_form(cli_buf *b, const urisan_hostview *hv, unsigned k)
-{
-    if (hv == NULL || !hv->is_name) {
-        cli_buf_lit(b, "null");
-        return;
-    }
-    const char *s[4] = { hv->unicode, hv->skeleton, hv->imitates, hv->registrable };
-    size_t n[4] = { hv->unicode_len, hv->skeleton_len, hv->imitates_len, hv->registrable_len };
-    if (!urisan_hv_json_plain(hv)) {
-        if (k > 0 && n[k] == 0)
-            cli_buf_lit(b, "null");
-        else
-            json_quote(b, s[k], n[k]);
-        return;
-    }
-    if (!cli_buf_room(b, n[k] + 4) && !cli_buf_reserve(b, n[k] + 4))
-        return; /* b is marked failed */
-    b->len = (size_t)(cli_host_form_at(b->p + b->len, s[k], n[k], k > 0) - b->p);
-}
-#endif
-
 void cli_jv_flags(cli_buf *b, urisan_flags f)
 {
     render_flags(b, &f);
-}
-
-void cli_text_flags(cli_buf *b, urisan_flags f)
-{
-    if (flag_names(b, f, false) == 0)
-        cli_buf_addc(b, '-');
 }
 
 void cli_text_error(cli_buf *b, const urisan_error *e, const char *which)
@@ -176,36 +148,6 @@ static void render_reasons(cli_buf *b, const void *arg)
 void cli_jv_reasons(cli_buf *b, const urisan_decision *d)
 {
     render_reasons(b, d);
-}
-
-static void render_deny_reasons(cli_buf *b, const void *arg)
-{
-    const urisan_decision *d = arg;
-    cli_buf_addc(b, '[');
-    if (d->verdict == URISAN_DENY) {
-        size_t n = flag_names(b, d->deny_flags, true);
-        unsigned rules = d->rules;
-        if (URISAN_REASON_COUNT_ < 32)
-            rules &= (1u << URISAN_REASON_COUNT_) - 1;
-        while (rules != 0) {
-            unsigned r = (unsigned)__builtin_ctz(rules);
-            rules &= rules - 1;
-            if (n++ > 0)
-                cli_buf_addc(b, ',');
-            cli_jv_name(b, urisan_rule_reason_name((urisan_rule_reason)r));
-        }
-    }
-    cli_buf_addc(b, ']');
-}
-
-void cli_jv_deny_reasons(cli_buf *b, const urisan_decision *d)
-{
-    render_deny_reasons(b, d);
-}
-
-void cli_jv_flag_reasons(cli_buf *b, const urisan_decision *d)
-{
-    cli_jv_flags(b, d->verdict == URISAN_ALLOW ? 0 : d->flag_flags);
 }
 
 /* What a library writer (urisan.h "Functions that write text") gives,
