@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <string.h>
 
 #define qc_assert_msg(expr, ...) \
     do { \
@@ -33,6 +34,13 @@
         uintmax_t qc_x_ = (X), qc_y_ = (Y); \
         qc_assert_msg(qc_x_ == qc_y_, "Assertion '%s == %s' failed: %ju != %ju", #X, #Y, \
                       qc_x_, qc_y_); \
+    } while (0)
+
+#define qc_assert_str_eq(X, Y) \
+    do { \
+        const char *qc_s_ = (X), *qc_t_ = (Y); \
+        qc_assert_msg(strcmp(qc_s_, qc_t_) == 0, "Assertion '%s == %s' failed: \"%s\" != \"%s\"", \
+                      #X, #Y, qc_s_, qc_t_); \
     } while (0)
 
 #endif
