@@ -22,19 +22,16 @@
 
 #define qc_assert(expr) qc_assert_msg(expr, "Assertion '%s' failed", #expr)
 
-#define qc_assert_int_eq(X, Y) \
+/* X == Y as numbers of type T, printed with the conversion F */
+#define qc_assert_eq_(T, F, X, Y) \
     do { \
-        intmax_t qc_x_ = (X), qc_y_ = (Y); \
-        qc_assert_msg(qc_x_ == qc_y_, "Assertion '%s == %s' failed: %jd != %jd", #X, #Y, \
+        T qc_x_ = (X), qc_y_ = (Y); \
+        qc_assert_msg(qc_x_ == qc_y_, "Assertion '%s == %s' failed: %" F " != %" F, #X, #Y, \
                       qc_x_, qc_y_); \
     } while (0)
 
-#define qc_assert_uint_eq(X, Y) \
-    do { \
-        uintmax_t qc_x_ = (X), qc_y_ = (Y); \
-        qc_assert_msg(qc_x_ == qc_y_, "Assertion '%s == %s' failed: %ju != %ju", #X, #Y, \
-                      qc_x_, qc_y_); \
-    } while (0)
+#define qc_assert_int_eq(X, Y) qc_assert_eq_(intmax_t, "jd", X, Y)
+#define qc_assert_uint_eq(X, Y) qc_assert_eq_(uintmax_t, "ju", X, Y)
 
 #define qc_assert_str_eq(X, Y) \
     do { \
