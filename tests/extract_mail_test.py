@@ -2,7 +2,10 @@
 """`urisan extract` end to end (urisan(1), EXTRACT): free text, and --mail on
 the fixtures in tests/mail/ plus a 10 MB message generated here.
 
-usage: extract_mail_test.py PATH/TO/urisan
+usage: extract_mail_test.py PATH/TO/urisan [--big-mib N]
+
+--big-mib N: the generated message is N MiB instead (the quick size: 3,
+each of its two parts still over 1 MiB).
 
 Results are asserted, never time. The mail cases skip (with a message)
 when the command was built without the 'mail' option.
@@ -20,6 +23,7 @@ import testlib
 from testlib import check, failures
 
 URISAN = sys.argv[1]
+BIG_MIB = int(sys.argv[sys.argv.index("--big-mib") + 1]) if "--big-mib" in sys.argv else 10
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAIL = os.path.join(HERE, "mail")
 
@@ -232,7 +236,7 @@ def test_deep_nesting():
 
 # ---- a 10 MB message --------------------------------------------------
 
-def big_message(path, target=(10 << 20) + (1 << 19)):
+def big_message(path, target=(BIG_MIB << 20) + (1 << 19)):
     """multipart/mixed: a quoted-printable text part and a base64 HTML part,
     about target bytes; returns the expected hit counts."""
     text_lines, html_links = [], []
@@ -272,7 +276,7 @@ def test_big_message():
         path = os.path.join(d, "big.eml")
         n_text, n_html, n_mism = big_message(path)
         size = os.path.getsize(path)
-        check(size >= 10 << 20, "big message is at least 10 MB (%d)" % size)
+        check(size >= BIG_MIB << 20, "big message is at least %d MiB (%d)" % (BIG_MIB, size))
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         p = subprocess.run([URISAN, "extract", "--mail", "--json", path],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)

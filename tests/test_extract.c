@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "quiet_check.h"
 #include "urisan.h"
 
 #define MAXHITS 64
@@ -52,8 +53,8 @@ static const char *joined_of(const char *t)
 {
     static run r;
     extract_all(t, strlen(t), &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
-    ck_assert_uint_eq(r.next, strlen(t));
+    qc_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_uint_eq(r.next, strlen(t));
     return joined(&r);
 }
 
@@ -67,47 +68,47 @@ START_TEST(appendix_e_example_yields_exactly_its_three_uris)
         "   ietf/uri/historical.html#WARNING>.\n";
     run r;
     extract_all(t, strlen(t), &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
-    ck_assert_uint_eq(r.n, 3);
-    ck_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|"
+    qc_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_uint_eq(r.n, 3);
+    qc_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|"
                                  "ftp://ds.internic.net/rfc/|"
                                  "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING");
-    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_QUOTED);
-    ck_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
-    ck_assert_uint_eq(r.h[2].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
+    qc_assert_uint_eq(r.h[0].form, URISAN_HIT_QUOTED);
+    qc_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
+    qc_assert_uint_eq(r.h[2].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED);
     /* Byte ranges: the URI as written, delimiters excluded. */
-    ck_assert_uint_eq(r.h[0].off, (size_t)(strstr(t, "http://www.w3") - t));
-    ck_assert_uint_eq(r.h[0].len, strlen("http://www.w3.org/Addressing/"));
+    qc_assert_uint_eq(r.h[0].off, (size_t)(strstr(t, "http://www.w3") - t));
+    qc_assert_uint_eq(r.h[0].len, strlen("http://www.w3.org/Addressing/"));
     ck_assert_ptr_eq(r.h[0].uri, t + r.h[0].off);
-    ck_assert_uint_eq(r.h[1].off, (size_t)(strstr(t, "ftp:") - t));
-    ck_assert_uint_eq(r.h[1].off + r.h[1].len, (size_t)(strstr(t, "/>.") + 1 - t));
+    qc_assert_uint_eq(r.h[1].off, (size_t)(strstr(t, "ftp:") - t));
+    qc_assert_uint_eq(r.h[1].off + r.h[1].len, (size_t)(strstr(t, "/>.") + 1 - t));
     for (size_t i = 0; i < r.n; i++)
-        ck_assert_uint_eq(r.h[i].flags & URISAN_F(INVALID), 0);
+        qc_assert_uint_eq(r.h[i].flags & URISAN_F(INVALID), 0);
 }
 END_TEST
 
 START_TEST(wrapped_uri_drops_whitespace_around_line_breaks)
 {
-    ck_assert_str_eq(joined_of("see <http://example.com/a/\r\n\t  b/c?q=1>"),
+    qc_assert_str_eq(joined_of("see <http://example.com/a/\r\n\t  b/c?q=1>"),
                      "http://example.com/a/b/c?q=1");
     /* White space before the closing bracket is no part of it. */
-    ck_assert_str_eq(joined_of("<http://example.com/a\n >"), "http://example.com/a");
-    ck_assert_str_eq(joined_of("<URL:http://example.\n com/>"), "http://example.com/");
-    ck_assert_str_eq(joined_of("<URL: http://example.com/>"), "http://example.com/");
+    qc_assert_str_eq(joined_of("<http://example.com/a\n >"), "http://example.com/a");
+    qc_assert_str_eq(joined_of("<URL:http://example.\n com/>"), "http://example.com/");
+    qc_assert_str_eq(joined_of("<URL: http://example.com/>"), "http://example.com/");
 }
 END_TEST
 
 START_TEST(space_inside_a_line_or_blank_line_is_no_wrap)
 {
     /* A space within a line is the sentence's: the bare rule applies. */
-    ck_assert_str_eq(joined_of("<http://a.example/x is down>"), "http://a.example/x");
+    qc_assert_str_eq(joined_of("<http://a.example/x is down>"), "http://a.example/x");
     /* A blank line ends a paragraph, and with it the bracket. */
-    ck_assert_str_eq(joined_of("<http://a.example/x\n\nhttp://b.example/>"),
+    qc_assert_str_eq(joined_of("<http://a.example/x\n\nhttp://b.example/>"),
                      "http://a.example/x|http://b.example/");
     /* Unclosed bracket: the bare rule. */
-    ck_assert_str_eq(joined_of("<http://a.example/x"), "http://a.example/x");
+    qc_assert_str_eq(joined_of("<http://a.example/x"), "http://a.example/x");
     /* A second '<' before '>'. */
-    ck_assert_str_eq(joined_of("<http://a.example/\n<http://b.example/>"),
+    qc_assert_str_eq(joined_of("<http://a.example/\n<http://b.example/>"),
                      "http://a.example/|http://b.example/");
 }
 END_TEST
@@ -117,18 +118,18 @@ START_TEST(hyphen_at_line_end_yields_both_readings)
     const char *t = "<http://www.example-\n   host.com/some-\n path>";
     run r;
     extract_all(t, strlen(t), &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
-    ck_assert_uint_eq(r.n, 2);
-    ck_assert_str_eq(joined(&r), "http://www.example-host.com/some-path|"
+    qc_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_uint_eq(r.n, 2);
+    qc_assert_str_eq(joined(&r), "http://www.example-host.com/some-path|"
                                  "http://www.examplehost.com/somepath");
-    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
+    qc_assert_uint_eq(r.h[0].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
                                    URISAN_HIT_HYPHEN_BREAK);
-    ck_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
+    qc_assert_uint_eq(r.h[1].form, URISAN_HIT_ANGLE | URISAN_HIT_WRAPPED |
                                    URISAN_HIT_HYPHEN_BREAK | URISAN_HIT_HYPHEN_DROPPED);
-    ck_assert_uint_eq(r.h[0].off, r.h[1].off);
-    ck_assert_uint_eq(r.h[0].len, r.h[1].len);
+    qc_assert_uint_eq(r.h[0].off, r.h[1].off);
+    qc_assert_uint_eq(r.h[0].len, r.h[1].len);
     /* A hyphen that ends the URI is no break. */
-    ck_assert_str_eq(joined_of("<http://example.com/a-\n>"), "http://example.com/a-");
+    qc_assert_str_eq(joined_of("<http://example.com/a-\n>"), "http://example.com/a-");
 }
 END_TEST
 
@@ -167,7 +168,7 @@ static const case_t punct_cases[] = {
 
 START_TEST(trailing_punctuation_and_unbalanced_brackets_are_left_out)
 {
-    ck_assert_str_eq(joined_of(punct_cases[_i].text), punct_cases[_i].want);
+    qc_assert_str_eq(joined_of(punct_cases[_i].text), punct_cases[_i].want);
 }
 END_TEST
 
@@ -197,7 +198,7 @@ static const case_t scheme_cases[] = {
 
 START_TEST(schemes_in_running_text)
 {
-    ck_assert_str_eq(joined_of(scheme_cases[_i].text), scheme_cases[_i].want);
+    qc_assert_str_eq(joined_of(scheme_cases[_i].text), scheme_cases[_i].want);
 }
 END_TEST
 
@@ -206,20 +207,20 @@ START_TEST(www_forms_are_abbreviated_and_analysed_as_http)
     const char *t = "Visit www.w3.org/Addressing/, or WWW.Example.COM.";
     run r;
     extract_all(t, strlen(t), &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
-    ck_assert_uint_eq(r.n, 2);
-    ck_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|http://WWW.Example.COM");
-    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED | URISAN_HIT_TRIMMED);
-    ck_assert_uint_eq(r.h[0].off, 6);
-    ck_assert_uint_eq(r.h[0].len, strlen("www.w3.org/Addressing/"));
+    qc_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_uint_eq(r.n, 2);
+    qc_assert_str_eq(joined(&r), "http://www.w3.org/Addressing/|http://WWW.Example.COM");
+    qc_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED | URISAN_HIT_TRIMMED);
+    qc_assert_uint_eq(r.h[0].off, 6);
+    qc_assert_uint_eq(r.h[0].len, strlen("www.w3.org/Addressing/"));
     /* Not after '@' (an address), '/' or '.'; needs a label after "www.". */
-    ck_assert_str_eq(joined_of("me@www.example.com a/www.b.com www. x.www.c.com"), "");
-    ck_assert_str_eq(joined_of("<www.example.com/x>"), "http://www.example.com/x");
-    ck_assert_str_eq(joined_of("\"www.example.com\""), "http://www.example.com");
-    ck_assert_str_eq(joined_of("www.example.com:8080/x"), "http://www.example.com:8080/x");
-    ck_assert_str_eq(joined_of("URL:www.example.com"), "http://www.example.com");
+    qc_assert_str_eq(joined_of("me@www.example.com a/www.b.com www. x.www.c.com"), "");
+    qc_assert_str_eq(joined_of("<www.example.com/x>"), "http://www.example.com/x");
+    qc_assert_str_eq(joined_of("\"www.example.com\""), "http://www.example.com");
+    qc_assert_str_eq(joined_of("www.example.com:8080/x"), "http://www.example.com:8080/x");
+    qc_assert_str_eq(joined_of("URL:www.example.com"), "http://www.example.com");
     /* The browser's reading of the userinfo trick is what is analysed. */
-    ck_assert_str_eq(joined_of("www.bank.example@10.0.0.1/"),
+    qc_assert_str_eq(joined_of("www.bank.example@10.0.0.1/"),
                      "http://www.bank.example@10.0.0.1/");
 }
 END_TEST
@@ -228,15 +229,15 @@ START_TEST(ftp_names_are_abbreviated_as_ftp_like_www_names)
 {
     /* Thunderbird completes "ftp." names to ftp:// as "www." to http://
        (mozTXTToHTMLConv CompleteAbbreviatedURL) */
-    ck_assert_str_eq(joined_of("Mirror at ftp.evil.example/x, or FTP.Example.org."),
+    qc_assert_str_eq(joined_of("Mirror at ftp.evil.example/x, or FTP.Example.org."),
                      "ftp://ftp.evil.example/x|ftp://FTP.Example.org");
     run r;
     const char *t = "see ftp.example.org/pub";
     extract_all(t, strlen(t), &r);
-    ck_assert_uint_eq(r.n, 1);
-    ck_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED);
-    ck_assert_uint_eq(r.h[0].off, 4);
-    ck_assert_str_eq(joined_of("me@ftp.example.org a/ftp.b.org ftp. ftpx.example"), "");
+    qc_assert_uint_eq(r.n, 1);
+    qc_assert_uint_eq(r.h[0].form, URISAN_HIT_ABBREVIATED);
+    qc_assert_uint_eq(r.h[0].off, 4);
+    qc_assert_str_eq(joined_of("me@ftp.example.org a/ftp.b.org ftp. ftpx.example"), "");
 }
 END_TEST
 
@@ -245,18 +246,18 @@ START_TEST(flags_come_from_the_analysis_of_the_uri)
     const char *t = "ok http://example.com/ bad http://example.com/%zz";
     run r;
     extract_all(t, strlen(t), &r);
-    ck_assert_uint_eq(r.n, 2);
-    ck_assert_uint_eq(r.h[0].flags & URISAN_F(INVALID), 0);
+    qc_assert_uint_eq(r.n, 2);
+    qc_assert_uint_eq(r.h[0].flags & URISAN_F(INVALID), 0);
     ck_assert_uint_ne(r.h[1].flags & URISAN_F(INVALID), 0);
-    ck_assert_int_eq(r.h[1].decision.verdict, URISAN_DENY);
+    qc_assert_int_eq(r.h[1].decision.verdict, URISAN_DENY);
 
     /* Assembled URIs are analysed as the reader's client would open them. */
     const char *u = "<http://127.0.\n  0.1/> and www.bank.example@10.0.0.1/";
     extract_all(u, strlen(u), &r);
-    ck_assert_uint_eq(r.n, 2);
-    ck_assert_uint_eq(r.h[0].flags & (URISAN_F(IP_LITERAL) | URISAN_F(IP_LOOPBACK)),
+    qc_assert_uint_eq(r.n, 2);
+    qc_assert_uint_eq(r.h[0].flags & (URISAN_F(IP_LITERAL) | URISAN_F(IP_LOOPBACK)),
                       URISAN_F(IP_LITERAL) | URISAN_F(IP_LOOPBACK));
-    ck_assert_uint_eq(r.h[1].flags & (URISAN_F(USERINFO) | URISAN_F(IP_PRIVATE)),
+    qc_assert_uint_eq(r.h[1].flags & (URISAN_F(USERINFO) | URISAN_F(IP_PRIVATE)),
                       URISAN_F(USERINFO) | URISAN_F(IP_PRIVATE));
     ck_assert_int_ne(r.h[1].decision.verdict, URISAN_ALLOW);
 }
@@ -272,29 +273,29 @@ START_TEST(hit_cap_returns_too_many_and_resumes_to_the_same_hits)
     o += (size_t)snprintf(t + o, sizeof t - o, "<http://a-\n b.example/>");
     run all;
     extract_all(t, o, &all);
-    ck_assert_int_eq(all.st, URISAN_OK);
-    ck_assert_uint_eq(all.n, 40);
+    qc_assert_int_eq(all.st, URISAN_OK);
+    qc_assert_uint_eq(all.n, 40);
     for (size_t cap = 2; cap <= 3; cap++) {
         urisan_hit h[3];
         size_t got = 0, start = 0, n, next, calls = 0;
         urisan_status st;
         do {
             st = urisan_extract(t, o, start, NULL, h, cap, &n, scratch, sizeof scratch, &next);
-            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            qc_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
             ck_assert_uint_ge(n, 1);
             for (size_t k = 0; k < n; k++, got++) {
-                ck_assert_uint_eq(h[k].off, all.h[got].off);
-                ck_assert_uint_eq(h[k].len, all.h[got].len);
-                ck_assert_uint_eq(h[k].form, all.h[got].form);
-                ck_assert_uint_eq(h[k].uri_len, all.h[got].uri_len);
-                ck_assert(memcmp(h[k].uri, all.h[got].uri, h[k].uri_len) == 0);
+                qc_assert_uint_eq(h[k].off, all.h[got].off);
+                qc_assert_uint_eq(h[k].len, all.h[got].len);
+                qc_assert_uint_eq(h[k].form, all.h[got].form);
+                qc_assert_uint_eq(h[k].uri_len, all.h[got].uri_len);
+                qc_assert(memcmp(h[k].uri, all.h[got].uri, h[k].uri_len) == 0);
             }
             ck_assert_uint_gt(next, start);
             start = next;
             calls++;
         } while (st == URISAN_E_TOO_MANY);
-        ck_assert_uint_eq(got, 40);
-        ck_assert_uint_eq(next, o);
+        qc_assert_uint_eq(got, 40);
+        qc_assert_uint_eq(next, o);
         ck_assert_uint_ge(calls, 40 / cap);
     }
 }
@@ -308,18 +309,18 @@ START_TEST(scratch_full_is_too_many_and_too_small_is_nospace)
     char s[64];
     /* Room for one assembled hit only: the second waits for the next call. */
     urisan_status st = urisan_extract(t, strlen(t), 0, NULL, h, 4, &n, s, 21, &next);
-    ck_assert_int_eq(st, URISAN_E_TOO_MANY);
-    ck_assert_uint_eq(n, 1);
-    ck_assert_uint_eq(next, (size_t)(strchr(t + 1, '<') - t));
+    qc_assert_int_eq(st, URISAN_E_TOO_MANY);
+    qc_assert_uint_eq(n, 1);
+    qc_assert_uint_eq(next, (size_t)(strchr(t + 1, '<') - t));
     /* Not even one. */
     st = urisan_extract(t, strlen(t), 0, NULL, h, 4, &n, s, 5, &next);
-    ck_assert_int_eq(st, URISAN_E_NOSPACE);
-    ck_assert_uint_eq(n, 0);
-    ck_assert_uint_eq(next, 0);
+    qc_assert_int_eq(st, URISAN_E_NOSPACE);
+    qc_assert_uint_eq(n, 0);
+    qc_assert_uint_eq(next, 0);
     /* No scratch at all is fine for text that needs none. */
     st = urisan_extract("http://a.example/", 17, 0, NULL, h, 4, &n, NULL, 0, &next);
-    ck_assert_int_eq(st, URISAN_OK);
-    ck_assert_uint_eq(n, 1);
+    qc_assert_int_eq(st, URISAN_OK);
+    qc_assert_uint_eq(n, 1);
     ck_assert_uint_ge(urisan_extract_scratch_size(NULL), URISAN_EXTRACT_SCRATCH(8192));
 }
 END_TEST
@@ -328,15 +329,15 @@ START_TEST(bad_arguments_are_rejected)
 {
     urisan_hit h[2];
     size_t n = 99, next = 99;
-    ck_assert_int_eq(urisan_extract("ab", 2, 3, NULL, h, 2, &n, NULL, 0, &next),
+    qc_assert_int_eq(urisan_extract("ab", 2, 3, NULL, h, 2, &n, NULL, 0, &next),
                      URISAN_E_BAD_ARGUMENT);
-    ck_assert_uint_eq(n, 0);
-    ck_assert_int_eq(urisan_extract("ab", 2, 0, NULL, h, 1, &n, NULL, 0, &next),
+    qc_assert_uint_eq(n, 0);
+    qc_assert_int_eq(urisan_extract("ab", 2, 0, NULL, h, 1, &n, NULL, 0, &next),
                      URISAN_E_BAD_ARGUMENT);
-    ck_assert_int_eq(urisan_extract(NULL, 2, 0, NULL, h, 2, &n, NULL, 0, &next),
+    qc_assert_int_eq(urisan_extract(NULL, 2, 0, NULL, h, 2, &n, NULL, 0, &next),
                      URISAN_E_BAD_ARGUMENT);
-    ck_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, h, 2, &n, NULL, 0, &next), URISAN_OK);
-    ck_assert_uint_eq(n, 0);
+    qc_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, h, 2, &n, NULL, 0, &next), URISAN_OK);
+    qc_assert_uint_eq(n, 0);
 }
 END_TEST
 
@@ -347,8 +348,8 @@ static char *guarded(const char *s, size_t n, void **map, size_t *maplen)
     size_t pages = (n + pg - 1) / pg + 1;
     *maplen = pages * pg;
     char *m = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ck_assert(m != MAP_FAILED);
-    ck_assert_int_eq(mprotect(m + (pages - 1) * pg, pg, PROT_NONE), 0);
+    qc_assert(m != MAP_FAILED);
+    qc_assert_int_eq(mprotect(m + (pages - 1) * pg, pg, PROT_NONE), 0);
     char *p = m + (pages - 1) * pg - n;
     memcpy(p, s, n);
     *map = m;
@@ -371,7 +372,7 @@ START_TEST(nothing_is_read_past_len)
     char *p = guarded(s, n, &map, &ml);
     run r;
     extract_all(p, n, &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_int_eq(r.st, URISAN_OK);
     for (size_t k = 0; k < r.n; k++)
         ck_assert_uint_le(r.h[k].off + r.h[k].len, n);
     munmap(map, ml);
@@ -385,7 +386,7 @@ START_TEST(adversarial_megabytes_are_scanned_with_exact_results)
        are asserted, never time. */
     size_t n = 4u << 20;
     char *t = malloc(n);
-    ck_assert_ptr_nonnull(t);
+    qc_assert(t != NULL);
     static const char *const unit[] = {"<a:", "<a:b", "\"http://x", "<http://x\n ", "www.a",
                                        "(((http://a.b/)))) "};
     for (size_t u = 0; u < sizeof unit / sizeof unit[0]; u++) {
@@ -399,21 +400,21 @@ START_TEST(adversarial_megabytes_are_scanned_with_exact_results)
         urisan_status st;
         do {
             st = urisan_extract(t, o, start, NULL, h, 16, &cnt, scratch, sizeof scratch, &next);
-            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            qc_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
             total += cnt;
             start = next;
             calls++;
         } while (st == URISAN_E_TOO_MANY);
-        ck_assert_uint_eq(next, o);
+        qc_assert_uint_eq(next, o);
         (void)calls;
         /* Hits expected per pattern. */
         switch (u) {
-        case 0: ck_assert_uint_eq(total, 0); break;          /* "a:" alone: no body */
-        case 1: ck_assert_uint_eq(total, 0); break;          /* "a:b<": unclosed, one letter */
-        case 2: ck_assert_uint_eq(total, o / ul); break;     /* each bare http://x */
+        case 0: qc_assert_uint_eq(total, 0); break;          /* "a:" alone: no body */
+        case 1: qc_assert_uint_eq(total, 0); break;          /* "a:b<": unclosed, one letter */
+        case 2: qc_assert_uint_eq(total, o / ul); break;     /* each bare http://x */
         case 3: ck_assert_uint_ge(total, 1); break;
-        case 4: ck_assert_uint_eq(total, 1); break;          /* one long www run */
-        case 5: ck_assert_uint_eq(total, o / ul); break;
+        case 4: qc_assert_uint_eq(total, 1); break;          /* one long www run */
+        case 5: qc_assert_uint_eq(total, o / ul); break;
         default: break;
         }
     }
@@ -425,14 +426,14 @@ START_TEST(long_bare_uri_is_one_hit_flagged_too_long)
 {
     size_t n = 1u << 20;
     char *t = malloc(n);
-    ck_assert_ptr_nonnull(t);
+    qc_assert(t != NULL);
     memcpy(t, "http://example.com/", 19);
     memset(t + 19, 'a', n - 19);
     run r;
     extract_all(t, n, &r);
-    ck_assert_int_eq(r.st, URISAN_OK);
-    ck_assert_uint_eq(r.n, 1);
-    ck_assert_uint_eq(r.h[0].len, n);
+    qc_assert_int_eq(r.st, URISAN_OK);
+    qc_assert_uint_eq(r.n, 1);
+    qc_assert_uint_eq(r.h[0].len, n);
     ck_assert_uint_ne(r.h[0].flags & URISAN_F(TOO_LONG), 0);
     free(t);
 }
@@ -444,9 +445,9 @@ START_TEST(null_empty_text_has_no_hits)
 {
     urisan_hit hits[4];
     size_t count = 9, next = 9;
-    ck_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, hits, 4, &count, NULL, 0, &next), URISAN_OK);
-    ck_assert_uint_eq(count, 0);
-    ck_assert_uint_eq(next, 0);
+    qc_assert_int_eq(urisan_extract(NULL, 0, 0, NULL, hits, 4, &count, NULL, 0, &next), URISAN_OK);
+    qc_assert_uint_eq(count, 0);
+    qc_assert_uint_eq(next, 0);
 }
 END_TEST
 
@@ -478,13 +479,13 @@ static size_t hits_text(const char *t, size_t len, size_t piece, char *o, size_t
         do {
             st = urisan_extract_more(t + keep, avail - keep, start - keep, more, NULL, h, 4, &n,
                                      scratch, sizeof scratch, &next);
-            ck_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
+            qc_assert(st == URISAN_OK || st == URISAN_E_TOO_MANY);
             for (size_t k = 0; k < n; k++)
                 used += hit_line(o + used, cap - used, keep, &h[k]);
             start = keep + next;
         } while (st == URISAN_E_TOO_MANY);
         if (!more) {
-            ck_assert_uint_eq(start, len);
+            qc_assert_uint_eq(start, len);
             return used;
         }
         keep = start > 0 ? start - 1 : 0;
@@ -534,15 +535,15 @@ START_TEST(more_leaves_a_candidate_at_the_end_undecided)
     size_t len = strlen(t);
     /* the text goes on: the bare URI is decided (a space ends it), the
        bracket is not */
-    ck_assert_int_eq(urisan_extract_more(t, len, 0, 1, NULL, h, 4, &n, scratch, sizeof scratch,
+    qc_assert_int_eq(urisan_extract_more(t, len, 0, 1, NULL, h, 4, &n, scratch, sizeof scratch,
                                          &next), URISAN_OK);
-    ck_assert_uint_eq(n, 1);
-    ck_assert_uint_eq(next, (size_t)(strchr(t, '<') - t));
+    qc_assert_uint_eq(n, 1);
+    qc_assert_uint_eq(next, (size_t)(strchr(t, '<') - t));
     /* it ends here: the bracket is never closed, the bare rule takes it */
-    ck_assert_int_eq(urisan_extract_more(t, len, next, 0, NULL, h, 4, &n, scratch, sizeof scratch,
+    qc_assert_int_eq(urisan_extract_more(t, len, next, 0, NULL, h, 4, &n, scratch, sizeof scratch,
                                          &next), URISAN_OK);
-    ck_assert_uint_eq(n, 1);
-    ck_assert_uint_eq(next, len);
+    qc_assert_uint_eq(n, 1);
+    qc_assert_uint_eq(next, len);
 }
 END_TEST
 

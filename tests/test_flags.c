@@ -16,6 +16,7 @@
 
 #include "flag_implications.h"
 #include "guard.h"
+#include "quiet_check.h"
 #include "testdata.h"
 #include "urisan.h"
 
@@ -26,14 +27,14 @@ static urisan_flags analyse(const char *in, size_t len, urisan_report *rep_out)
 {
     guard_buf g = {0};
     const char *s = guard_place(&g, in, len);
-    ck_assert_ptr_nonnull(s);
+    qc_assert(s != NULL);
     urisan_uri u;
     urisan_report r;
     urisan_decision d;
     urisan_check(s, len, NULL, &u, &r, &d);
     guard_free(&g);
     /* invalid is exactly "the parse result is not valid" */
-    ck_assert_msg(!!(r.flags & F(INVALID)) == !u.valid, "%.*s: invalid flag %d, valid %d",
+    qc_assert_msg(!!(r.flags & F(INVALID)) == !u.valid, "%.*s: invalid flag %d, valid %d",
                   (int)len, in, !!(r.flags & F(INVALID)), u.valid);
     if (rep_out)
         *rep_out = r;
@@ -59,11 +60,11 @@ START_TEST(too_long_uri_has_exactly_too_long_and_invalid)
     memset(s + 9, '%', n - 9); /* would be invalid_escape, but the bound stops first */
     s[n - 1] = '\n';
     urisan_flags f = analyse(s, n, NULL);
-    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    qc_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
     /* 8192 bytes exactly is within the bound */
     memset(s + 9, 'a', n - 9);
     f = analyse(s, n - 1, NULL);
-    ck_assert(!(f & F(TOO_LONG)));
+    qc_assert(!(f & F(TOO_LONG)));
     free(s);
 }
 END_TEST
@@ -75,15 +76,15 @@ START_TEST(too_long_host_label_scheme_userinfo_segments)
     /* label of 64 bytes */
     snprintf(buf, sizeof buf, "http://%064d/", 0);
     f = analyse(buf, strlen(buf), NULL);
-    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    qc_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
     /* 63 is fine */
     snprintf(buf, sizeof buf, "http://%063d.x/", 0);
-    ck_assert(!(analyse(buf, strlen(buf), NULL) & F(TOO_LONG)));
+    qc_assert(!(analyse(buf, strlen(buf), NULL) & F(TOO_LONG)));
     /* scheme of 65 bytes */
     memset(buf, 'a', 65);
     memcpy(buf + 65, "://h/", 6);
     f = analyse(buf, strlen(buf), NULL);
-    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    qc_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
     /* 1025 path segments, each a dot-dot: still only two flags */
     size_t o = 0;
     for (int i = 0; i < 1025; i++) {
@@ -91,7 +92,7 @@ START_TEST(too_long_host_label_scheme_userinfo_segments)
         o += 3;
     }
     f = analyse(buf, o, NULL);
-    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    qc_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
     /* userinfo of 1025 bytes with a javascript: scheme */
     o = 0;
     memcpy(buf, "javascript://", 13);
@@ -101,7 +102,7 @@ START_TEST(too_long_host_label_scheme_userinfo_segments)
     memcpy(buf + o, ":p@h/", 5);
     o += 5;
     f = analyse(buf, o, NULL);
-    ck_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
+    qc_assert_uint_eq(f, F(TOO_LONG) | F(INVALID));
 }
 END_TEST
 
@@ -113,16 +114,16 @@ END_TEST
    implying one is the only reason for it. */
 START_TEST(each_implication_sets_the_implied_flag)
 {
-    ck_assert(analyse("http://:@h/", 11, NULL) & F(USERINFO));
-    ck_assert(analyse("https://h:80/", 13, NULL) & F(NONDEFAULT_PORT));
-    ck_assert(analyse("/%0a", 4, NULL) & F(ESCAPED_CTL));
-    ck_assert(analyse("/%00", 4, NULL) & F(ESCAPED_CTL));
-    ck_assert(analyse("http://127.1/", 13, NULL) & F(IP_LITERAL));
-    ck_assert(analyse("/..", 3, NULL) & F(DOT_SEGMENTS));
-    ck_assert(analyse("a/%2e", 5, NULL) & F(DOT_SEGMENTS));
-    ck_assert(analyse("/\xc3\xa9", 3, NULL) & F(INVALID));
-    ck_assert(analyse("/%", 2, NULL) & F(INVALID));
-    ck_assert(analyse("/\\", 2, NULL) & F(INVALID));
+    qc_assert(analyse("http://:@h/", 11, NULL) & F(USERINFO));
+    qc_assert(analyse("https://h:80/", 13, NULL) & F(NONDEFAULT_PORT));
+    qc_assert(analyse("/%0a", 4, NULL) & F(ESCAPED_CTL));
+    qc_assert(analyse("/%00", 4, NULL) & F(ESCAPED_CTL));
+    qc_assert(analyse("http://127.1/", 13, NULL) & F(IP_LITERAL));
+    qc_assert(analyse("/..", 3, NULL) & F(DOT_SEGMENTS));
+    qc_assert(analyse("a/%2e", 5, NULL) & F(DOT_SEGMENTS));
+    qc_assert(analyse("/\xc3\xa9", 3, NULL) & F(INVALID));
+    qc_assert(analyse("/%", 2, NULL) & F(INVALID));
+    qc_assert(analyse("/\\", 2, NULL) & F(INVALID));
 }
 END_TEST
 
@@ -148,8 +149,8 @@ START_TEST(implications_hold_on_the_shared_url_data)
             urisan_check(line, (size_t)n, NULL, &u, &r, &d);
             check_implications(line, (size_t)n, r.flags);
             urisan_analyze(line, (size_t)n, &u, NULL, &r2);
-            ck_assert_uint_eq(r.flags, r2.flags);
-            ck_assert_int_eq(!!(r.flags & F(INVALID)), !u.valid);
+            qc_assert_uint_eq(r.flags, r2.flags);
+            qc_assert_int_eq(!!(r.flags & F(INVALID)), !u.valid);
         }
         free(line);
         fclose(fp);
@@ -166,16 +167,16 @@ END_TEST
    the input flush against a guard page. */
 static void expect_idn_both_ways(const char *in, size_t len, bool want)
 {
-    ck_assert_msg(!!(analyse(in, len, NULL) & F(IDN)) == want, "check %.*s: idn %d", (int)len,
+    qc_assert_msg(!!(analyse(in, len, NULL) & F(IDN)) == want, "check %.*s: idn %d", (int)len,
                   in, !want);
     guard_buf g = {0};
     const char *s = guard_place(&g, in, len);
-    ck_assert_ptr_nonnull(s);
+    qc_assert(s != NULL);
     urisan_uri u;
     urisan_report r;
     urisan_parse(s, len, NULL, &u, NULL);
-    ck_assert_int_eq(urisan_analyze(s, len, &u, NULL, &r), URISAN_OK);
-    ck_assert_msg(!!(r.flags & F(IDN)) == want, "analyze %.*s: idn %d", (int)len, in, !want);
+    qc_assert_int_eq(urisan_analyze(s, len, &u, NULL, &r), URISAN_OK);
+    qc_assert_msg(!!(r.flags & F(IDN)) == want, "analyze %.*s: idn %d", (int)len, in, !want);
     guard_free(&g);
 }
 
@@ -231,8 +232,8 @@ START_TEST(ipv6_text_matches_inet_ntop)
             char want[INET6_ADDRSTRLEN], got[64];
             ck_assert_ptr_nonnull(inet_ntop(AF_INET6, r.ip, want, sizeof want));
             size_t n;
-            ck_assert_int_eq(urisan_format_ip(&r, got, sizeof got, &n), URISAN_OK);
-            ck_assert_msg(n == strlen(want) && memcmp(got, want, n) == 0, "%.*s vs %s", (int)n,
+            qc_assert_int_eq(urisan_format_ip(&r, got, sizeof got, &n), URISAN_OK);
+            qc_assert_msg(n == strlen(want) && memcmp(got, want, n) == 0, "%.*s vs %s", (int)n,
                           got, want);
         }
     }
@@ -245,14 +246,14 @@ START_TEST(format_ip_reports_needed_size_and_nospace)
     memset(&r, 0, sizeof r);
     char buf[64];
     size_t n = 99;
-    ck_assert_int_eq(urisan_format_ip(&r, buf, sizeof buf, &n), URISAN_E_BAD_ARGUMENT);
-    ck_assert_uint_eq(n, 0);
+    qc_assert_int_eq(urisan_format_ip(&r, buf, sizeof buf, &n), URISAN_E_BAD_ARGUMENT);
+    qc_assert_uint_eq(n, 0);
     r.ip_family = 4;
     r.ip[0] = 192, r.ip[1] = 168, r.ip[2] = 100, r.ip[3] = 200;
-    ck_assert_int_eq(urisan_format_ip(&r, buf, 5, &n), URISAN_E_NOSPACE);
-    ck_assert_uint_eq(n, 15);
-    ck_assert_int_eq(urisan_format_ip(&r, buf, 15, &n), URISAN_OK);
-    ck_assert(memcmp(buf, "192.168.100.200", 15) == 0);
+    qc_assert_int_eq(urisan_format_ip(&r, buf, 5, &n), URISAN_E_NOSPACE);
+    qc_assert_uint_eq(n, 15);
+    qc_assert_int_eq(urisan_format_ip(&r, buf, 15, &n), URISAN_OK);
+    qc_assert(memcmp(buf, "192.168.100.200", 15) == 0);
 }
 END_TEST
 
@@ -260,12 +261,12 @@ START_TEST(no_address_for_names_and_ipvfuture)
 {
     urisan_report r;
     analyse("http://example.com/", 19, &r);
-    ck_assert_int_eq(r.ip_family, 0);
+    qc_assert_int_eq(r.ip_family, 0);
     analyse("http://[v1.x]/", 14, &r);
-    ck_assert_int_eq(r.ip_family, 0);
-    ck_assert(r.flags & F(IP_LITERAL));
+    qc_assert_int_eq(r.ip_family, 0);
+    qc_assert(r.flags & F(IP_LITERAL));
     analyse("http://1.2.3.4/", 15, &r);
-    ck_assert_int_eq(r.ip_family, 4);
+    qc_assert_int_eq(r.ip_family, 4);
 }
 END_TEST
 
@@ -281,7 +282,7 @@ START_TEST(flag_names_round_trip_through_the_list)
         if (n == NULL)
             continue; /* a bit reserved for a flag not landed yet */
         named++;
-        ck_assert_int_eq(urisan_flag_from_name(n, strlen(n)), b);
+        qc_assert_int_eq(urisan_flag_from_name(n, strlen(n)), b);
     }
     /* the list's lines, counted apart from the bit numbers */
     static const char *const listed[] = {
@@ -289,16 +290,16 @@ START_TEST(flag_names_round_trip_through_the_list)
 #include "urisan_flags.def"
 #undef URISAN_FLAG
     };
-    ck_assert_int_eq(named, (int)(sizeof listed / sizeof listed[0]));
+    qc_assert_int_eq(named, (int)(sizeof listed / sizeof listed[0]));
     ck_assert_ptr_nonnull(urisan_flag_name((urisan_flag)(URISAN_FLAG_COUNT_ - 1)));
     ck_assert_ptr_null(urisan_flag_name(URISAN_FLAG_COUNT_));
     ck_assert_ptr_null(urisan_flag_name((urisan_flag)63));
-    ck_assert_int_eq(urisan_flag_from_name("Invalid", 7), -1);
-    ck_assert_int_eq(urisan_flag_from_name("invalidx", 7), URISAN_FLAG_INVALID);
-    ck_assert_int_eq(urisan_flag_from_name("", 0), -1);
-    ck_assert_int_eq(urisan_flag_from_name(NULL, 0), -1);
-    ck_assert_str_eq(urisan_flag_name(URISAN_FLAG_ESCAPED_CRLF), "escaped_crlf");
-    ck_assert_str_eq(urisan_flag_name(URISAN_FLAG_AMBIGUOUS_AUTHORITY), "ambiguous_authority");
+    qc_assert_int_eq(urisan_flag_from_name("Invalid", 7), -1);
+    qc_assert_int_eq(urisan_flag_from_name("invalidx", 7), URISAN_FLAG_INVALID);
+    qc_assert_int_eq(urisan_flag_from_name("", 0), -1);
+    qc_assert_int_eq(urisan_flag_from_name(NULL, 0), -1);
+    qc_assert_str_eq(urisan_flag_name(URISAN_FLAG_ESCAPED_CRLF), "escaped_crlf");
+    qc_assert_str_eq(urisan_flag_name(URISAN_FLAG_AMBIGUOUS_AUTHORITY), "ambiguous_authority");
 }
 END_TEST
 
@@ -313,11 +314,11 @@ START_TEST(default_port_table_has_the_spec_list)
              {"smtp", 25},   {"ssh", 22},      {"sftp", 22},   {"rtsp", 554}, {"sip", 5060},
              {"sips", 5061}, {"git", 9418},    {"dict", 2628}, {"tftp", 69}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        ck_assert_int_eq(urisan_default_port(t[i].s, strlen(t[i].s)), t[i].p);
-    ck_assert_int_eq(urisan_default_port("HTTPS", 5), 443);
-    ck_assert_int_eq(urisan_default_port("httpx", 5), -1);
-    ck_assert_int_eq(urisan_default_port("http", 3), -1);
-    ck_assert_int_eq(urisan_default_port(NULL, 0), -1);
+        qc_assert_int_eq(urisan_default_port(t[i].s, strlen(t[i].s)), t[i].p);
+    qc_assert_int_eq(urisan_default_port("HTTPS", 5), 443);
+    qc_assert_int_eq(urisan_default_port("httpx", 5), -1);
+    qc_assert_int_eq(urisan_default_port("http", 3), -1);
+    qc_assert_int_eq(urisan_default_port(NULL, 0), -1);
 }
 END_TEST
 
@@ -325,32 +326,32 @@ START_TEST(analyze_rejects_bad_arguments)
 {
     urisan_uri u;
     urisan_report r;
-    ck_assert_int_eq(urisan_parse("x", 1, NULL, &u, NULL), URISAN_OK);
-    ck_assert_int_eq(urisan_analyze(NULL, 1, &u, NULL, &r), URISAN_E_BAD_ARGUMENT);
-    ck_assert(r.flags & F(INVALID));
-    ck_assert_int_eq(urisan_analyze("x", 1, NULL, NULL, &r), URISAN_E_BAD_ARGUMENT);
-    ck_assert_int_eq(urisan_analyze("x", 1, &u, NULL, NULL), URISAN_E_BAD_ARGUMENT);
+    qc_assert_int_eq(urisan_parse("x", 1, NULL, &u, NULL), URISAN_OK);
+    qc_assert_int_eq(urisan_analyze(NULL, 1, &u, NULL, &r), URISAN_E_BAD_ARGUMENT);
+    qc_assert(r.flags & F(INVALID));
+    qc_assert_int_eq(urisan_analyze("x", 1, NULL, NULL, &r), URISAN_E_BAD_ARGUMENT);
+    qc_assert_int_eq(urisan_analyze("x", 1, &u, NULL, NULL), URISAN_E_BAD_ARGUMENT);
     /* empty input with a NULL pointer is fine */
-    ck_assert_int_eq(urisan_parse(NULL, 0, NULL, &u, NULL), URISAN_OK);
-    ck_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
-    ck_assert_uint_eq(r.flags, 0);
+    qc_assert_int_eq(urisan_parse(NULL, 0, NULL, &u, NULL), URISAN_OK);
+    qc_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
+    qc_assert_uint_eq(r.flags, 0);
     /* ... even with empty spans at offset 0 (they fit a 0-byte input):
        no arithmetic on, or libc call with, the NULL pointer (UBSan) */
     u.userinfo.off = u.host.off = u.port.off = u.scheme.off = 0;
     u.userinfo.len = u.host.len = u.port.len = u.scheme.len = 0;
-    ck_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
-    ck_assert(r.flags & F(USERINFO));
+    qc_assert_int_eq(urisan_analyze(NULL, 0, &u, NULL, &r), URISAN_OK);
+    qc_assert(r.flags & F(USERINFO));
     urisan_decision d;
     urisan_policy *pol = malloc(urisan_policy_size());
-    ck_assert_ptr_nonnull(pol);
+    qc_assert(pol != NULL);
     const char *pt = "allow-host example.com\nallow-scheme http\nallow-port 80\n";
     size_t line = 0;
     const char *msg = NULL;
     urisan_policy_init(pol);
-    ck_assert_int_eq(urisan_policy_parse(pol, pt, strlen(pt), &line, &msg), URISAN_OK);
+    qc_assert_int_eq(urisan_policy_parse(pol, pt, strlen(pt), &line, &msg), URISAN_OK);
     urisan_decide(NULL, 0, &u, &r, pol, &d);
     urisan_decide(NULL, 0, &u, &r, NULL, &d);
-    ck_assert_int_eq(urisan_check(NULL, 0, pol, &u, &r, &d), URISAN_OK);
+    qc_assert_int_eq(urisan_check(NULL, 0, pol, &u, &r, &d), URISAN_OK);
     free(pol);
 }
 END_TEST
@@ -361,13 +362,13 @@ START_TEST(forged_spans_are_not_followed)
 {
     urisan_uri u;
     urisan_report r;
-    ck_assert_int_eq(urisan_parse("http://h:1/p", 12, NULL, &u, NULL), URISAN_OK);
+    qc_assert_int_eq(urisan_parse("http://h:1/p", 12, NULL, &u, NULL), URISAN_OK);
     u.host.off = 100;
     u.path.len = 1000;
     u.port.off = (size_t)-2;
     guard_buf g = {0};
     const char *s = guard_place(&g, "http://h:1/p", 12);
-    ck_assert_int_eq(urisan_analyze(s, 12, &u, NULL, &r), URISAN_OK);
+    qc_assert_int_eq(urisan_analyze(s, 12, &u, NULL, &r), URISAN_OK);
     guard_free(&g);
 }
 END_TEST
@@ -381,28 +382,28 @@ START_TEST(parse_summary_is_tied_to_its_buffer)
     static const char plain[] = "http://h/abcdefgh/xyz";
     static const char risky[] = "http://h/%2e%2e/a b/z";
     size_t len = sizeof plain - 1;
-    ck_assert_uint_eq(len, sizeof risky - 1);
+    qc_assert_uint_eq(len, sizeof risky - 1);
     char *a = malloc(len), *b = malloc(len);
-    ck_assert_ptr_nonnull(a);
-    ck_assert_ptr_nonnull(b);
+    qc_assert(a != NULL);
+    qc_assert(b != NULL);
     memcpy(a, plain, len);
     memcpy(b, risky, len);
     urisan_uri ua, ub;
     urisan_report ra, rb;
-    ck_assert_int_eq(urisan_parse(a, len, NULL, &ua, NULL), URISAN_OK);
+    qc_assert_int_eq(urisan_parse(a, len, NULL, &ua, NULL), URISAN_OK);
     urisan_parse(b, len, NULL, &ub, NULL);
-    ck_assert_int_eq(urisan_analyze(b, len, &ub, NULL, &rb), URISAN_OK);
-    ck_assert(rb.flags & F(DOT_SEGMENTS));
-    ck_assert(rb.flags & F(WHITESPACE));
+    qc_assert_int_eq(urisan_analyze(b, len, &ub, NULL, &rb), URISAN_OK);
+    qc_assert(rb.flags & F(DOT_SEGMENTS));
+    qc_assert(rb.flags & F(WHITESPACE));
     /* a's parse (same length, spans that fit) with b's bytes */
-    ck_assert_int_eq(urisan_analyze(b, len, &ua, NULL, &ra), URISAN_OK);
-    ck_assert(ra.flags & F(DOT_SEGMENTS));
-    ck_assert(ra.flags & F(WHITESPACE));
+    qc_assert_int_eq(urisan_analyze(b, len, &ua, NULL, &ra), URISAN_OK);
+    qc_assert(ra.flags & F(DOT_SEGMENTS));
+    qc_assert(ra.flags & F(WHITESPACE));
     /* and the same parse with its own bytes stays clean */
-    ck_assert_int_eq(urisan_analyze(a, len, &ua, NULL, &ra), URISAN_OK);
-    ck_assert_uint_eq(ra.flags & ~F(SINGLE_LABEL), 0);
+    qc_assert_int_eq(urisan_analyze(a, len, &ua, NULL, &ra), URISAN_OK);
+    qc_assert_uint_eq(ra.flags & ~F(SINGLE_LABEL), 0);
     /* the same pointer with a shorter length is another input too */
-    ck_assert_int_eq(urisan_analyze(a, len - 4, &ua, NULL, &ra), URISAN_OK);
+    qc_assert_int_eq(urisan_analyze(a, len - 4, &ua, NULL, &ra), URISAN_OK);
     free(a);
     free(b);
 }
@@ -428,7 +429,7 @@ START_TEST(megabyte_of_hostile_input_is_analysed)
         urisan_uri u;
         urisan_report r;
         urisan_parse(s, n, &lim, &u, NULL);
-        ck_assert_int_eq(urisan_analyze(s, n, &u, NULL, &r), URISAN_OK);
+        qc_assert_int_eq(urisan_analyze(s, n, &u, NULL, &r), URISAN_OK);
         check_implications(s, n, r.flags);
         guard_free(&g);
     }

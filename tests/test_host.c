@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "memo.h"
+#include "quiet_check.h"
 #include "testdata.h"
 
 static urisan_hostview fast, full;
@@ -27,28 +28,28 @@ static void same_view(const char *host, size_t len)
     for (int round = 0; round < 2; round++) {
         bool a = urisan_host_view(ctx, host, len, &fast);
         bool b = host_view_compute(host, len, &full, false);
-        ck_assert_msg(a == b, "return differs for '%.*s'", (int)len, host);
-        ck_assert_msg(fast.is_name == full.is_name && fast.idn == full.idn &&
+        qc_assert_msg(a == b, "return differs for '%.*s'", (int)len, host);
+        qc_assert_msg(fast.is_name == full.is_name && fast.idn == full.idn &&
                       fast.invisible == full.invisible && fast.why == full.why &&
                       fast.flags == full.flags, "facts differ for '%.*s'", (int)len, host);
-        ck_assert_str_eq(fast.unicode, full.unicode);
-        ck_assert_str_eq(fast.ascii, full.ascii);
-        ck_assert_str_eq(fast.skeleton, full.skeleton);
-        ck_assert_str_eq(fast.registrable, full.registrable);
-        ck_assert_str_eq(fast.imitates, full.imitates);
+        qc_assert_str_eq(fast.unicode, full.unicode);
+        qc_assert_str_eq(fast.ascii, full.ascii);
+        qc_assert_str_eq(fast.skeleton, full.skeleton);
+        qc_assert_str_eq(fast.registrable, full.registrable);
+        qc_assert_str_eq(fast.imitates, full.imitates);
         /* the lengths the writers copy by (set by the view and the memo) */
         const urisan_hostview *both[] = { &fast, &full };
         for (size_t k = 0; k < 2; k++) {
-            ck_assert_uint_eq(both[k]->unicode_len, strlen(both[k]->unicode));
-            ck_assert_uint_eq(both[k]->skeleton_len, strlen(both[k]->skeleton));
-            ck_assert_uint_eq(both[k]->imitates_len, strlen(both[k]->imitates));
-            ck_assert_uint_eq(both[k]->registrable_len, strlen(both[k]->registrable));
+            qc_assert_uint_eq(both[k]->unicode_len, strlen(both[k]->unicode));
+            qc_assert_uint_eq(both[k]->skeleton_len, strlen(both[k]->skeleton));
+            qc_assert_uint_eq(both[k]->imitates_len, strlen(both[k]->imitates));
+            qc_assert_uint_eq(both[k]->registrable_len, strlen(both[k]->registrable));
         }
         /* json_plain promises each form is its own JSON text */
         if (urisan_hv_json_plain(&fast)) {
             const char *forms[] = { fast.unicode, fast.skeleton, fast.imitates, fast.registrable };
             for (size_t k = 0; k < 4; k++)
-                ck_assert_msg(json_plain_len(forms[k], strlen(forms[k])) == strlen(forms[k]),
+                qc_assert_msg(json_plain_len(forms[k], strlen(forms[k])) == strlen(forms[k]),
                               "json_plain but '%s' needs escaping (host '%.*s')", forms[k],
                               (int)len, host);
         }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quiet_check.h"
 #include "json.h"
 #include "urisan.h"
 
@@ -19,8 +20,8 @@ static void expect_escape(const char *s, size_t n, const char *want)
 {
     cli_buf b;
     cli_buf_init(&b, 1 << 20);
-    ck_assert(json_escape(&b, s, n));
-    ck_assert_msg(b.len == strlen(want) && (b.len == 0 || memcmp(b.p, want, b.len) == 0),
+    qc_assert(json_escape(&b, s, n));
+    qc_assert_msg(b.len == strlen(want) && (b.len == 0 || memcmp(b.p, want, b.len) == 0),
                   "escape gave '%.*s', want '%s'", (int)b.len, b.p, want);
     cli_buf_free(&b);
 }
@@ -96,9 +97,9 @@ START_TEST(empty_string_on_fresh_buffer)
 {
     cli_buf b;
     cli_buf_init(&b, 1 << 20);
-    ck_assert(json_escape(&b, "", 0));
-    ck_assert_uint_eq(b.len, 0);
-    ck_assert(!b.failed);
+    qc_assert(json_escape(&b, "", 0));
+    qc_assert_uint_eq(b.len, 0);
+    qc_assert(!b.failed);
     cli_buf_free(&b);
 }
 END_TEST
@@ -178,8 +179,8 @@ START_TEST(all_two_byte_inputs_give_valid_utf8)
         char in[3] = { (char)hi, (char)lo, (char)0xA9 };
         for (size_t n = 1; n <= 3; n++) {
             cli_buf_clear(&b);
-            ck_assert(json_escape(&b, in, n));
-            ck_assert_msg(valid_string_body((const unsigned char *)b.p, b.len),
+            qc_assert(json_escape(&b, in, n));
+            qc_assert_msg(valid_string_body((const unsigned char *)b.p, b.len),
                           "bytes %02x %02x (n=%zu) gave '%.*s'", hi, lo, n, (int)b.len, b.p);
         }
     }
@@ -203,8 +204,8 @@ START_TEST(random_bytes_give_valid_utf8)
             in[i] = (char)((x >> 8) & 1 ? (v | 0x80) : v);
         }
         cli_buf_clear(&b);
-        ck_assert(json_escape(&b, in, n));
-        ck_assert(valid_string_body((const unsigned char *)b.p, b.len));
+        qc_assert(json_escape(&b, in, n));
+        qc_assert(valid_string_body((const unsigned char *)b.p, b.len));
     }
     cli_buf_free(&b);
 }
@@ -219,9 +220,9 @@ START_TEST(multibyte_across_piece_boundary_is_kept)
     memcpy(in + 4094, "\xf0\x9f\x98\x80", 4);
     cli_buf b;
     cli_buf_init(&b, 1 << 20);
-    ck_assert(json_escape(&b, in, sizeof in));
-    ck_assert_uint_eq(b.len, sizeof in);
-    ck_assert(memcmp(b.p, in, sizeof in) == 0);
+    qc_assert(json_escape(&b, in, sizeof in));
+    qc_assert_uint_eq(b.len, sizeof in);
+    qc_assert(memcmp(b.p, in, sizeof in) == 0);
     cli_buf_free(&b);
 }
 END_TEST
@@ -252,13 +253,13 @@ START_TEST(object_with_nested_values_is_well_formed)
     json_kuint(&w, "n", 0);
     json_kuint(&w, "big", UINT64_MAX);
     json_obj_close(&w);
-    ck_assert(json_ok(&w));
+    qc_assert(json_ok(&w));
     const char *want = "{\"uri\":\"a\\u0000\",\"valid\":false,\"error\":null,"
                        "\"components\":{\"scheme\":null,\"host\":\"\"},"
                        "\"flags\":[\"invalid\",\"ctl_raw\"],\"empty\":[],"
                        "\"n\":0,\"big\":18446744073709551615}";
-    ck_assert_uint_eq(b.len, strlen(want));
-    ck_assert(memcmp(b.p, want, b.len) == 0);
+    qc_assert_uint_eq(b.len, strlen(want));
+    qc_assert(memcmp(b.p, want, b.len) == 0);
     cli_buf_free(&b);
 }
 END_TEST
@@ -276,8 +277,8 @@ START_TEST(addu_writes_decimal_at_every_digit_count)
             for (size_t max = (size_t)wl; max <= (size_t)wl + 24; max += 24) {
                 cli_buf b;   /* max = the digits only: the copy path */
                 cli_buf_init(&b, max);
-                ck_assert(cli_buf_addu(&b, vals[i]));
-                ck_assert_msg(b.len == (size_t)wl && memcmp(b.p, want, b.len) == 0,
+                qc_assert(cli_buf_addu(&b, vals[i]));
+                qc_assert_msg(b.len == (size_t)wl && memcmp(b.p, want, b.len) == 0,
                               "%s: '%.*s'", want, (int)b.len, b.p);
                 cli_buf_free(&b);
             }
@@ -298,34 +299,34 @@ START_TEST(misuse_marks_the_document_failed)
     json_obj_open(&w);
     json_cstr(&w, "x");
     json_obj_close(&w);
-    ck_assert(!json_ok(&w));
+    qc_assert(!json_ok(&w));
 
     json_begin(&w, &b);            /* unbalanced */
     json_obj_open(&w);
-    ck_assert(!json_ok(&w));
+    qc_assert(!json_ok(&w));
 
     json_begin(&w, &b);            /* wrong closer */
     json_arr_open(&w);
     json_obj_close(&w);
-    ck_assert(!json_ok(&w));
+    qc_assert(!json_ok(&w));
 
     json_begin(&w, &b);            /* key with no value */
     json_obj_open(&w);
     json_key(&w, "k");
     json_obj_close(&w);
-    ck_assert(!json_ok(&w));
+    qc_assert(!json_ok(&w));
 
     json_begin(&w, &b);            /* too deep */
     for (int i = 0; i < JSON_MAX_DEPTH + 1; i++)
         json_arr_open(&w);
-    ck_assert(b.failed);
+    qc_assert(b.failed);
 
     json_begin(&w, &b);            /* empty document */
-    ck_assert(!json_ok(&w));
+    qc_assert(!json_ok(&w));
 
     json_begin(&w, &b);            /* begin clears a previous failure */
     json_null(&w);
-    ck_assert(json_ok(&w));
+    qc_assert(json_ok(&w));
     cli_buf_free(&b);
 }
 END_TEST
@@ -334,17 +335,17 @@ START_TEST(buffer_never_grows_past_its_max)
 {
     cli_buf b;
     cli_buf_init(&b, 10);
-    ck_assert(cli_buf_add(&b, "0123456789", 10));
-    ck_assert_uint_eq(b.len, 10);
-    ck_assert(!cli_buf_addc(&b, 'x'));
-    ck_assert(b.failed);
-    ck_assert_uint_eq(b.len, 10);
-    ck_assert(b.cap <= 10);
+    qc_assert(cli_buf_add(&b, "0123456789", 10));
+    qc_assert_uint_eq(b.len, 10);
+    qc_assert(!cli_buf_addc(&b, 'x'));
+    qc_assert(b.failed);
+    qc_assert_uint_eq(b.len, 10);
+    qc_assert(b.cap <= 10);
     /* Once failed, it stays failed until cleared. */
-    ck_assert(!cli_buf_add(&b, "", 0));
+    qc_assert(!cli_buf_add(&b, "", 0));
     cli_buf_clear(&b);
-    ck_assert(!b.failed);
-    ck_assert(cli_buf_addc(&b, 'y'));
+    qc_assert(!b.failed);
+    qc_assert(cli_buf_addc(&b, 'y'));
     cli_buf_free(&b);
 }
 END_TEST
@@ -353,10 +354,10 @@ START_TEST(escape_that_fits_exactly_at_max_succeeds)
 {
     cli_buf b;
     cli_buf_init(&b, 12);
-    ck_assert(json_escape(&b, "\x01\x02", 2));   /* 12 bytes */
-    ck_assert_uint_eq(b.len, 12);
-    ck_assert(!json_escape(&b, "a", 1));
-    ck_assert(b.failed);
+    qc_assert(json_escape(&b, "\x01\x02", 2));   /* 12 bytes */
+    qc_assert_uint_eq(b.len, 12);
+    qc_assert(!json_escape(&b, "a", 1));
+    qc_assert(b.failed);
     cli_buf_free(&b);
 }
 END_TEST
@@ -365,13 +366,13 @@ START_TEST(escape_past_max_fails_without_overflow)
 {
     size_t n = 100000;
     char *in = malloc(n);
-    ck_assert_ptr_nonnull(in);
+    qc_assert(in != NULL);
     memset(in, 0xff, n);
     cli_buf b;
     cli_buf_init(&b, 5 * n);   /* needs 6 n */
-    ck_assert(!json_escape(&b, in, n));
-    ck_assert(b.failed);
-    ck_assert(b.len <= b.max);
+    qc_assert(!json_escape(&b, in, n));
+    qc_assert(b.failed);
+    qc_assert(b.len <= b.max);
     cli_buf_free(&b);
     free(in);
 }
@@ -399,16 +400,16 @@ START_TEST(word_escape_equals_byte_escape_at_every_position_and_length)
                 while (plain < n && (unsigned char)in[plain] >= 0x20 &&
                        (unsigned char)in[plain] < 0x7f && in[plain] != '"' && in[plain] != '\\')
                     plain++;
-                ck_assert_uint_eq(json_plain_len(in, n), plain);
+                qc_assert_uint_eq(json_plain_len(in, n), plain);
                 for (size_t k = 0; k < 8; k++) {
                     cli_buf fast, exact;
                     cli_buf_init(&fast, 1 << 20);
                     cli_buf_init(&exact, k + 6 * n + 7);   /* no room for the fast path */
                     cli_buf_add(&fast, pre, k);
                     cli_buf_add(&exact, pre, k);
-                    ck_assert(json_escape(&fast, in, n));
-                    ck_assert(json_escape(&exact, in, n));
-                    ck_assert_msg(fast.len == exact.len &&
+                    qc_assert(json_escape(&fast, in, n));
+                    qc_assert(json_escape(&exact, in, n));
+                    qc_assert_msg(fast.len == exact.len &&
                                   (fast.len == 0 || memcmp(fast.p, exact.p, fast.len) == 0),
                                   "n %zu pos %zu special %zu prefix %zu: '%.*s' vs '%.*s'", n, pos,
                                   sp, k, (int)fast.len, fast.p, (int)exact.len, exact.p);
@@ -416,9 +417,9 @@ START_TEST(word_escape_equals_byte_escape_at_every_position_and_length)
                         cli_buf q, qp;
                         cli_buf_init(&q, 1 << 20);
                         cli_buf_init(&qp, 1 << 20);
-                        ck_assert(json_quote(&q, in, n));
-                        ck_assert(json_quote_plain(&qp, in, n));
-                        ck_assert(q.len == qp.len && memcmp(q.p, qp.p, q.len) == 0);
+                        qc_assert(json_quote(&q, in, n));
+                        qc_assert(json_quote_plain(&qp, in, n));
+                        qc_assert(q.len == qp.len && memcmp(q.p, qp.p, q.len) == 0);
                         cli_buf_free(&q);
                         cli_buf_free(&qp);
                     }
@@ -442,11 +443,11 @@ START_TEST(addu_writes_decimal)
     cli_buf_addu(&b, 65535);
     cli_buf_addc(&b, ' ');
     cli_buf_addu(&b, (uint64_t)SIZE_MAX);
-    ck_assert(!b.failed);
+    qc_assert(!b.failed);
     char want[64];
     int wl = snprintf(want, sizeof want, "0 65535 %zu", (size_t)SIZE_MAX);
-    ck_assert_uint_eq(b.len, (size_t)wl);
-    ck_assert(memcmp(b.p, want, b.len) == 0);
+    qc_assert_uint_eq(b.len, (size_t)wl);
+    qc_assert(memcmp(b.p, want, b.len) == 0);
     cli_buf_free(&b);
 }
 END_TEST
@@ -458,7 +459,7 @@ static void expect_plain_name(const char *name)
     if (name == NULL)
         return;
     size_t n = strlen(name);
-    ck_assert_msg(n > 0 && json_plain_len(name, n) == n, "name '%s' is not plain", name);
+    qc_assert_msg(n > 0 && json_plain_len(name, n) == n, "name '%s' is not plain", name);
 }
 
 START_TEST(every_library_name_is_plain)
@@ -473,7 +474,7 @@ START_TEST(every_library_name_is_plain)
         expect_plain_name(urisan_rule_reason_name((urisan_rule_reason)r));
     for (int c = 0; c <= URISAN_STATUS_COUNT_; c++)
         expect_plain_name(urisan_status_name((urisan_status)c));
-    ck_assert_str_eq(urisan_host_type_name(URISAN_HOST_REG_NAME), "reg-name");
+    qc_assert_str_eq(urisan_host_type_name(URISAN_HOST_REG_NAME), "reg-name");
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 #include "urisan.h"
 #include "../src/internal.h"
 #include "../src/scan.h"
+#include "quiet_check.h"
 #include "testdata.h"
 
 static urisan_policy *pols[2];
@@ -62,7 +63,7 @@ static bool plain_input(const char *in, size_t len, const urisan_uri *u)
 static void same_report(const urisan_report *a, const urisan_report *b, const char *how,
                         const char *in, size_t len, const char *where)
 {
-    ck_assert_msg(a->flags == b->flags && a->ip_family == b->ip_family &&
+    qc_assert_msg(a->flags == b->flags && a->ip_family == b->ip_family &&
                       memcmp(a->ip, b->ip, sizeof a->ip) == 0,
                   "%s: %s flags %#llx ip_family %d, full analysis %#llx %d, on [%.*s]", where,
                   how, (unsigned long long)a->flags, a->ip_family, (unsigned long long)b->flags,
@@ -72,7 +73,7 @@ static void same_report(const urisan_report *a, const urisan_report *b, const ch
 static void check_input(const char *in, size_t len, const char *where)
 {
     char *copy = malloc(len + 1);
-    ck_assert_ptr_nonnull(copy);
+    qc_assert(copy != NULL);
     if (len)
         memcpy(copy, in, len);
     for (int k = 0; k < 2; k++) {
@@ -83,9 +84,9 @@ static void check_input(const char *in, size_t len, const char *where)
         memset(&fast, 0x5a, sizeof fast);
         memset(&again, 0xa5, sizeof again);
         memset(&full, 0x3c, sizeof full);
-        ck_assert_int_eq(urisan_analyze_sum(in, len, &u, pols[k], &fast, sum), URISAN_OK);
-        ck_assert_int_eq(urisan_analyze(copy, len, &u, pols[k], &again), URISAN_OK);
-        ck_assert_int_eq(urisan_analyze_full(in, len, &u, pols[k], &full), URISAN_OK);
+        qc_assert_int_eq(urisan_analyze_sum(in, len, &u, pols[k], &fast, sum), URISAN_OK);
+        qc_assert_int_eq(urisan_analyze(copy, len, &u, pols[k], &again), URISAN_OK);
+        qc_assert_int_eq(urisan_analyze_full(in, len, &u, pols[k], &full), URISAN_OK);
         same_report(&fast, &full, "with the parse's summary", in, len, where);
         same_report(&again, &full, "on its own", in, len, where);
         /* the public one-call form hands the same summary over */
@@ -94,7 +95,7 @@ static void check_input(const char *in, size_t len, const char *where)
         memset(&one, 0x77, sizeof one);
         urisan_parse_analyze(in, len, pols[k], &u1, NULL, &one);
         same_report(&one, &full, "urisan_parse_analyze", in, len, where);
-        ck_assert_msg(u1.valid == u.valid && u1.host.off == u.host.off &&
+        qc_assert_msg(u1.valid == u.valid && u1.host.off == u.host.off &&
                           u1.host.len == u.host.len && u1.path.len == u.path.len,
                       "%s: urisan_parse_analyze's parse differs from urisan_parse", where);
         if (k == 0) {
@@ -135,12 +136,12 @@ static char *slurp(const char *path, size_t *n)
         return NULL;
     size_t cap = 4096, len = 0;
     char *b = malloc(cap);
-    ck_assert_ptr_nonnull(b);
+    qc_assert(b != NULL);
     for (size_t got; (got = fread(b + len, 1, cap - len, fp)) > 0;) {
         len += got;
         if (len == cap) {
             b = realloc(b, cap *= 2);
-            ck_assert_ptr_nonnull(b);
+            qc_assert(b != NULL);
         }
     }
     fclose(fp);
@@ -178,7 +179,7 @@ START_TEST(prefilter_corpus)
     char corpus[4096];
     snprintf(corpus, sizeof corpus, "%s/corpus", root && *root ? root : ".");
     DIR *d = opendir(corpus);
-    ck_assert_msg(d != NULL, "no corpus folder at %s", corpus);
+    qc_assert_msg(d != NULL, "no corpus folder at %s", corpus);
     size_t files = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (e->d_name[0] == '.')
@@ -202,7 +203,7 @@ START_TEST(prefilter_url_sets)
     snprintf(dir, sizeof dir, "%s/urls", testdata_dir());
     size_t before = n_inputs, plain = n_plain;
     size_t files = check_dir(dir, check_lines);
-    ck_assert_msg(files > 0, "%s: absent or empty in the shared data folder", dir);
+    qc_assert_msg(files > 0, "%s: absent or empty in the shared data folder", dir);
     printf("prefilter_url_sets: %zu files, %zu lines (%zu plain): same reports\n", files,
            n_inputs - before, n_plain - plain);
     ck_assert_uint_gt(n_plain - plain, 1000);
@@ -219,9 +220,9 @@ START_TEST(prefilter_idn_both_ways)
         urisan_report a, b;
         size_t n = strlen(ins[k]);
         urisan_parse(ins[k], n, NULL, &u, NULL);
-        ck_assert_int_eq(urisan_analyze(ins[k], n, &u, NULL, &a), URISAN_OK);
-        ck_assert_int_eq(urisan_analyze_full(ins[k], n, &u, NULL, &b), URISAN_OK);
-        ck_assert_msg(a.flags & URISAN_F(IDN), "%s: no idn", ins[k]);
+        qc_assert_int_eq(urisan_analyze(ins[k], n, &u, NULL, &a), URISAN_OK);
+        qc_assert_int_eq(urisan_analyze_full(ins[k], n, &u, NULL, &b), URISAN_OK);
+        qc_assert_msg(a.flags & URISAN_F(IDN), "%s: no idn", ins[k]);
         same_report(&a, &b, "urisan_analyze", ins[k], n, "prefilter_idn_both_ways");
     }
 }

@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 #include "reparse.h"
+#include "quiet_check.h"
 #include "testdata.h"
 
 #include <check.h>
@@ -46,19 +47,19 @@ static urisan_status res_opt(const char *base, size_t bl, const char *ref, size_
     *n = 0;
     urisan_status st = urisan_resolve_ex(base, bl, ref, rl, o, NULL, 0, &need, &f1, e, NULL);
     if (st != URISAN_E_NOSPACE) {
-        ck_assert_uint_eq(need, 0);
+        qc_assert_uint_eq(need, 0);
         if (fl)
             *fl = f1;
         return st;
     }
     char *buf = malloc(need);
-    ck_assert_ptr_nonnull(buf);
+    qc_assert(buf != NULL);
     st = urisan_resolve_ex(base, bl, ref, rl, o, buf, need, &need2, fl, e, &pt);
-    ck_assert_int_eq(st, URISAN_OK);
-    ck_assert_uint_eq(need2, need);
-    ck_assert_msg(reparses_to(buf, need, &pt), "resolve output re-parses differently");
+    qc_assert_int_eq(st, URISAN_OK);
+    qc_assert_uint_eq(need2, need);
+    qc_assert_msg(reparses_to(buf, need, &pt), "resolve output re-parses differently");
     if (fl)
-        ck_assert_uint_eq(*fl, f1);
+        qc_assert_uint_eq(*fl, f1);
     *out = malloc(need + 1);
     memcpy(*out, buf, need);
     (*out)[need] = '\0';
@@ -95,16 +96,16 @@ START_TEST(rfc3986_section_5_4_examples_resolve_as_written)
         size_t n;
         urisan_error e;
         rows++;
-        ck_assert_int_eq(res_opt(BASE, strlen(BASE), t.f[rc], t.flen[rc], &o, &out, &n, NULL, &e),
+        qc_assert_int_eq(res_opt(BASE, strlen(BASE), t.f[rc], t.flen[rc], &o, &out, &n, NULL, &e),
                          URISAN_OK);
-        ck_assert_msg(n == t.flen[ec] && memcmp(out, t.f[ec], n) == 0,
+        qc_assert_msg(n == t.flen[ec] && memcmp(out, t.f[ec], n) == 0,
                       "line %zu: %.*s -> %s, RFC says %.*s", t.lineno, (int)t.flen[rc],
                       t.f[rc], out, (int)t.flen[ec], t.f[ec]);
         agree++;
         free(out);
     }
     printf("rfc3986-resolve.tsv: %zu/%zu agree\n", agree, rows);
-    ck_assert_uint_eq(rows, 43);
+    qc_assert_uint_eq(rows, 43);
     tsv_close(&t);
 }
 END_TEST
@@ -185,8 +186,8 @@ START_TEST(seed_draft_appendix_c_examples_resolve_in_their_mode)
     for (int m = 0; m < (r->all_modes ? 3 : 1); m++) {
         char *out;
         urisan_error e;
-        ck_assert_int_eq(res(BASE, r->ref, r->non_strict, modes[m], &out, NULL, &e), URISAN_OK);
-        ck_assert_msg(strcmp(out, r->expected) == 0, "C: \"%s\" mode %d -> %s, draft says %s",
+        qc_assert_int_eq(res(BASE, r->ref, r->non_strict, modes[m], &out, NULL, &e), URISAN_OK);
+        qc_assert_msg(strcmp(out, r->expected) == 0, "C: \"%s\" mode %d -> %s, draft says %s",
                       r->ref, (int)modes[m], out, r->expected);
         free(out);
     }
@@ -252,11 +253,11 @@ START_TEST(each_listed_difference_gives_urisans_documented_answer)
     urisan_error e;
     urisan_status st = res(d->base, d->ref, d->non_strict, d->ar, &out, NULL, &e);
     if (d->ours == NULL) {
-        ck_assert_msg(st == d->code, "%s + %s: %s", d->base, d->ref, urisan_status_name(st));
+        qc_assert_msg(st == d->code, "%s + %s: %s", d->base, d->ref, urisan_status_name(st));
         return;
     }
-    ck_assert_int_eq(st, URISAN_OK);
-    ck_assert_msg(strcmp(out, d->ours) == 0, "%s + %s -> %s (documented: %s, because %s)",
+    qc_assert_int_eq(st, URISAN_OK);
+    qc_assert_msg(strcmp(out, d->ours) == 0, "%s + %s -> %s (documented: %s, because %s)",
                   d->base, d->ref, out, d->ours, d->why);
     ck_assert_str_ne(out, d->theirs);
     free(out);
@@ -276,7 +277,7 @@ static void run_vectors(const char *file, const char *mode_col, size_t expect_ro
     int bc = tsv_col(&t, "base"), rc = tsv_col(&t, "ref"), ec = tsv_col(&t, "expected");
     int mc = mode_col ? tsv_col(&t, mode_col) : -1;
     size_t rows = 0, agree = 0, differ = 0;
-    ck_assert(bc >= 0 && rc >= 0 && ec >= 0);
+    qc_assert(bc >= 0 && rc >= 0 && ec >= 0);
     while (tsv_next(&t)) {
         int ns = mc >= 0 && (has(t.f[mc], t.flen[mc], "backward") ||
                              has(t.f[mc], t.flen[mc], "non-strict"));
@@ -293,8 +294,8 @@ static void run_vectors(const char *file, const char *mode_col, size_t expect_ro
             free(out);
             continue;
         }
-        ck_assert_msg(st == URISAN_OK, "%s:%zu: %s", file, t.lineno, urisan_status_name(st));
-        ck_assert_msg(n == t.flen[ec] && memcmp(out, t.f[ec], n) == 0,
+        qc_assert_msg(st == URISAN_OK, "%s:%zu: %s", file, t.lineno, urisan_status_name(st));
+        qc_assert_msg(n == t.flen[ec] && memcmp(out, t.f[ec], n) == 0,
                       "%s:%zu: %.*s + %.*s -> %s, expected %.*s", file, t.lineno,
                       (int)t.flen[bc], t.f[bc], (int)t.flen[rc], t.f[rc], out,
                       (int)t.flen[ec], t.f[ec]);
@@ -302,7 +303,7 @@ static void run_vectors(const char *file, const char *mode_col, size_t expect_ro
         free(out);
     }
     printf("%s: %zu/%zu agree, %zu listed differences\n", file, agree, rows, differ);
-    ck_assert_uint_eq(rows, expect_rows);
+    qc_assert_uint_eq(rows, expect_rows);
     tsv_close(&t);
 }
 
@@ -368,8 +369,8 @@ START_TEST(path_starting_with_two_slashes_without_authority_gets_dot_prefix)
     const hazard_row *h = &hazards[_i];
     char *out;
     urisan_error e;
-    ck_assert_int_eq(res(h->base, h->ref, 0, h->ar, &out, NULL, &e), URISAN_OK);
-    ck_assert_msg(strcmp(out, h->expected) == 0, "%s + %s -> %s, want %s (RFC literal %s)",
+    qc_assert_int_eq(res(h->base, h->ref, 0, h->ar, &out, NULL, &e), URISAN_OK);
+    qc_assert_msg(strcmp(out, h->expected) == 0, "%s + %s -> %s, want %s (RFC literal %s)",
                   h->base, h->ref, out, h->expected, h->rfc_literal);
     free(out);
 }
@@ -383,19 +384,19 @@ START_TEST(dot_above_root_is_reported_in_clamp_and_keep)
     char *out;
     urisan_flags fl;
     urisan_error e;
-    ck_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/g");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/g");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
-    ck_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_KEEP, &out, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/../g");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_KEEP, &out, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/../g");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
-    ck_assert_int_eq(res(BASE, "../../g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS));
+    qc_assert_int_eq(res(BASE, "../../g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS));
     free(out);
-    ck_assert_int_eq(res(BASE, "g/h", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
-    ck_assert_uint_eq(fl, 0);
+    qc_assert_int_eq(res(BASE, "g/h", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
+    qc_assert_uint_eq(fl, 0);
     free(out);
 }
 END_TEST
@@ -405,20 +406,20 @@ START_TEST(above_root_reject_reports_offset_of_first_climbing_dotdot)
     char *out;
     urisan_flags fl;
     urisan_error e;
-    ck_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
+    qc_assert_int_eq(res(BASE, "../../../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
                      URISAN_E_ABOVE_ROOT);
-    ck_assert_int_eq(e.code, URISAN_E_ABOVE_ROOT);
-    ck_assert_uint_eq(e.input, 1);
-    ck_assert_uint_eq(e.offset, 6); /* the third ".." */
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
-    ck_assert_int_eq(res(BASE, "/x/../../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
+    qc_assert_int_eq(e.code, URISAN_E_ABOVE_ROOT);
+    qc_assert_uint_eq(e.input, 1);
+    qc_assert_uint_eq(e.offset, 6); /* the third ".." */
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res(BASE, "/x/../../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
                      URISAN_E_ABOVE_ROOT);
-    ck_assert_uint_eq(e.offset, 6);
+    qc_assert_uint_eq(e.offset, 6);
     /* a ".." in the base's own path, climbing when the reference adds its own */
-    ck_assert_int_eq(res("http://a/../b/", "?y", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
+    qc_assert_int_eq(res("http://a/../b/", "?y", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
                      URISAN_E_ABOVE_ROOT);
-    ck_assert_uint_eq(e.input, 0);
-    ck_assert_uint_eq(e.offset, 9);
+    qc_assert_uint_eq(e.input, 0);
+    qc_assert_uint_eq(e.offset, 9);
 }
 END_TEST
 
@@ -430,18 +431,18 @@ START_TEST(pct2e_dotdot_is_judged_as_dot_segment_but_resolved_verbatim)
     /* RFC 3986 5.2.4 works on the raw text: "%2e%2e" is not removed when
        resolving (normalise does that). A server that decodes first would
        climb, so the flags say so (encoded_dot, doc/policy.md). */
-    ck_assert_int_eq(res("http://a/b/c", "%2e%2e/%2E%2E/x", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e),
+    qc_assert_int_eq(res("http://a/b/c", "%2e%2e/%2E%2E/x", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e),
                      URISAN_OK);
-    ck_assert_str_eq(out, "http://a/b/%2e%2e/%2E%2E/x");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_str_eq(out, "http://a/b/%2e%2e/%2E%2E/x");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
-    ck_assert_int_eq(res("http://a/b/c", "%2e%2e/%2E%2E/x", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
+    qc_assert_int_eq(res("http://a/b/c", "%2e%2e/%2E%2E/x", 0, URISAN_ABOVE_ROOT_REJECT, &out, &fl, &e),
                      URISAN_E_ABOVE_ROOT);
-    ck_assert_uint_eq(e.input, 1);
-    ck_assert_uint_eq(e.offset, 7);
-    ck_assert_int_eq(res("http://a/b/c", ".%2e/x", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/b/.%2e/x");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT));
+    qc_assert_uint_eq(e.input, 1);
+    qc_assert_uint_eq(e.offset, 7);
+    qc_assert_int_eq(res("http://a/b/c", ".%2e/x", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/b/.%2e/x");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT));
     free(out);
 }
 END_TEST
@@ -452,9 +453,9 @@ START_TEST(dots_in_a_verbatim_base_path_are_reported)
     urisan_flags fl;
     urisan_error e;
     /* 5.2.2: an empty reference path takes Base.path as it is. */
-    ck_assert_int_eq(res("http://a/../b", "?y", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/../b?y");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res("http://a/../b", "?y", 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/../b?y");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
 }
 END_TEST
@@ -465,10 +466,10 @@ START_TEST(base_without_scheme_is_base_not_absolute)
     for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
         char *out;
         urisan_error e;
-        ck_assert_int_eq(res(bases[i], "g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e),
+        qc_assert_int_eq(res(bases[i], "g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e),
                          URISAN_E_BASE_NOT_ABSOLUTE);
-        ck_assert_uint_eq(e.input, 0);
-        ck_assert_uint_eq(e.offset, 0);
+        qc_assert_uint_eq(e.input, 0);
+        qc_assert_uint_eq(e.offset, 0);
     }
 }
 END_TEST
@@ -477,24 +478,24 @@ START_TEST(invalid_base_or_reference_reports_parse_error_and_which_input)
 {
     char *out;
     urisan_error e;
-    ck_assert_int_eq(res("http://a b/", "g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e),
+    qc_assert_int_eq(res("http://a b/", "g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e),
                      URISAN_E_BAD_HOST);
-    ck_assert_uint_eq(e.input, 0);
-    ck_assert_uint_eq(e.offset, 8);
-    ck_assert_int_eq(res(BASE, "g h", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_E_BAD_PATH);
-    ck_assert_uint_eq(e.input, 1);
-    ck_assert_uint_eq(e.offset, 1);
-    ck_assert_int_eq(res(BASE, "a:b%zz", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_E_BAD_ESCAPE);
-    ck_assert_uint_eq(e.input, 1);
-    ck_assert_uint_eq(e.offset, 3);
+    qc_assert_uint_eq(e.input, 0);
+    qc_assert_uint_eq(e.offset, 8);
+    qc_assert_int_eq(res(BASE, "g h", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_E_BAD_PATH);
+    qc_assert_uint_eq(e.input, 1);
+    qc_assert_uint_eq(e.offset, 1);
+    qc_assert_int_eq(res(BASE, "a:b%zz", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_E_BAD_ESCAPE);
+    qc_assert_uint_eq(e.input, 1);
+    qc_assert_uint_eq(e.offset, 3);
     /* a bound: the default max_uri is 8192 */
     char *big = malloc(9000);
     memset(big, 'a', 9000);
     urisan_resolve_opts o = { 0, URISAN_ABOVE_ROOT_CLAMP, NULL };
     size_t n;
-    ck_assert_int_eq(res_opt(BASE, strlen(BASE), big, 9000, &o, &out, &n, NULL, &e), URISAN_E_TOO_LONG);
-    ck_assert_uint_eq(e.input, 1);
-    ck_assert_uint_eq(e.offset, 8192);
+    qc_assert_int_eq(res_opt(BASE, strlen(BASE), big, 9000, &o, &out, &n, NULL, &e), URISAN_E_TOO_LONG);
+    qc_assert_uint_eq(e.input, 1);
+    qc_assert_uint_eq(e.offset, 8192);
     free(big);
 }
 END_TEST
@@ -503,11 +504,11 @@ START_TEST(base_fragment_is_ignored)
 {
     char *out;
     urisan_error e;
-    ck_assert_int_eq(res("http://a/b#frag", "c", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/c");
+    qc_assert_int_eq(res("http://a/b#frag", "c", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/c");
     free(out);
-    ck_assert_int_eq(res("http://a/b?q#frag", "", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/b?q");
+    qc_assert_int_eq(res("http://a/b?q#frag", "", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/b?q");
     free(out);
 }
 END_TEST
@@ -516,17 +517,17 @@ START_TEST(non_strict_ignores_same_scheme_in_any_case_only)
 {
     char *out;
     urisan_error e;
-    ck_assert_int_eq(res(BASE, "HTTP:g", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/b/c/g");
+    qc_assert_int_eq(res(BASE, "HTTP:g", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/b/c/g");
     free(out);
-    ck_assert_int_eq(res(BASE, "HTTP:g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "HTTP:g");
+    qc_assert_int_eq(res(BASE, "HTTP:g", 0, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "HTTP:g");
     free(out);
-    ck_assert_int_eq(res(BASE, "https:g", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "https:g");
+    qc_assert_int_eq(res(BASE, "https:g", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "https:g");
     free(out);
-    ck_assert_int_eq(res(BASE, "http://x/./y", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://x/y");
+    qc_assert_int_eq(res(BASE, "http://x/./y", 1, URISAN_ABOVE_ROOT_CLAMP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://x/y");
     free(out);
 }
 END_TEST
@@ -537,16 +538,16 @@ START_TEST(too_small_buffer_reports_needed_size_and_writes_nothing)
     size_t need = 0;
     urisan_error e;
     memset(buf, 'Z', sizeof buf);
-    ck_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, 13, &need, NULL, &e),
+    qc_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, 13, &need, NULL, &e),
                      URISAN_E_NOSPACE);
-    ck_assert_uint_eq(need, 14); /* "http://a/b/c/g" */
+    qc_assert_uint_eq(need, 14); /* "http://a/b/c/g" */
     for (size_t i = 0; i < sizeof buf; i++)
-        ck_assert_int_eq(buf[i], 'Z');
-    ck_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, 14, &need, NULL, &e),
+        qc_assert_int_eq(buf[i], 'Z');
+    qc_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, 14, &need, NULL, &e),
                      URISAN_OK);
-    ck_assert_uint_eq(need, 14);
-    ck_assert_int_eq(memcmp(buf, "http://a/b/c/g", 14), 0);
-    ck_assert_int_eq(buf[14], 'Z'); /* no terminator written */
+    qc_assert_uint_eq(need, 14);
+    qc_assert_int_eq(memcmp(buf, "http://a/b/c/g", 14), 0);
+    qc_assert_int_eq(buf[14], 'Z'); /* no terminator written */
 }
 END_TEST
 
@@ -556,14 +557,14 @@ START_TEST(bad_arguments_are_rejected)
     size_t need;
     urisan_error e;
     urisan_resolve_opts o = { 0, (urisan_above_root)7, NULL };
-    ck_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, &o, buf, sizeof buf, &need, NULL, &e),
+    qc_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, &o, buf, sizeof buf, &need, NULL, &e),
                      URISAN_E_BAD_ARGUMENT);
-    ck_assert_int_eq(urisan_resolve(NULL, 3, "g", 1, NULL, buf, sizeof buf, &need, NULL, &e),
+    qc_assert_int_eq(urisan_resolve(NULL, 3, "g", 1, NULL, buf, sizeof buf, &need, NULL, &e),
                      URISAN_E_BAD_ARGUMENT);
-    ck_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, sizeof buf, NULL, NULL, &e),
+    qc_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, sizeof buf, NULL, NULL, &e),
                      URISAN_E_BAD_ARGUMENT);
     /* NULL err and flags are fine */
-    ck_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, sizeof buf, &need, NULL, NULL),
+    qc_assert_int_eq(urisan_resolve(BASE, strlen(BASE), "g", 1, NULL, buf, sizeof buf, &need, NULL, NULL),
                      URISAN_OK);
 }
 END_TEST
@@ -595,20 +596,20 @@ START_TEST(one_mib_of_slash_dotdot_resolves_clamped_and_flagged)
     char *out;
     urisan_flags fl;
     urisan_error e;
-    ck_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://h/");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://h/");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
     o.above_root = URISAN_ABOVE_ROOT_KEEP;
-    ck_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
+    qc_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
     /* (rn - 1) / 3 ".." pop "a" and "x", the rest are kept; the final
        kept ".." stays without a "/" (seed draft step 6) */
-    ck_assert_uint_eq(n, strlen("http://h") + 3 * ((rn - 1) / 3 - 2));
-    ck_assert_int_eq(memcmp(out + n - 6, "/../..", 6), 0);
+    qc_assert_uint_eq(n, strlen("http://h") + 3 * ((rn - 1) / 3 - 2));
+    qc_assert_int_eq(memcmp(out + n - 6, "/../..", 6), 0);
     free(out);
     o.above_root = URISAN_ABOVE_ROOT_REJECT;
-    ck_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_E_ABOVE_ROOT);
-    ck_assert_uint_eq(e.offset, 8); /* the third "..": "a/../../.." */
+    qc_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_E_ABOVE_ROOT);
+    qc_assert_uint_eq(e.offset, 8); /* the third "..": "a/../../.." */
     free(ref);
 }
 END_TEST
@@ -623,9 +624,9 @@ START_TEST(one_mib_of_dot_slash_resolves_to_the_base_directory)
     char *out;
     urisan_flags fl;
     urisan_error e;
-    ck_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://h/x/");
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS));
+    qc_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://h/x/");
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS));
     free(out);
     free(ref);
 }
@@ -641,9 +642,9 @@ START_TEST(one_mib_of_pct2e_pct2e_slash_is_kept_raw_and_flagged)
     char *out;
     urisan_flags fl;
     urisan_error e;
-    ck_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
-    ck_assert_uint_eq(n, strlen("http://h/x/") + rn);
-    ck_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT) | URISAN_F(DOT_ABOVE_ROOT));
+    qc_assert_int_eq(res_opt("http://h/x/y", 12, ref, rn, &o, &out, &n, &fl, &e), URISAN_OK);
+    qc_assert_uint_eq(n, strlen("http://h/x/") + rn);
+    qc_assert_uint_eq(fl, URISAN_F(DOT_SEGMENTS) | URISAN_F(ENCODED_DOT) | URISAN_F(DOT_ABOVE_ROOT));
     free(out);
     free(ref);
 }
@@ -808,10 +809,10 @@ START_TEST(remove_dot_segments_equals_literal_rfc_transcription_on_all_short_pat
         size_t wl = literal_rds(in, n, want, &above);
         urisan_dots_info di;
         urisan_remove_dots(in, n, NULL, 0, URISAN_DOTS_RFC, got, sizeof got, &di);
-        ck_assert_msg(di.len == wl && memcmp(got, want, wl) == 0,
+        qc_assert_msg(di.len == wl && memcmp(got, want, wl) == 0,
                       "\"%.*s\": got \"%.*s\", RFC 5.2.4 gives \"%.*s\"", (int)n, in,
                       (int)di.len, got, (int)wl, want);
-        ck_assert_msg(di.above == above, "\"%.*s\": above %zu, literal %zu", (int)n, in,
+        qc_assert_msg(di.above == above, "\"%.*s\": above %zu, literal %zu", (int)n, in,
                       di.above, above);
         /* split into a ++ b: the same */
         size_t cuts[3] = { 0, n / 2, n };
@@ -819,15 +820,15 @@ START_TEST(remove_dot_segments_equals_literal_rfc_transcription_on_all_short_pat
             size_t cut = cuts[c];
             urisan_dots_info d2;
             urisan_remove_dots(in, cut, in + cut, n - cut, URISAN_DOTS_RFC, got, sizeof got, &d2);
-            ck_assert(d2.len == wl && memcmp(got, want, wl) == 0 && d2.above == above);
+            qc_assert(d2.len == wl && memcmp(got, want, wl) == 0 && d2.above == above);
         }
         /* NOAUTH: never "//" at the start; dropping the "/." gives 5.2.4 */
         urisan_remove_dots(in, n, NULL, 0, URISAN_DOTS_RFC | URISAN_DOTS_NOAUTH, got, sizeof got, &di);
-        ck_assert(!(di.len >= 2 && got[0] == '/' && got[1] == '/'));
+        qc_assert(!(di.len >= 2 && got[0] == '/' && got[1] == '/'));
         if (wl >= 2 && want[0] == '/' && want[1] == '/')
-            ck_assert(di.len == wl + 2 && memcmp(got, "/.", 2) == 0 && memcmp(got + 2, want, wl) == 0);
+            qc_assert(di.len == wl + 2 && memcmp(got, "/.", 2) == 0 && memcmp(got + 2, want, wl) == 0);
         else
-            ck_assert(di.len == wl && memcmp(got, want, wl) == 0);
+            qc_assert(di.len == wl && memcmp(got, want, wl) == 0);
     }
 }
 END_TEST
@@ -847,15 +848,15 @@ START_TEST(keep_and_relref_modes_equal_a_segment_stack_on_all_short_paths)
             }
             urisan_dots_info di;
             urisan_remove_dots(in, n, NULL, 0, modes[m], got, sizeof got, &di);
-            ck_assert_msg(di.len == wl && memcmp(got, want, wl) == 0,
+            qc_assert_msg(di.len == wl && memcmp(got, want, wl) == 0,
                           "mode %u \"%.*s\": got \"%.*s\", stack gives \"%.*s\"", modes[m],
                           (int)n, in, (int)di.len, got, (int)wl, want);
-            ck_assert_uint_eq(di.above, above);
+            qc_assert_uint_eq(di.above, above);
             /* idempotent: the result has no dot segment left to remove */
             urisan_dots_info d2;
             char again[96];
             urisan_remove_dots(got, di.len, NULL, 0, modes[m], again, sizeof again, &d2);
-            ck_assert_msg(d2.len == di.len && memcmp(again, got, di.len) == 0,
+            qc_assert_msg(d2.len == di.len && memcmp(again, got, di.len) == 0,
                           "mode %u not idempotent on \"%.*s\"", modes[m], (int)di.len, got);
         }
     }
@@ -881,27 +882,27 @@ START_TEST(keep_copies_unmerged_reference_paths_as_the_seed_draft_does)
         char *out;
         urisan_flags fk, fc;
         urisan_error e;
-        ck_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_KEEP, &out, &fk, &e),
+        qc_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_KEEP, &out, &fk, &e),
                          URISAN_OK);
-        ck_assert_msg(strcmp(out, rows[i].keep) == 0, "keep %s -> %s, want %s", rows[i].ref,
+        qc_assert_msg(strcmp(out, rows[i].keep) == 0, "keep %s -> %s, want %s", rows[i].ref,
                       out, rows[i].keep);
         free(out);
-        ck_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fc, &e),
+        qc_assert_int_eq(res(BASE, rows[i].ref, 0, URISAN_ABOVE_ROOT_CLAMP, &out, &fc, &e),
                          URISAN_OK);
-        ck_assert_msg(strcmp(out, rows[i].clamp) == 0, "clamp %s -> %s, want %s", rows[i].ref,
+        qc_assert_msg(strcmp(out, rows[i].clamp) == 0, "clamp %s -> %s, want %s", rows[i].ref,
                       out, rows[i].clamp);
         free(out);
-        ck_assert_uint_eq(fk, fc);
-        ck_assert(fk & URISAN_F(DOT_SEGMENTS));
+        qc_assert_uint_eq(fk, fc);
+        qc_assert(fk & URISAN_F(DOT_SEGMENTS));
     }
     /* non-strict: "http:/./g" is the absolute path "/./g" */
     char *out;
     urisan_error e;
-    ck_assert_int_eq(res(BASE, "http:/./g", 1, URISAN_ABOVE_ROOT_KEEP, &out, NULL, &e), URISAN_OK);
-    ck_assert_str_eq(out, "http://a/./g");
+    qc_assert_int_eq(res(BASE, "http:/./g", 1, URISAN_ABOVE_ROOT_KEEP, &out, NULL, &e), URISAN_OK);
+    qc_assert_str_eq(out, "http://a/./g");
     free(out);
     /* reject is unchanged: "/../g" climbs above the root */
-    ck_assert_int_eq(res(BASE, "/../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, NULL, &e),
+    qc_assert_int_eq(res(BASE, "/../g", 0, URISAN_ABOVE_ROOT_REJECT, &out, NULL, &e),
                      URISAN_E_ABOVE_ROOT);
 }
 END_TEST
@@ -912,9 +913,9 @@ START_TEST(remove_dot_segments_writes_nothing_when_it_does_not_fit)
     urisan_dots_info di;
     memset(out, 'Z', sizeof out);
     urisan_remove_dots("/a/b/c/d", 8, NULL, 0, URISAN_DOTS_RFC, out, 7, &di);
-    ck_assert_uint_eq(di.len, 8);
+    qc_assert_uint_eq(di.len, 8);
     for (size_t i = 0; i < sizeof out; i++)
-        ck_assert_int_eq(out[i], 'Z');
+        qc_assert_int_eq(out[i], 'Z');
 }
 END_TEST
 
@@ -925,14 +926,14 @@ START_TEST(null_empty_reference_resolves_to_the_base)
     char buf[32];
     size_t need = 0;
     urisan_error e;
-    ck_assert_int_eq(urisan_resolve("http://a/b?q#f", 14, NULL, 0, NULL, buf, sizeof buf, &need,
+    qc_assert_int_eq(urisan_resolve("http://a/b?q#f", 14, NULL, 0, NULL, buf, sizeof buf, &need,
                                     NULL, &e),
                      URISAN_OK);
-    ck_assert_uint_eq(need, 12);
-    ck_assert(memcmp(buf, "http://a/b?q", 12) == 0);
-    ck_assert_int_eq(urisan_resolve("http://a/b", 10, NULL, 0, NULL, NULL, 0, &need, NULL, &e),
+    qc_assert_uint_eq(need, 12);
+    qc_assert(memcmp(buf, "http://a/b?q", 12) == 0);
+    qc_assert_int_eq(urisan_resolve("http://a/b", 10, NULL, 0, NULL, NULL, 0, &need, NULL, &e),
                      URISAN_E_NOSPACE);
-    ck_assert_int_eq(urisan_resolve(NULL, 0, NULL, 0, NULL, buf, sizeof buf, &need, NULL, &e),
+    qc_assert_int_eq(urisan_resolve(NULL, 0, NULL, 0, NULL, buf, sizeof buf, &need, NULL, &e),
                      URISAN_E_BASE_NOT_ABSOLUTE);
 }
 END_TEST

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "quiet_check.h"
 #include "testdata.h"
 #include "urisan.h"
 
@@ -48,7 +49,7 @@ static void compile_oracle(void)
 {
     setlocale(LC_ALL, "C");
     int rc = regcomp(&appendix_b, APPENDIX_B, REG_EXTENDED);
-    ck_assert_msg(rc == 0, "regcomp failed: %d", rc);
+    qc_assert_msg(rc == 0, "regcomp failed: %d", rc);
 }
 
 static void put_escaped(const char *s, size_t n)
@@ -160,7 +161,7 @@ static bool recomposes(const char *in, size_t len, const urisan_uri *u)
     }
     char *buf = malloc(cap);
     size_t n = 0;
-    ck_assert_ptr_nonnull(buf);
+    qc_assert(buf != NULL);
     bool ok = true;
     if (urisan_span_present(u->scheme)) {
         recompose_put(buf, &n, in, u->scheme);
@@ -257,7 +258,7 @@ static void check_split(counts *c, const char *where, size_t line, const char *i
        regexec and read the string up to a NUL: hand it a terminated copy
        (urisan_parse above got the exact bytes). */
     char *z = malloc(len + 1);
-    ck_assert_ptr_nonnull(z);
+    qc_assert(z != NULL);
     memcpy(z, in, len);
     z[len] = '\0';
     regmatch_t m[11];
@@ -351,8 +352,8 @@ START_TEST(every_url_list_line_splits_like_the_appendix_b_regex)
     fclose(fp);
     regfree(&appendix_b);
     report(&c);
-    ck_assert_msg(c.inputs > 0, "%s: no lines", name);
-    ck_assert_msg(c.disagree == 0, "%s: %u inputs split differently", name, c.disagree);
+    qc_assert_msg(c.inputs > 0, "%s: no lines", name);
+    qc_assert_msg(c.disagree == 0, "%s: %u inputs split differently", name, c.disagree);
 }
 END_TEST
 
@@ -403,7 +404,7 @@ START_TEST(every_vector_uri_splits_like_the_appendix_b_regex)
         const char *name = v->cols[ncols];
         optional[ncols] = name[0] == '?';
         cols[ncols] = tsv_col(&t, name + optional[ncols]);
-        ck_assert_msg(cols[ncols] >= 0, "%s: no column %s", v->file, name);
+        qc_assert_msg(cols[ncols] >= 0, "%s: no column %s", v->file, name);
     }
     int c_table = tsv_col(&t, "table");
     while (tsv_next(&t)) {
@@ -421,7 +422,7 @@ START_TEST(every_vector_uri_splits_like_the_appendix_b_regex)
     tsv_close(&t);
     regfree(&appendix_b);
     report(&c);
-    ck_assert_msg(c.disagree == 0, "%s: %u inputs split differently", v->file, c.disagree);
+    qc_assert_msg(c.disagree == 0, "%s: %u inputs split differently", v->file, c.disagree);
 }
 END_TEST
 
@@ -431,7 +432,7 @@ START_TEST(every_vector_tsv_file_is_covered)
     char path[4096];
     snprintf(path, sizeof path, "%s/vectors", testdata_dir());
     DIR *dir = opendir(path);
-    ck_assert_msg(dir != NULL, "%s: not found in the shared data folder", path);
+    qc_assert_msg(dir != NULL, "%s: not found in the shared data folder", path);
     struct dirent *e;
     unsigned missing = 0;
     while ((e = readdir(dir)) != NULL) {
@@ -447,7 +448,7 @@ START_TEST(every_vector_tsv_file_is_covered)
         }
     }
     closedir(dir);
-    ck_assert_uint_eq(missing, 0);
+    qc_assert_uint_eq(missing, 0);
 }
 END_TEST
 
@@ -492,12 +493,12 @@ START_TEST(oracle_and_split_agree_on_nul_control_and_high_bytes)
     const raw *r = &odd_inputs[_i];
     /* an exact-size copy, so an overread shows under ASan */
     char *p = malloc(r->len ? r->len : 1);
-    ck_assert_ptr_nonnull(p);
+    qc_assert(p != NULL);
     memcpy(p, r->in, r->len);
     check_split(&c, "built-in", (size_t)_i, p, r->len);
     free(p);
     regfree(&appendix_b);
-    ck_assert_msg(c.disagree == 0, "built-in input %d splits differently", _i);
+    qc_assert_msg(c.disagree == 0, "built-in input %d splits differently", _i);
 }
 END_TEST
 
@@ -507,15 +508,15 @@ START_TEST(input_longer_than_max_uri_is_too_long_with_nothing_split)
     counts c = {"built-in", 0, 0, 0, 0, 0, 0};
     size_t len = DEFAULT_MAX_URI + 1;
     char *p = malloc(len);
-    ck_assert_ptr_nonnull(p);
+    qc_assert(p != NULL);
     memcpy(p, "http://h/", 9);
     memset(p + 9, 'a', len - 9);
     check_split(&c, "built-in", 0, p, len);
-    ck_assert_uint_eq(c.too_long, 1);
-    ck_assert_uint_eq(c.disagree, 0);
+    qc_assert_uint_eq(c.too_long, 1);
+    qc_assert_uint_eq(c.disagree, 0);
     /* exactly max_uri bytes is still split */
     check_split(&c, "built-in", 1, p, DEFAULT_MAX_URI);
-    ck_assert_uint_eq(c.agree, 1);
+    qc_assert_uint_eq(c.agree, 1);
     free(p);
     regfree(&appendix_b);
 }

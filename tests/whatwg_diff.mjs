@@ -4,11 +4,13 @@
 // (or invalid; ip_obfuscated when the other side reads an address).
 //
 //   node tests/whatwg_diff.mjs URISAN_EXE [--mutations N] [--seed S]
-//                              [--show-rejects N] FILE...
+//                              [--show-rejects N] [--sample K] FILE...
 //
 // Inputs: every line of each FILE (a directory: every file in it, one
 // input each, skipped when it holds CR or LF), plus N seeded mutations of
-// each line around the authority. urisan judges them all in one
+// each line around the authority. --sample K: every Kth line of each FILE
+// that is a file (from a different offset in each), a directory's files
+// all. urisan judges them all in one
 // `urisan check --json` run. For an input urisan leaves unflagged with a
 // special scheme (http, https, ws, wss, ftp) that WHATWG also parses, the
 // hosts must agree: urisan's host lower-cased (its address text for IP
@@ -28,12 +30,14 @@ const exe = args.shift();
 let mutations = 0;
 let seed = 1;
 let showRejects = 0;
+let sample = 1;
 const files = [];
 while (args.length) {
   const a = args.shift();
   if (a === '--mutations') mutations = Number(args.shift());
   else if (a === '--seed') seed = Number(args.shift());
   else if (a === '--show-rejects') showRejects = Number(args.shift());
+  else if (a === '--sample') sample = Math.max(1, Number(args.shift()));
   else files.push(a);
 }
 
@@ -77,13 +81,14 @@ function addLine(l) {
     if (m.length && !/[\r\n]/.test(m)) inputs.push(m);
   }
 }
-for (const f of files) {
+for (const [fi, f] of files.entries()) {
   let st;
   try { st = statSync(f); } catch { console.log(`whatwg_diff: ${f} not found, skipped`); continue; }
   if (st.isDirectory()) {
     for (const n of readdirSync(f)) addLine(readFileSync(join(f, n), 'latin1'));
   } else {
-    for (const l of readFileSync(f, 'latin1').split('\n')) addLine(l);
+    const lines = readFileSync(f, 'latin1').split('\n');
+    for (let k = fi % sample; k < lines.length; k += sample) addLine(lines[k]);
   }
 }
 if (inputs.length === 0) {
