@@ -90,12 +90,12 @@ class Procs:
             stop(p)
 
 
-def stop(p, grace=10.0):
-    """SIGTERM, wait, then SIGKILL: only this PID."""
+def stop(p, grace=10.0, sig=signal.SIGTERM):
+    """SIGTERM (or sig), wait, then SIGKILL: only this PID."""
     if p.poll() is not None:
         return
     try:
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(sig)
         p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         p.kill()
@@ -121,7 +121,7 @@ def wait_listening(port, proc, timeout):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return True
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.02)
     return False
 
 
@@ -326,7 +326,8 @@ class Squid:
 
     def stop(self):
         if self.proc is not None:
-            stop(self.proc, grace=15)
+            # SIGINT: Squid's immediate shutdown (no shutdown_lifetime)
+            stop(self.proc, grace=15, sig=signal.SIGINT)
 
     def cleanup(self, keep):
         self.stop()
@@ -391,11 +392,17 @@ def facts_request(target, host):
             b"\r\nX-Urisan-Facts: 1\r\nConnection: close\r\n\r\n")
 
 
-def helper_verdict(urisan, value, args=()):
-    """What `urisan squid-acl` answers, run directly, for one value."""
+def helper_verdicts(urisan, values, args=()):
+    """What `urisan squid-acl` answers, run directly (one run, a channel ID
+    a value), for each value: ["0 OK ...", ...] as it answers one alone."""
+    lines = b"".join(b"%d %s\n" % (i, v) for i, v in enumerate(values))
     r = subprocess.run([urisan, "squid-acl", "--quiet"] + list(args),
-                       input=b"0 " + value + b"\n", stdout=subprocess.PIPE, timeout=20)
-    return r.stdout.decode("latin-1").rstrip("\n")
+                       input=lines, stdout=subprocess.PIPE, timeout=60)
+    got = {}
+    for line in r.stdout.decode("latin-1").splitlines():
+        ch, _, rest = line.partition(" ")
+        got[int(ch)] = "0 " + rest
+    return [got.get(i, "") for i in range(len(values))]
 
 
 # --------------------------------------------------------------------------
@@ -491,12 +498,15 @@ def facts(sq, urisan, origin_port):
     mode = "url" if sq.plain else "raw"
     failures = []
     rows = []
+    asked = []
     for name, target, host, want in fact_cases(origin_port):
-        want_seen, outcome = want[mode]
         status, body, seen, problems = ask(sq, target, host)
         failures += ["%s: %s" % (name, p) for p in problems]
-        value = seen[sq.seen_log]
-        verdict = helper_verdict(urisan, value) if value is not None else None
+        asked.append((name, target, want, status, body, seen[sq.seen_log]))
+    verdicts = iter(helper_verdicts(urisan, [a[5] for a in asked if a[5] is not None]))
+    for name, target, want, status, body, value in asked:
+        want_seen, outcome = want[mode]
+        verdict = next(verdicts) if value is not None else None
         log("  %-18s %-4s %s\n  %18s  got %r -> %s"
             % (name, mode, "sent %r" % target[:70], "", value and value[:70],
                "%s, helper: %s" % (status, verdict) if verdict else status))
@@ -518,8 +528,12 @@ def facts(sq, urisan, origin_port):
             failures.append("%s: 200 without the origin's body" % name)
         rows.append((name, target, value, status, verdict))
 
-    # access.log: every request that reached the ACLs, with its reasons.
-    time.sleep(0.5)  # access.log is written after the reply
+    # access.log: every request that reached the ACLs, with its reasons
+    # (written after the reply: wait for the last one's line, up to 5 s).
+    last = max(n for n, row in enumerate(rows, 1) if row[2] is not None)
+    deadline = time.monotonic() + 5
+    while "/f%d/" % last not in sq.read("access.log") and time.monotonic() < deadline:
+        time.sleep(0.02)
     alog = sq.read("access.log").splitlines()
     for n, (name, target, value, status, verdict) in enumerate(rows, 1):
         if value is None:
@@ -764,10 +778,13 @@ def proxy_phase(sq, origin_log):
     args = snippet_helper_args(sq.snippet)[1:]
     if args != ["--profile", "proxy"]:
         failures.append("the snippet's helper runs with %r, not --profile proxy" % args)
-    for name, path, outcome, reason in proxy_cases():
+    cases = proxy_cases()
+    urls = [path if path.startswith(b"http://") else b"http://app.example" + path
+            for _, path, _, _ in cases]
+    verdicts = helper_verdicts(sq.urisan, urls, args)
+    for (name, path, outcome, reason), url, verdict in zip(cases, urls, verdicts):
         with open(origin_log, "rb") as f:
             before = len(f.read().splitlines())
-        url = path if path.startswith(b"http://") else b"http://app.example" + path
         host = url.split(b"/")[2]
         path = b"/" + url.split(b"/", 3)[3]
         status, _, body = raw_request(sq.port, b"GET " + url + b" HTTP/1.1\r\nHost: " + host +
@@ -775,7 +792,6 @@ def proxy_phase(sq, origin_log):
         with open(origin_log, "rb") as f:
             seen = [ast.literal_eval(l.decode("ascii")) for l in f.read().splitlines()[before:]]
         reached = path in seen
-        verdict = helper_verdict(sq.urisan, url, args)
         ok = judge_outcome(status, outcome) and reached == (outcome == 200)
         if ok and outcome == 200:
             ok = body == b"origin saw: " + path + b"\n"
