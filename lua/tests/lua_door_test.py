@@ -51,6 +51,13 @@ def strict(v, ref):
     return json.dumps(lua_form(v) if ref else v, sort_keys=True)
 
 
+def record_text(ref):
+    """check's record ref whole in strict's terms: two records are equal,
+    every key strictly, when their texts are (record_text(check's record)
+    == json.dumps(Lua's record, sort_keys=True))."""
+    return json.dumps({k: lua_form(x) for k, x in ref.items()}, sort_keys=True)
+
+
 def lines_of(data):
     out = []
     for ln in data.split(b"\n"):
@@ -148,10 +155,14 @@ def main():
             ref = run_cli(urisan, args, b"\n".join(ins) + b"\n")
             if len(ref) != len(ins):
                 raise SystemExit("check --json gave %d lines for %d inputs" % (len(ref), len(ins)))
+            ref_texts = [record_text(a) for a in ref]
             for lua, cpath in luas:
                 got = run_lua(lua, cpath, recs, profile, pfile)
                 diff = {}
                 for i, (a, b) in enumerate(zip(ref, got)):
+                    # the whole record at once; key by key where it differs
+                    if ref_texts[i] == json.dumps(b, sort_keys=True):
+                        continue
                     for k in set(a) | set(b):
                         if strict(a.get(k, "<absent>"), True) != strict(b.get(k, "<absent>"), False):
                             diff.setdefault(k, []).append(i)
