@@ -28,6 +28,7 @@ each, and every homograph host and nested URL: every source and every
 profile is still there (the quick size; without it, every input: suite
 'slow').
 """
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -150,14 +151,28 @@ def main():
         with open(hostpol, "w") as f:
             f.write("deny homograph invisible_char host_uts46\n")
         runs = [(p, None) for p in ["default", "proxy", "ssrf", "mail"]] + [("mail", hostpol)]
-        for profile, pfile in runs:
+        text = b"\n".join(ins) + b"\n"
+        pool = concurrent.futures.ThreadPoolExecutor(2)
+
+        def start(run):
+            """The command's and each interpreter's run of one profile,
+            started (the next profile's run while this one is compared)."""
+            profile, pfile = run
             args = ["--profile", profile] + (["--policy", pfile] if pfile else [])
-            ref = run_cli(urisan, args, b"\n".join(ins) + b"\n")
+            return (pool.submit(run_cli, urisan, args, text),
+                    [pool.submit(run_lua, lua, cpath, recs, profile, pfile)
+                     for lua, cpath in luas])
+        started = start(runs[0])
+        for at, (profile, pfile) in enumerate(runs):
+            ref_run, lua_runs = started
+            if at + 1 < len(runs):
+                started = start(runs[at + 1])
+            ref = ref_run.result()
             if len(ref) != len(ins):
                 raise SystemExit("check --json gave %d lines for %d inputs" % (len(ref), len(ins)))
             ref_texts = [record_text(a) for a in ref]
-            for lua, cpath in luas:
-                got = run_lua(lua, cpath, recs, profile, pfile)
+            for (lua, cpath), lua_run in zip(luas, lua_runs):
+                got = lua_run.result()
                 diff = {}
                 for i, (a, b) in enumerate(zip(ref, got)):
                     # the whole record at once; key by key where it differs
@@ -176,6 +191,7 @@ def main():
                           % (k, len(idx), ins[i][:120], ref[i].get(k, "<absent>"),
                              got[i].get(k, "<absent>")))
                 bad += n
+        pool.shutdown()
     print("lua_door: %d differences" % bad)
     return 1 if bad else 0
 
