@@ -75,7 +75,10 @@ def inputs(srcdir, sample=1):
         # every sample-th line, from an offset that moves with each source
         nonlocal sources
         sources += 1
-        return lines[sources % sample::sample] if sample > 1 else lines
+        if sample == 1 or not lines:
+            return lines
+        # a source shorter than its offset gives a line too
+        return lines[sources % sample % len(lines)::sample]
     sources = 0
     data = os.environ.get("URISAN_DATA", os.path.join(srcdir, "..", "shared", "data"))
     urls = os.path.join(data, "urls")
