@@ -279,7 +279,8 @@ class Squid:
             return False
         return r.returncode == 0
 
-    def start(self):
+    def start(self, wait=True):
+        """Squid started; wait: until it listens (else ready() waits)."""
         user, pw = "", None
         if os.geteuid() == 0:
             # As root Squid drops to cache_effective_user: let that user
@@ -326,6 +327,10 @@ class Squid:
         self.proc = self.procs.start(
             [self.squid, "-N", "-d", "1", "-f", self.path("squid.conf")],
             stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+        if wait:
+            self.ready()
+
+    def ready(self):
         if not wait_listening(self.port, self.proc, 30):
             raise SkipTest("squid could not be started:\n"
                            + self.read("squid.stderr")[-3000:]
@@ -884,6 +889,7 @@ def main(argv):
     procs = Procs()
     squids = []
     sq = None
+    origin_log = None
     failures = []
     try:
         snippet = read_snippet()
@@ -892,11 +898,24 @@ def main(argv):
         origin_port = int(origin.stdout.readline())
         log("origin %d listening on 127.0.0.1:%d" % (origin.pid, origin_port))
 
+        # The three phases' Squids start at once (each start takes ~1 s).
+        origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
+        open(origin_log, "wb").close()
+        rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        rec_port = int(rec.stdout.readline())
+        sq0 = Squid(squid, urisan, procs, snippet, plain=True)
+        sq1 = Squid(squid, urisan, procs, snippet, plain=False)
+        sq3 = Squid(squid, urisan, procs, snippet, plain=False, default_policy=False,
+                    extra=PROXY_ROUTE.format(port=rec_port))
+        for q in (sq0, sq1, sq3):
+            squids.append(q)
+            q.start(wait=False)
+
         log("phase 0: Debian's defaults (%>ru, uri_whitespace strip): "
             "what a helper is handed")
-        sq = Squid(squid, urisan, procs, snippet, plain=True)
-        squids.append(sq)
-        sq.start()
+        sq = sq0
+        sq.ready()
         failures += facts(sq, urisan, origin_port)
         failures += helper_log_clean(sq)
         if failures:
@@ -904,9 +923,8 @@ def main(argv):
         sq.begin_stop()   # waited for and removed at the end
 
         log("phase 1: the snippet of doc/squid.md")
-        sq = Squid(squid, urisan, procs, snippet, plain=False)
-        squids.append(sq)
-        sq.start()
+        sq = sq1
+        sq.ready()
         _, _, pids0 = sq.helper_stats("urisan")
         failures += facts(sq, urisan, origin_port)
         failures += connect_passes(sq, origin_port)
@@ -951,18 +969,10 @@ def main(argv):
         sq.begin_stop()
 
         log("phase 3: the snippet verbatim (--profile proxy): nested URLs, metadata")
-        origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
-        open(origin_log, "wb").close()
-        rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
-                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        rec_port = int(rec.stdout.readline())
-        sq = Squid(squid, urisan, procs, snippet, plain=False, default_policy=False,
-                   extra=PROXY_ROUTE.format(port=rec_port))
-        squids.append(sq)
-        sq.start()
+        sq = sq3
+        sq.ready()
         failures += proxy_phase(sq, origin_log)
         failures += connect_denied(sq)
-        shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
         failures += helper_log_clean(sq)
         failures += reconfigure_logs_again(sq)
         if failures:
@@ -983,6 +993,8 @@ def main(argv):
         for q in squids:
             q.cleanup(keep)
         procs.stop_all()
+        if origin_log is not None:
+            shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
 
 
 def helper_log_clean(sq):
