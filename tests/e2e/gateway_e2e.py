@@ -54,6 +54,7 @@ success, 1 on failure, 77 (skip) when neither nginx nor haproxy can be
 found or installed (one missing is skipped with a message).
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
@@ -73,8 +74,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "doc", "gateways.md")
 
 
+_thread = threading.local()   # prefix: the gateway a thread runs ("[nginx] ")
+
+
 def log(msg):
-    sys.stdout.write(msg + "\n")
+    prefix = getattr(_thread, "prefix", "")
+    sys.stdout.write("".join(prefix + line + "\n" for line in msg.split("\n")))
     sys.stdout.flush()
 
 
@@ -888,7 +893,7 @@ def main():
         log("SKIP: this urisan has no serve command (libmicrohttpd missing at build time)")
         return SKIP
 
-    ran = 0
+    runs = []
     for cls, name, pkg in ((Nginx, "nginx", "nginx"), (Haproxy, "haproxy", "haproxy")):
         if args.only and args.only != name:
             continue
@@ -896,14 +901,29 @@ def main():
         if binary is None:
             log("SKIP %s: not installed and cannot be installed" % name)
             continue
+        runs.append((cls, name, binary))
+
+    def run_one(cls, name, binary):
+        if len(runs) > 1:
+            _thread.prefix = "[%s] " % name
+        run_gateway(cls, binary, urisan, args)
+
+    # nginx's and HAProxy's runs at once: each has its own service, origin,
+    # ports, files and processes (a run's log lines carry its name).
+    with concurrent.futures.ThreadPoolExecutor(max(len(runs), 1)) as ex:
+        done = [(name, ex.submit(run_one, cls, name, binary)) for cls, name, binary in runs]
+    ran, failed = 0, False
+    for name, fut in done:
         try:
-            run_gateway(cls, binary, urisan, args)
+            fut.result()
             ran += 1
         except SkipGateway as e:
             log("SKIP %s: %s" % (name, e))
         except Failure as e:
             log("FAIL %s: %s" % (name, e))
-            return 1
+            failed = True
+    if failed:
+        return 1
     if ran == 0:
         log("SKIP: no gateway could be run")
         return SKIP
