@@ -7,12 +7,15 @@ a link to a name that resolves inside is denied, rows keep their order
 the options' misuse is a usage error.
 
 Every JSON row, and check --resolve's lines, are validated against
-doc/urisan-output.schema.json when python3-jsonschema is installed.
+doc/urisan-output.schema.json when python3-jsonschema is installed (of
+the 1,500 rows of one name, each shape once: rows alike but for their
+numbers; 2 shapes, fresh and cached).
 
 usage: dns_extract_test.py URISAN
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -48,18 +51,26 @@ def expect(what, cond):
         failures.append(what)
 
 
-def extract(args, text):
+def extract(args, text, shapes=False):
     p = subprocess.run([URISAN, "extract", "--resolve"] + args, input=text,
                        capture_output=True, text=True, timeout=120)
     json_out = "--json" in args or "--fields" in args
     rows = [json.loads(x) for x in p.stdout.splitlines()] if json_out else p.stdout
-    validate("extract", rows if json_out else [])
+    validate("extract", rows if json_out else [], shapes)
     return p.returncode, rows, p.stderr
 
 
-def validate(cmd, rows):
+def validate(cmd, rows, shapes=False):
+    """Each row against the schema; shapes: rows that differ only in their
+    numbers (1,500 links of one name, /0 .. /1499) once a shape."""
     global validated
+    seen = set()
     for r in rows if VALID else []:
+        if shapes:
+            shape = re.sub(r"[0-9]+", "0", json.dumps(r, sort_keys=True))
+            if shape in seen:
+                continue
+            seen.add(shape)
         errs = [e.message for e in VALID[cmd].iter_errors(r)]
         expect(f"schema ({cmd}): {errs[:2]} in {r}", not errs)
         validated += 1
@@ -124,7 +135,7 @@ with DnsServer(ZONE) as dns:
     # name asked for once
     before = len(dns.queries("public.test."))
     many = "".join(f"https://public.test/{i}\n" for i in range(1500))
-    rc, rows, err = extract(["--json"] + server, many)
+    rc, rows, err = extract(["--json"] + server, many, shapes=True)
     expect(f"1500 links: {len(rows)} rows, exit {rc}: {err}", len(rows) == 1500 and rc == 0)
     expect("1500 links in order",
            [r["uri"] for r in rows] == [f"https://public.test/{i}" for i in range(1500)])

@@ -33,7 +33,7 @@ class DnsServer:
             if self.proc.poll() is not None or time.time() > deadline:
                 self.proc.kill()
                 raise RuntimeError("the DNS responder did not start")
-            time.sleep(0.05)
+            time.sleep(0.01)
         with open(self.port_file) as f:
             self.port = int(f.read())
         self.addr = f"127.0.0.1:{self.port}"

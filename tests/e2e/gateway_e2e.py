@@ -54,6 +54,7 @@ success, 1 on failure, 77 (skip) when neither nginx nor haproxy can be
 found or installed (one missing is skipped with a message).
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
@@ -73,8 +74,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "doc", "gateways.md")
 
 
+_thread = threading.local()   # prefix: the gateway a thread runs ("[nginx] ")
+
+
 def log(msg):
-    sys.stdout.write(msg + "\n")
+    prefix = getattr(_thread, "prefix", "")
+    sys.stdout.write("".join(prefix + line + "\n" for line in msg.split("\n")))
     sys.stdout.flush()
 
 
@@ -137,7 +142,7 @@ def wait_listening(port, proc, timeout):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return True
         except OSError:
-            time.sleep(0.05)
+            time.sleep(0.02)
     return False
 
 
@@ -285,6 +290,15 @@ defaults
 """
 
 
+def wait_log(read, needle, timeout=3.0):
+    """The access log (read()); with needle, once it holds needle (a line
+    follows the answer: up to timeout), else after 0.2 s."""
+    deadline = time.monotonic() + (timeout if needle is not None else 0.2)
+    while (needle is None or needle not in read()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return read()
+
+
 class Gateway:
     name = None
 
@@ -339,8 +353,8 @@ class Nginx(Gateway):
             raise SkipGateway("nginx could not be started:\n" + self.read("nginx.error.log"))
         log("nginx %d on 127.0.0.1:%d, files in %s" % (self.proc.pid, self.port, self.tmp))
 
-    def access_log(self):
-        return self.read("access.log")
+    def access_log(self, needle=None):
+        return wait_log(lambda: self.read("access.log"), needle)
 
 
 class Haproxy(Gateway):
@@ -394,9 +408,8 @@ class Haproxy(Gateway):
                 return
             self.loglines.append(data.decode("latin-1"))
 
-    def access_log(self):
-        time.sleep(0.2)
-        return "\n".join(self.loglines)
+    def access_log(self, needle=None):
+        return wait_log(lambda: "\n".join(self.loglines), needle)
 
 
 # --------------------------------------------------------------------------
@@ -589,7 +602,8 @@ def check_facts(gw, origin, cases=None, title="facts"):
             failures.append("%s: %r -> %s %r, origin saw %r" % (name, req, status, body[:80],
                                                                   reached))
         if ok and expect == DENY and reason:
-            line = [l for l in gw.access_log().splitlines() if marker.decode() in l]
+            line = [l for l in gw.access_log(marker.decode()).splitlines()
+                    if marker.decode() in l]
             if not line or "urisan=deny" not in line[-1] or reason not in line[-1]:
                 failures.append("%s: the access log does not show urisan=deny with %s: %r"
                                 % (name, reason, line))
@@ -598,7 +612,7 @@ def check_facts(gw, origin, cases=None, title="facts"):
     if cases is not None:
         return
     # The flagged one is logged as such, with its reasons.
-    line = [l for l in gw.access_log().splitlines() if "/f8/" in l]
+    line = [l for l in gw.access_log("/f8/").splitlines() if "/f8/" in l]
     if not line or "urisan=flag" not in line[-1] or "dot_segments" not in line[-1]:
         raise Failure("%s access log: the flagged request is not logged as "
                       "urisan=flag ... dot_segments: %r" % (gw.name, line))
@@ -691,14 +705,19 @@ def reload_phase(gw, origin, serve, policy, nreq, nconn):
 
     def hup(stop_evt):
         files = [POLICY_B, POLICY_BAD, POLICY_A]
-        while not stop_evt.is_set():
+        # at least one of each file, however short the load
+        while not stop_evt.is_set() or count[0] < 3:
             write_policy(policy, files[count[0] % 3])
             serve.proc.send_signal(signal.SIGHUP)
             count[0] += 1
-            stop_evt.wait(0.1)
+            if stop_evt.wait(0.1):
+                time.sleep(0.1)   # after the load: each file read before the next
         write_policy(policy, POLICY_A)
 
     secs = load(gw, origin, nreq, nconn, "r" + gw.name, during=hup)
+    deadline = time.monotonic() + 5
+    while "keeping the policy in force" not in serve.log() and time.monotonic() < deadline:
+        time.sleep(0.02)
     serve_log = serve.log()
     if "reload failed" not in serve_log or "keeping the policy in force" not in serve_log:
         raise Failure("the bad policy file was not reported:\n" + serve_log[-2000:])
@@ -756,7 +775,7 @@ def check_doc_log(gw, origin):
         req = '"GET %s HTTP/1.1"' % target.decode()
         deadline = time.monotonic() + 3   # a log line may follow the answer
         while True:
-            lines = [l[l.index("127.0.0.1 "):].rstrip() for l in gw.access_log().splitlines()
+            lines = [l[l.index("127.0.0.1 "):].rstrip() for l in gw.access_log(req).splitlines()
                      if req in l and "127.0.0.1 " in l]
             if lines or time.monotonic() > deadline:
                 break
@@ -874,7 +893,7 @@ def main():
         log("SKIP: this urisan has no serve command (libmicrohttpd missing at build time)")
         return SKIP
 
-    ran = 0
+    runs = []
     for cls, name, pkg in ((Nginx, "nginx", "nginx"), (Haproxy, "haproxy", "haproxy")):
         if args.only and args.only != name:
             continue
@@ -882,14 +901,29 @@ def main():
         if binary is None:
             log("SKIP %s: not installed and cannot be installed" % name)
             continue
+        runs.append((cls, name, binary))
+
+    def run_one(cls, name, binary):
+        if len(runs) > 1:
+            _thread.prefix = "[%s] " % name
+        run_gateway(cls, binary, urisan, args)
+
+    # nginx's and HAProxy's runs at once: each has its own service, origin,
+    # ports, files and processes (a run's log lines carry its name).
+    with concurrent.futures.ThreadPoolExecutor(max(len(runs), 1)) as ex:
+        done = [(name, ex.submit(run_one, cls, name, binary)) for cls, name, binary in runs]
+    ran, failed = 0, False
+    for name, fut in done:
         try:
-            run_gateway(cls, binary, urisan, args)
+            fut.result()
             ran += 1
         except SkipGateway as e:
             log("SKIP %s: %s" % (name, e))
         except Failure as e:
             log("FAIL %s: %s" % (name, e))
-            return 1
+            failed = True
+    if failed:
+        return 1
     if ran == 0:
         log("SKIP: no gateway could be run")
         return SKIP

@@ -155,7 +155,8 @@ def check_facts(gw, origin):
                                                                      body[:80], reached))
             continue
         if expect == DENY:  # the log line of a denied request
-            line = [l for l in gw.access_log().splitlines() if marker.decode() in l]
+            line = [l for l in gw.access_log(marker.decode()).splitlines()
+                    if marker.decode() in l]
             if not line or "urisan=deny" not in line[-1] or reason not in line[-1]:
                 failures.append("%s: the access log does not show urisan=deny with %s: %r"
                                 % (name, reason, line))
@@ -200,8 +201,8 @@ class Nginx(e2e.Gateway):
             raise Failure("nginx could not be started:\n" + self.read("nginx.error.log"))
         log("nginx %d on 127.0.0.1:%d, files in %s" % (self.proc.pid, self.port, self.tmp))
 
-    def access_log(self):
-        return self.read("access.log")
+    def access_log(self, needle=None):
+        return e2e.wait_log(lambda: self.read("access.log"), needle)
 
 
 class Haproxy(e2e.Gateway):
@@ -254,7 +255,7 @@ def wait_for(cond, timeout, what):
     while time.monotonic() < deadline:
         if cond():
             return
-        time.sleep(0.1)
+        time.sleep(0.02)
     raise Failure("after %d s: %s" % (timeout, what))
 
 

@@ -22,7 +22,8 @@ system service is used or touched, no Redis. Then, with rspamc:
     with the URLs as options; a clean message gets no URISAN_* symbol;
  2. load: N messages (default 400) over C connections (default 8) to
     /checkv2, phishing and clean alternating: 0 lost, 0 wrong;
- 3. a second rspamd with a policy file that has a mistake: its log names
+ 3. a second rspamd (started with the first) with a policy file that
+    has a mistake: its log names
     the file, line, column and word, and every message (a clean one)
     gets URISAN_DENY with that as its option (fail closed).
 
@@ -324,14 +325,19 @@ def facts(port, luadir):
     return set(want)
 
 
-def start_rspamd(procs, binary, luadir, policy_text):
-    """A private rspamd with doc/lua.md's blocks: (port, its directory)."""
+def spawn_rspamd(procs, binary, luadir, policy_text):
+    """A private rspamd with doc/lua.md's blocks, started: (port, its
+    directory, process); wait_rspamd waits for it."""
     tmp = tempfile.mkdtemp(prefix="urisan-rspamd-")
     port = e2e.free_port()
     make_confdir(tmp, luadir, policy_text, port)
     err = open(os.path.join(tmp, "rspamd.stderr"), "wb")
     proc = procs.start(rspamd_argv(binary, tmp), cwd=tmp, stdin=subprocess.DEVNULL,
                        stdout=err, stderr=err)
+    return port, tmp, proc
+
+
+def wait_rspamd(port, tmp, proc):
     # rspamd compiles its URL suffix table at start: give it time
     if not e2e.wait_listening(port, proc, 240):
         raise Failure("rspamd did not start:\n" + read_log(tmp)[-3000:])
@@ -347,10 +353,13 @@ def read_log(tmp):
         return ""
 
 
-def bad_policy(procs, binary, luadir):
-    """A policy file with a mistake: logged with its place, and every
-    message gets URISAN_DENY naming it (fail closed)."""
-    port, tmp = start_rspamd(procs, binary, luadir, "deny homograph\ndeny bogus_flag\n")
+BAD_POLICY = "deny homograph\ndeny bogus_flag\n"
+
+
+def bad_policy(port, tmp):
+    """A policy file with a mistake (BAD_POLICY, the rspamd at port):
+    logged with its place, and every message gets URISAN_DENY naming it
+    (fail closed)."""
     want = "mail.policy:2:6: unknown flag 'bogus_flag'"
     got = scan(port, CLEAN % 1)
     opts = " ".join(got.get("URISAN_DENY", []))
@@ -360,7 +369,6 @@ def bad_policy(procs, binary, luadir):
     if want not in read_log(tmp):
         raise Failure("rspamd's log does not name the bad policy file's mistake (%s)" % want)
     log("  a bad policy file: logged, and URISAN_DENY on every message: %s" % opts)
-    return tmp
 
 
 def load(port, n, conns, want):
@@ -416,8 +424,12 @@ def main():
     procs = e2e.Procs()
     dirs = []
     try:
-        port, tmp = start_rspamd(procs, binary, luadir, "# mail.policy (tests/e2e/rspamd_e2e.py)\n")
-        dirs.append(tmp)
+        # Both instances start at once (a start takes seconds of its own).
+        first = spawn_rspamd(procs, binary, luadir, "# mail.policy (tests/e2e/rspamd_e2e.py)\n")
+        second = spawn_rspamd(procs, binary, luadir, BAD_POLICY)
+        dirs += [first[1], second[1]]
+        port, tmp = first[0], first[1]
+        wait_rspamd(*first)
         out = subprocess.run(["rspamc", "-h", "127.0.0.1:%d" % port],
                              input=PHISH % 0, capture_output=True, timeout=60).stdout.decode()
         if not re.search(r"Symbol: URISAN_DENY \([\d.]+\)\[", out):
@@ -429,8 +441,8 @@ def main():
         deceptive_hosts(port, luadir)
         pdf_attachment(port)
         load(port, args.messages, args.connections, want)
-        procs.stop_all()
-        dirs.append(bad_policy(procs, binary, luadir))
+        wait_rspamd(*second)
+        bad_policy(second[0], second[1])
     except Failure as e:
         log("FAIL: %s" % e)
         return 1

@@ -90,12 +90,12 @@ class Procs:
             stop(p)
 
 
-def stop(p, grace=10.0):
-    """SIGTERM, wait, then SIGKILL: only this PID."""
+def stop(p, grace=10.0, sig=signal.SIGTERM):
+    """SIGTERM (or sig), wait, then SIGKILL: only this PID."""
     if p.poll() is not None:
         return
     try:
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(sig)
         p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         p.kill()
@@ -121,7 +121,7 @@ def wait_listening(port, proc, timeout):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return True
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.02)
     return False
 
 
@@ -247,6 +247,7 @@ class Squid:
         self.tmp = tempfile.mkdtemp(prefix="urisan-e2e-")
         self.port = free_port()
         self.proc = None
+        self.stopping = False
 
     def path(self, name):
         return os.path.join(self.tmp, name)
@@ -258,8 +259,16 @@ class Squid:
         except OSError:
             return ""
 
+    RUNNABLE = {}   # (argv, user): the answer, asked once a test
+
     def runnable(self, argv, pw):
         """Can Squid's helper user run argv (EOF in, exit 0)?"""
+        key = (tuple(argv), pw and pw.pw_uid)
+        if key not in Squid.RUNNABLE:
+            Squid.RUNNABLE[key] = self._runnable(argv, pw)
+        return Squid.RUNNABLE[key]
+
+    def _runnable(self, argv, pw):
         kw = {}
         if pw is not None:
             kw = {"user": pw.pw_uid, "group": pw.pw_gid, "extra_groups": []}
@@ -270,7 +279,8 @@ class Squid:
             return False
         return r.returncode == 0
 
-    def start(self):
+    def start(self, wait=True):
+        """Squid started; wait: until it listens (else ready() waits)."""
         user, pw = "", None
         if os.geteuid() == 0:
             # As root Squid drops to cache_effective_user: let that user
@@ -317,6 +327,10 @@ class Squid:
         self.proc = self.procs.start(
             [self.squid, "-N", "-d", "1", "-f", self.path("squid.conf")],
             stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+        if wait:
+            self.ready()
+
+    def ready(self):
         if not wait_listening(self.port, self.proc, 30):
             raise SkipTest("squid could not be started:\n"
                            + self.read("squid.stderr")[-3000:]
@@ -324,9 +338,21 @@ class Squid:
         log("squid %d listening on 127.0.0.1:%d, files in %s"
             % (self.proc.pid, self.port, self.tmp))
 
+    def begin_stop(self):
+        """SIGINT (Squid's immediate shutdown, no shutdown_lifetime), not
+        waiting: the next phase runs while it shuts down (~1.5 s)."""
+        if self.proc is not None and self.proc.poll() is None and not self.stopping:
+            self.proc.send_signal(signal.SIGINT)
+            self.stopping = True
+
     def stop(self):
         if self.proc is not None:
-            stop(self.proc, grace=15)
+            if self.stopping:
+                try:
+                    self.proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    pass
+            stop(self.proc, grace=15, sig=signal.SIGINT)
 
     def cleanup(self, keep):
         self.stop()
@@ -391,11 +417,17 @@ def facts_request(target, host):
             b"\r\nX-Urisan-Facts: 1\r\nConnection: close\r\n\r\n")
 
 
-def helper_verdict(urisan, value, args=()):
-    """What `urisan squid-acl` answers, run directly, for one value."""
+def helper_verdicts(urisan, values, args=()):
+    """What `urisan squid-acl` answers, run directly (one run, a channel ID
+    a value), for each value: ["0 OK ...", ...] as it answers one alone."""
+    lines = b"".join(b"%d %s\n" % (i, v) for i, v in enumerate(values))
     r = subprocess.run([urisan, "squid-acl", "--quiet"] + list(args),
-                       input=b"0 " + value + b"\n", stdout=subprocess.PIPE, timeout=20)
-    return r.stdout.decode("latin-1").rstrip("\n")
+                       input=lines, stdout=subprocess.PIPE, timeout=60)
+    got = {}
+    for line in r.stdout.decode("latin-1").splitlines():
+        ch, _, rest = line.partition(" ")
+        got[int(ch)] = "0 " + rest
+    return [got.get(i, "") for i in range(len(values))]
 
 
 # --------------------------------------------------------------------------
@@ -491,12 +523,15 @@ def facts(sq, urisan, origin_port):
     mode = "url" if sq.plain else "raw"
     failures = []
     rows = []
+    asked = []
     for name, target, host, want in fact_cases(origin_port):
-        want_seen, outcome = want[mode]
         status, body, seen, problems = ask(sq, target, host)
         failures += ["%s: %s" % (name, p) for p in problems]
-        value = seen[sq.seen_log]
-        verdict = helper_verdict(urisan, value) if value is not None else None
+        asked.append((name, target, want, status, body, seen[sq.seen_log]))
+    verdicts = iter(helper_verdicts(urisan, [a[5] for a in asked if a[5] is not None]))
+    for name, target, want, status, body, value in asked:
+        want_seen, outcome = want[mode]
+        verdict = next(verdicts) if value is not None else None
         log("  %-18s %-4s %s\n  %18s  got %r -> %s"
             % (name, mode, "sent %r" % target[:70], "", value and value[:70],
                "%s, helper: %s" % (status, verdict) if verdict else status))
@@ -518,8 +553,12 @@ def facts(sq, urisan, origin_port):
             failures.append("%s: 200 without the origin's body" % name)
         rows.append((name, target, value, status, verdict))
 
-    # access.log: every request that reached the ACLs, with its reasons.
-    time.sleep(0.5)  # access.log is written after the reply
+    # access.log: every request that reached the ACLs, with its reasons
+    # (written after the reply: wait for the last one's line, up to 5 s).
+    last = max(n for n, row in enumerate(rows, 1) if row[2] is not None)
+    deadline = time.monotonic() + 5
+    while "/f%d/" % last not in sq.read("access.log") and time.monotonic() < deadline:
+        time.sleep(0.02)
     alog = sq.read("access.log").splitlines()
     for n, (name, target, value, status, verdict) in enumerate(rows, 1):
         if value is None:
@@ -764,10 +803,13 @@ def proxy_phase(sq, origin_log):
     args = snippet_helper_args(sq.snippet)[1:]
     if args != ["--profile", "proxy"]:
         failures.append("the snippet's helper runs with %r, not --profile proxy" % args)
-    for name, path, outcome, reason in proxy_cases():
+    cases = proxy_cases()
+    urls = [path if path.startswith(b"http://") else b"http://app.example" + path
+            for _, path, _, _ in cases]
+    verdicts = helper_verdicts(sq.urisan, urls, args)
+    for (name, path, outcome, reason), url, verdict in zip(cases, urls, verdicts):
         with open(origin_log, "rb") as f:
             before = len(f.read().splitlines())
-        url = path if path.startswith(b"http://") else b"http://app.example" + path
         host = url.split(b"/")[2]
         path = b"/" + url.split(b"/", 3)[3]
         status, _, body = raw_request(sq.port, b"GET " + url + b" HTTP/1.1\r\nHost: " + host +
@@ -775,7 +817,6 @@ def proxy_phase(sq, origin_log):
         with open(origin_log, "rb") as f:
             seen = [ast.literal_eval(l.decode("ascii")) for l in f.read().splitlines()[before:]]
         reached = path in seen
-        verdict = helper_verdict(sq.urisan, url, args)
         ok = judge_outcome(status, outcome) and reached == (outcome == 200)
         if ok and outcome == 200:
             ok = body == b"origin saw: " + path + b"\n"
@@ -848,6 +889,7 @@ def main(argv):
     procs = Procs()
     squids = []
     sq = None
+    origin_log = None
     failures = []
     try:
         snippet = read_snippet()
@@ -856,22 +898,33 @@ def main(argv):
         origin_port = int(origin.stdout.readline())
         log("origin %d listening on 127.0.0.1:%d" % (origin.pid, origin_port))
 
+        # The three phases' Squids start at once (each start takes ~1 s).
+        origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
+        open(origin_log, "wb").close()
+        rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
+                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        rec_port = int(rec.stdout.readline())
+        sq0 = Squid(squid, urisan, procs, snippet, plain=True)
+        sq1 = Squid(squid, urisan, procs, snippet, plain=False)
+        sq3 = Squid(squid, urisan, procs, snippet, plain=False, default_policy=False,
+                    extra=PROXY_ROUTE.format(port=rec_port))
+        for q in (sq0, sq1, sq3):
+            squids.append(q)
+            q.start(wait=False)
+
         log("phase 0: Debian's defaults (%>ru, uri_whitespace strip): "
             "what a helper is handed")
-        sq = Squid(squid, urisan, procs, snippet, plain=True)
-        squids.append(sq)
-        sq.start()
+        sq = sq0
+        sq.ready()
         failures += facts(sq, urisan, origin_port)
         failures += helper_log_clean(sq)
         if failures:
             raise Failure("phase 0")
-        sq.cleanup(keep)
-        squids.remove(sq)
+        sq.begin_stop()   # waited for and removed at the end
 
         log("phase 1: the snippet of doc/squid.md")
-        sq = Squid(squid, urisan, procs, snippet, plain=False)
-        squids.append(sq)
-        sq.start()
+        sq = sq1
+        sq.ready()
         _, _, pids0 = sq.helper_stats("urisan")
         failures += facts(sq, urisan, origin_port)
         failures += connect_passes(sq, origin_port)
@@ -913,22 +966,13 @@ def main(argv):
                             % (len(alines), n))
         if failures:
             raise Failure("phase 2")
-        sq.cleanup(keep)
-        squids.remove(sq)
+        sq.begin_stop()
 
         log("phase 3: the snippet verbatim (--profile proxy): nested URLs, metadata")
-        origin_log = os.path.join(tempfile.mkdtemp(prefix="urisan-e2e-origin-"), "seen.log")
-        open(origin_log, "wb").close()
-        rec = procs.start([sys.executable, os.path.join(HERE, "gateway_origin.py"), origin_log],
-                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        rec_port = int(rec.stdout.readline())
-        sq = Squid(squid, urisan, procs, snippet, plain=False, default_policy=False,
-                   extra=PROXY_ROUTE.format(port=rec_port))
-        squids.append(sq)
-        sq.start()
+        sq = sq3
+        sq.ready()
         failures += proxy_phase(sq, origin_log)
         failures += connect_denied(sq)
-        shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
         failures += helper_log_clean(sq)
         failures += reconfigure_logs_again(sq)
         if failures:
@@ -945,8 +989,12 @@ def main(argv):
         return 1
     finally:
         for q in squids:
+            q.begin_stop()
+        for q in squids:
             q.cleanup(keep)
         procs.stop_all()
+        if origin_log is not None:
+            shutil.rmtree(os.path.dirname(origin_log), ignore_errors=True)
 
 
 def helper_log_clean(sq):
