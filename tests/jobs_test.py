@@ -19,8 +19,14 @@ Usage: jobs_test.py URISAN [--sample N]
 
 --sample N (the quick size) takes every Nth line of each shared URL file,
 from a different offset in each, for the check modes, extract and the
-logs; every corpus, mail, long-line, unreadable-input and property case
-stays whole. Without it, every line.
+logs, and cuts process starts (most of a small run's time), keeping each
+kind of case: every corpus file in one input (1-line batches and 64-byte
+windows over it as well; on a difference each directory is run to name
+it) and the first file of each directory alone; every 4th of the
+messages alone (all of them in the mbox and the Maildir); logs of 3,000
+lines (20,000 without it) in every format and mode; each long line
+(every size and ending) with one of the three check modes in turn; 20
+random inputs. Without it, every line and every case in each mode.
 """
 import glob
 import gzip
@@ -94,6 +100,28 @@ def check_modes(urls):
                f"check {m}: one line per URL")
 
 
+def corpus_quick():
+    dirs = sorted(d for d in glob.glob(os.path.join(ROOT, "corpus", "*")) if os.path.isdir(d))
+    files = {d: sorted(f for f in glob.glob(os.path.join(d, "*")) if os.path.isfile(f))
+             for d in dirs}
+    blob = b"".join(open(f, "rb").read() + b"\n" for d in dirs for f in files[d])
+    before = fails
+    same(["check", "--json"], blob, env={"URISAN_JOBS_BATCH": "7"}, what="check --json corpus/*")
+    same(["extract", "--json", "-"], blob, env={"URISAN_STREAM_CHUNK": "4096"},
+         what="extract --json corpus/*")
+    same(["check"], blob, n=3, env={"URISAN_JOBS_BATCH": "1"}, what="check corpus/*")
+    same(["extract", "-"], blob, n=3, env={"URISAN_STREAM_CHUNK": "64"}, what="extract corpus/*")
+    for d in dirs:
+        for f in files[d][:1]:
+            data = open(f, "rb").read()
+            same(["check"], data, n=3, env={"URISAN_JOBS_BATCH": "1"}, what=f"check {f}")
+            same(["extract", "-"], data, n=3, env={"URISAN_STREAM_CHUNK": "64"},
+                 what=f"extract {f}")
+    if fails > before:
+        print("corpus/* differs: each directory follows")
+        corpus()
+
+
 def corpus():
     dirs = sorted(d for d in glob.glob(os.path.join(ROOT, "corpus", "*")) if os.path.isdir(d))
     for d in dirs:
@@ -118,7 +146,7 @@ def mail():
     emls = sorted(glob.glob(os.path.join(HERE, "mail", "*.eml")) +
                   glob.glob(os.path.join(HERE, "mail", "hostile", "*")) +
                   glob.glob(os.path.join(ROOT, "corpus", "mail", "*"))[:200])
-    for f in emls[:60]:
+    for f in emls[:60:4 if SAMPLE > 1 else 1]:
         same(["extract", "--mail", "--json", f])
     with tempfile.TemporaryDirectory() as d:
         box = os.path.join(d, "all.mbox")
@@ -141,7 +169,7 @@ def mail():
 
 
 def logs(urls):
-    lines = urls.splitlines()[:20000]
+    lines = urls.splitlines()[:20000 if SAMPLE == 1 else 3000]
     squid = b"".join(b"1700000000.%03d    %d 10.0.0.%d TCP_MISS/200 512 GET %s - "
                      b"HIER_DIRECT/1.2.3.4 text/html\n" % (i % 1000, i, i % 250, u)
                      for i, u in enumerate(lines))
@@ -185,6 +213,9 @@ def long_lines():
             for args in (["check"], ["check", "--json"], ["check", "--policy", pol]):
                 if k % 3 and args[-1] == pol:
                     continue
+                if SAMPLE > 1 and args != (["check"], ["check", "--json"],
+                                           ["check", "--policy", pol])[k % 3]:
+                    continue
                 rc, out, _ = same(args, data, n=2, what=f"check {args[1:]} a line of {n} bytes + {end!r}")
                 want = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
                 expect(out.count(b"\n") == want, f"{args} a line of {n} + {end!r}: {want} lines")
@@ -214,7 +245,7 @@ def property_test(urls):
     url_lines = urls.splitlines() or [b"http://a.example/"]
     blobs = [open(f, "rb").read() for f in
              sorted(glob.glob(os.path.join(ROOT, "corpus", "*", "*")))[:500] if os.path.isfile(f)]
-    for i in range(40):
+    for i in range(40 if SAMPLE == 1 else 20):
         parts = []
         for _ in range(rnd.randint(1, 60)):
             k = rnd.random()
@@ -247,7 +278,7 @@ def main():
     if urls:
         check_modes(urls)
         same(["extract", "--json", "-"], urls)
-    corpus()
+    corpus_quick() if SAMPLE > 1 else corpus()
     mail()
     if urls:
         logs(urls)

@@ -19,8 +19,11 @@ squid-acl. It requires for each run the same exit status and the same bytes:
   - `check --fields` with the old key list: equal output.
 
 --sample N (the quick size) keeps every Nth line of each shared URL file,
-from a different offset in each; every corpus directory, every mail
-message and every mode stay whole. Without it (suite 'slow'), every line.
+from a different offset in each, and runs the corpus directories joined
+as one input (one run per mode instead of one per directory: a process
+start is most of a corpus run; on a difference each directory is run
+alone to name it); every corpus file, every mail message and every mode
+stay whole. Without it (suite 'slow'), every line, a run per directory.
 
 Exits 77 (skip) when git history, meson or the shared data are missing.
 
@@ -141,6 +144,11 @@ def inputs(srcdir, sample=1):
             with open(os.path.join(corpus, d, fn), "rb") as f:
                 parts.append(f.read())
         out.append(("corpus/" + d, b"\n".join(parts)))
+    if sample > 1:
+        dirs = [x for x in out if x[0].startswith("corpus/")]
+        out = [x for x in out if not x[0].startswith("corpus/")]
+        if dirs:
+            out.append(("corpus/* (joined)", b"\n".join(body for _, body in dirs), dirs))
     return out
 
 
@@ -277,7 +285,10 @@ def main():
     ]
     fails = 0
     runs = 0
-    for name, data in ins:
+    work = list(ins)
+    while work:
+        name, data, *parts = work.pop(0)
+        failed_before = fails
         for args, json_mode in modes:
             ro, old = run(ref_exe, args, data)
             rn, new = run(new_exe, args, data)
@@ -312,6 +323,9 @@ def main():
             if ro != rn or same_json(old, new, fields=True) is not None:
                 print("FAIL %s --fields <old keys> < %s: output differs" % (" ".join(args), name))
                 fails += 1
+        if parts and fails > failed_before:
+            print("  (%s: each directory alone follows)" % name)
+            work = parts[0] + work
     # extract --mail, message by message (when the binary has --mail).
     for name, data in mail_inputs(srcdir):
         for args, json_mode in ((["extract", "--mail", "-"], False),
@@ -326,7 +340,7 @@ def main():
                 print("FAIL %s < %s: %s" % (" ".join(args), name, diff))
                 fails += 1
     print("%d runs over %d inputs (%d bytes), %d differ" %
-          (runs, len(ins), sum(len(d) for _, d in ins), fails))
+          (runs, len(ins), sum(len(x[1]) for x in ins), fails))
     for k, n in sorted(CORRECTED.items()):
         print("  corrected on purpose: %s on %d lines" % (k, n))
     return 1 if fails else 0
