@@ -69,11 +69,24 @@ function loadParse5() {
 }
 let parse5 = loadParse5();
 if (!parse5) {
-  fs.mkdirSync(modDir, { recursive: true });
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', modDir,
+  // Installed into a directory of its own, then renamed into place: two
+  // tests of the suite install at once (html5_diff, html5_corpus_diff), and
+  // one must not read the other's half-made node_modules.
+  const tmp = `${modDir}.${process.pid}`;
+  fs.mkdirSync(tmp, { recursive: true });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', tmp,
                               `parse5@${PARSE5_VERSION}`],
                       { stdio: 'inherit', timeout: 180000 });
-  if (r.status === 0) parse5 = loadParse5();
+  if (r.status === 0) {
+    try { fs.renameSync(tmp, modDir); } catch { /* the other test's is there */ }
+    parse5 = loadParse5();
+    if (!parse5) {   // what is there is another version of parse5
+      fs.rmSync(modDir, { recursive: true, force: true });
+      fs.renameSync(tmp, modDir);
+      parse5 = loadParse5();
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 if (!parse5) {
   console.log(`SKIP: parse5 ${PARSE5_VERSION} not found in ${modDir} and npm could not install it`);
