@@ -100,7 +100,12 @@ def words():
                     break
                 b = data.find(b"\n", a)
                 lines.append(data[a:b if b >= 0 else len(data)])
-        stripped = [w.decode("utf-8", errors="replace").strip() for w in lines]
+        # Debian's lists are UTF-8 but for wswedish's (ISO-8859-1)
+        try:
+            text = b"\n".join(lines).decode("utf-8")
+        except UnicodeDecodeError:
+            text = b"\n".join(lines).decode("latin-1")
+        stripped = [w.strip() for w in text.split("\n")]
         ws = sorted({w.lower() for w in stripped
                      if not w.isascii() and w.isalpha() and 3 <= len(w) <= 30})
         step = 1 if FULL else max(1, len(ws) // 1200)
